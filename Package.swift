@@ -1,16 +1,18 @@
 // swift-tools-version:6.1
 import PackageDescription
 
-/// Every target builds in the Swift 6 language mode (complete strict concurrency) with
-/// existential `any` spelled out, as swift-log does.
+/// Every Swift target builds in the Swift 6 language mode (complete strict concurrency)
+/// with existential `any` spelled out, as swift-log does.
 let strict: [SwiftSetting] = [
     .enableUpcomingFeature("ExistentialAny"),
 ]
 
 let package = Package(
     name: "prefsd",
-    platforms: [.macOS(.v14)],
+    platforms: [.macOS(.v15)],
     products: [
+        .executable(name: "prefsd", targets: ["prefsd"]),
+        .library(name: "DBus", targets: ["DBus"]),
         .library(name: "PreferencesModel", targets: ["PreferencesModel"]),
     ],
     dependencies: [
@@ -19,13 +21,102 @@ let package = Package(
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
     ],
     targets: [
+        // MARK: The bus
+        .systemLibrary(
+            name: "CDBus",
+            pkgConfig: "dbus-1",
+            providers: [.apt(["libdbus-1-dev"])]
+        ),
+        .target(
+            name: "DBus",
+            dependencies: ["CDBus"],
+            swiftSettings: strict
+        ),
+
+        // MARK: Preferences
         .target(
             name: "PreferencesModel",
+            swiftSettings: strict
+        ),
+        .target(
+            name: "PreferencesProtocol",
+            dependencies: ["DBus", "PreferencesModel"],
+            swiftSettings: strict
+        ),
+        .target(
+            name: "PreferencesStore",
+            dependencies: [
+                "PreferencesModel",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
+        .target(
+            name: "PreferencesService",
+            dependencies: [
+                "DBus",
+                "PreferencesModel",
+                "PreferencesProtocol",
+                "PreferencesStore",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict,
+            plugins: ["EmbedIntrospection"]
+        ),
+
+        // MARK: Executables
+        .executableTarget(
+            name: "prefsd",
+            dependencies: [
+                "DBus",
+                "PreferencesProtocol",
+                "PreferencesService",
+                "PreferencesStore",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
+
+        // MARK: Build tools
+        .executableTarget(
+            name: "embed-text",
+            swiftSettings: strict
+        ),
+        .plugin(
+            name: "EmbedIntrospection",
+            capability: .buildTool(),
+            dependencies: ["embed-text"]
+        ),
+
+        // MARK: Tests
+        .target(
+            name: "BusTestSupport",
+            dependencies: ["DBus"],
+            path: "Tests/BusTestSupport",
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "DBusTests",
+            dependencies: ["DBus", "BusTestSupport"],
             swiftSettings: strict
         ),
         .testTarget(
             name: "PreferencesModelTests",
             dependencies: ["PreferencesModel"],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "PreferencesStoreTests",
+            dependencies: ["PreferencesStore", "PreferencesModel"],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "PreferencesServiceTests",
+            dependencies: [
+                "DBus", "BusTestSupport", "PreferencesModel", "PreferencesProtocol", "PreferencesService",
+            ],
             swiftSettings: strict
         ),
     ]

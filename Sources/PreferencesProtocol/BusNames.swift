@@ -1,0 +1,48 @@
+/// The fixed names of the prefsd bus interface, shared by the service and its clients.
+public enum PreferencesBus {
+    /// The well-known bus name the service owns on the session bus.
+    public static let busName = "io.github.prefsd.Preferences1"
+    /// The path of the one object the service exports.
+    public static let objectPath = "/io/github/prefsd/Preferences1"
+    /// The interface of that object.
+    public static let interface = "io.github.prefsd.Preferences1"
+    /// The name of the signal emitted after every committed change.
+    public static let changedSignal = "Changed"
+    /// The name of the read-only property holding the service's version.
+    public static let versionProperty = "Version"
+
+    /// The match rule that subscribes to `Changed` for one domain, as clients add it.
+    public static func changedMatchRule(domain: String) -> String {
+        "type='signal',interface='\(interface)',member='\(changedSignal)',arg0='\(domain)'"
+    }
+}
+
+/// The bus interface's methods, by their member names.
+public enum PreferencesMethod: String, Sendable, CaseIterable {
+    case read = "Read"
+    case write = "Write"
+    case remove = "Remove"
+    case domains = "Domains"
+    case readDomain = "ReadDomain"
+    case apply = "Apply"
+    case replaceDomain = "ReplaceDomain"
+    case removeDomain = "RemoveDomain"
+    case volatileDomains = "VolatileDomains"
+    case setVolatileDomain = "SetVolatileDomain"
+    case removeVolatileDomain = "RemoveVolatileDomain"
+    case isForced = "IsForced"
+    case lookup = "Lookup"
+
+    /// The D-Bus signature of the method's input arguments.
+    public var inputSignature: String {
+        switch self {
+        case .read, .remove, .isForced: "ss"
+        case .write: "ssv"
+        case .domains, .volatileDomains: ""
+        case .readDomain, .removeDomain, .removeVolatileDomain: "s"
+        case .apply: "sa{sv}as"
+        case .replaceDomain, .setVolatileDomain: "sa{sv}"
+        case .lookup: "ass"
+        }
+    }
+}

@@ -1,0 +1,55 @@
+/// The service's own D-Bus errors, named `io.github.prefsd.Preferences1.Error.<case>`.
+public enum PreferencesErrorName: String, Sendable, CaseIterable {
+    /// No such key or domain.
+    case notFound = "NotFound"
+    /// A domain name or key that breaks the naming rules.
+    case invalidName = "InvalidName"
+    /// A value that is not a property-list value, or nests too deeply.
+    case invalidValue = "InvalidValue"
+    /// The key is forced by an administrator's managed domain.
+    case forced = "Forced"
+    /// A domain of that name exists already.
+    case exists = "Exists"
+    /// A size limit would be passed.
+    case quotaExceeded = "QuotaExceeded"
+    /// The store could not write to disk.
+    case storageFailed = "StorageFailed"
+
+    /// The common prefix of the service's error names.
+    public static let prefix = "io.github.prefsd.Preferences1.Error."
+
+    /// The full D-Bus error name.
+    public var busName: String { Self.prefix + rawValue }
+
+    /// The error for a full D-Bus error name, when it is one of the service's.
+    public init?(busName: String) {
+        guard busName.hasPrefix(Self.prefix) else { return nil }
+        self.init(rawValue: String(busName.dropFirst(Self.prefix.count)))
+    }
+}
+
+/// Standard D-Bus error names the service answers with.
+public enum StandardErrorName {
+    /// Arguments of the wrong type or number.
+    public static let invalidArgs = "org.freedesktop.DBus.Error.InvalidArgs"
+    /// A method the object does not have.
+    public static let unknownMethod = "org.freedesktop.DBus.Error.UnknownMethod"
+    /// An interface the object does not have.
+    public static let unknownInterface = "org.freedesktop.DBus.Error.UnknownInterface"
+    /// A property the interface does not have.
+    public static let unknownProperty = "org.freedesktop.DBus.Error.UnknownProperty"
+    /// A `Set` on a read-only property.
+    public static let propertyReadOnly = "org.freedesktop.DBus.Error.PropertyReadOnly"
+    /// The service could not do the work for a reason of its own.
+    public static let failed = "org.freedesktop.DBus.Error.Failed"
+}
+
+/// The standard interfaces every D-Bus object may answer.
+public enum StandardInterface {
+    /// `org.freedesktop.DBus.Introspectable`.
+    public static let introspectable = "org.freedesktop.DBus.Introspectable"
+    /// `org.freedesktop.DBus.Peer`.
+    public static let peer = "org.freedesktop.DBus.Peer"
+    /// `org.freedesktop.DBus.Properties`.
+    public static let properties = "org.freedesktop.DBus.Properties"
+}

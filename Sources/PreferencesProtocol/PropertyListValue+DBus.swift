@@ -1,0 +1,121 @@
+import DBus
+import Foundation
+import PreferencesModel
+
+/// The deepest nesting of arrays and dictionaries a value may have on the bus.
+public let maximumValueNesting = 32
+
+extension PropertyListValue {
+    /// The value as the service sends it inside a variant: `s`, `x`, `d`, `b`, `ay`, `(d)`,
+    /// `av` or `a{sv}` (dictionary entries sorted by key).
+    public var dbusValue: DBusValue {
+        switch self {
+        case .string(let text): .string(text)
+        case .integer(let number): .int64(number)
+        case .real(let number): .double(number)
+        case .boolean(let flag): .boolean(flag)
+        case .data(let bytes): .bytes([UInt8](bytes))
+        case .date(let seconds): .structure([.double(seconds)])
+        case .array(let items):
+            .array(element: .variantSignature, items.map { .variant($0.dbusValue) })
+        case .dictionary(let entries):
+            .array(
+                element: .dictionaryEntrySignature,
+                entries.sorted { $0.key < $1.key }.map { .dictEntry(.string($0.key), .variant($0.value.dbusValue)) }
+            )
+        }
+    }
+
+    /// The value wrapped in a variant, as a `v` argument or `a{sv}` entry carries it.
+    public var dbusVariant: DBusValue { .variant(dbusValue) }
+
+    /// The bytes the value takes marshalled as a `v` argument: what the value quota measures.
+    public var marshalledSize: Int { dbusVariant.marshalledSize }
+
+    /// Maps a value received from the bus to a property-list value.
+    ///
+    /// Accepts what the contract accepts on input: the integers `y n q i u t x`, `d`, `b`,
+    /// `s`, `ay`, `(d)` dates, any array whose elements map, and any `a{sT}` whose values
+    /// map. Variants are unwrapped, also a variant directly inside a variant.
+    /// - Parameter maximumNesting: the deepest nesting of arrays and dictionaries allowed.
+    /// - Throws: `PreferencesModelError.invalidValue` naming what was wrong.
+    public init(dbus value: DBusValue, maximumNesting: Int = maximumValueNesting) throws(PreferencesModelError) {
+        self = try Self.map(value, depth: 0, limit: maximumNesting)
+    }
+
+    /// Maps an `a{sv}` (or any `a{sT}`) argument to a dictionary of property-list values.
+    /// - Throws: `PreferencesModelError.invalidValue` naming what was wrong.
+    public static func dictionary(dbus value: DBusValue, maximumNesting: Int = maximumValueNesting) throws(PreferencesModelError) -> [String: PropertyListValue] {
+        guard case .dictionary(let entries) = try map(value, depth: 0, limit: maximumNesting + 1) else {
+            throw .invalidValue(reason: "expected a dictionary with string keys, got \(value.signature)")
+        }
+        return entries
+    }
+
+    private static func map(_ value: DBusValue, depth: Int, limit: Int) throws(PreferencesModelError) -> PropertyListValue {
+        switch value {
+        case .variant(let inner): return try map(inner, depth: depth, limit: limit)
+        case .string(let text): return .string(text)
+        case .boolean(let flag): return .boolean(flag)
+        case .double(let number): return .real(number)
+        case .byte(let number): return .integer(Int64(number))
+        case .int16(let number): return .integer(Int64(number))
+        case .uint16(let number): return .integer(Int64(number))
+        case .int32(let number): return .integer(Int64(number))
+        case .uint32(let number): return .integer(Int64(number))
+        case .int64(let number): return .integer(number)
+        case .uint64(let number):
+            guard let exact = Int64(exactly: number) else {
+                throw .invalidValue(reason: "the unsigned integer \(number) is above the largest integer a preference holds (\(Int64.max))")
+            }
+            return .integer(exact)
+        case .bytes(let bytes): return .data(Data(bytes))
+        case .structure(let fields):
+            guard fields.count == 1, case .double(let seconds) = fields[0] else {
+                throw .invalidValue(reason: "the struct \(value.signature) is not a date; a date is the one-field struct (d) of seconds since 1970")
+            }
+            guard seconds.isFinite else { throw .invalidValue(reason: "a date must be a finite number of seconds") }
+            return .date(secondsSince1970: seconds)
+        case .array(let element, let items):
+            guard depth < limit else {
+                throw .invalidValue(reason: "arrays and dictionaries nest more than \(limit) deep")
+            }
+            if element.rawValue.hasPrefix("{") {
+                var entries: [String: PropertyListValue] = [:]
+                entries.reserveCapacity(items.count)
+                for item in items {
+                    guard case .dictEntry(let key, let entryValue) = item, case .string(let name) = key else {
+                        throw .invalidValue(reason: "dictionary keys must be strings, not \(element)")
+                    }
+                    entries[name] = try map(entryValue, depth: depth + 1, limit: limit)
+                }
+                return .dictionary(entries)
+            }
+            if element.rawValue == "y" {
+                var bytes = [UInt8]()
+                bytes.reserveCapacity(items.count)
+                for case .byte(let byte) in items { bytes.append(byte) }
+                return .data(Data(bytes))
+            }
+            var mapped = [PropertyListValue]()
+            mapped.reserveCapacity(items.count)
+            for item in items { mapped.append(try map(item, depth: depth + 1, limit: limit)) }
+            return .array(mapped)
+        case .objectPath(let path):
+            throw .invalidValue(reason: "an object path (\(path)) is not a property-list value")
+        case .signature:
+            throw .invalidValue(reason: "a type signature is not a property-list value")
+        case .unixFD:
+            throw .invalidValue(reason: "a file descriptor is not a property-list value")
+        case .dictEntry:
+            throw .invalidValue(reason: "a dictionary entry outside a dictionary is not a property-list value")
+        }
+    }
+}
+
+extension DBusSignature {
+    /// `v`.
+    static let variantSignature = try! DBusSignature("v")
+    /// `{sv}`.
+    static let dictionaryEntrySignature = try! DBusSignature("{sv}")
+}

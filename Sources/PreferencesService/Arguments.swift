@@ -1,0 +1,95 @@
+import DBus
+import PreferencesModel
+import PreferencesProtocol
+
+/// Typed access to a call's arguments once its signature has been checked, turning
+/// names and values into model types with the service's errors.
+struct Arguments {
+    let body: [DBusValue]
+    let limits: ServiceLimits
+
+    /// The string argument at `index`.
+    func string(_ index: Int) throws(PreferencesServiceError) -> String {
+        guard index < body.count, case .string(let text) = body[index] else {
+            throw .invalidArguments("argument \(index + 1) must be a string")
+        }
+        return text
+    }
+
+    /// The domain name at `index`, validated.
+    func domain(_ index: Int) throws(PreferencesServiceError) -> DomainName {
+        let text = try string(index)
+        do { return try DomainName(text) } catch { throw PreferencesServiceError(error) }
+    }
+
+    /// The key at `index`, validated.
+    func key(_ index: Int) throws(PreferencesServiceError) -> String {
+        let text = try string(index)
+        try Self.validate(key: text)
+        return text
+    }
+
+    /// The `as` argument at `index`.
+    func strings(_ index: Int) throws(PreferencesServiceError) -> [String] {
+        guard index < body.count, case .array(_, let items) = body[index] else {
+            throw .invalidArguments("argument \(index + 1) must be an array of strings")
+        }
+        var strings: [String] = []
+        strings.reserveCapacity(items.count)
+        for case .string(let text) in items { strings.append(text) }
+        return strings
+    }
+
+    /// The `as` argument at `index` as validated keys.
+    func keys(_ index: Int) throws(PreferencesServiceError) -> [String] {
+        let keys = try strings(index)
+        for key in keys { try Self.validate(key: key) }
+        return keys
+    }
+
+    /// The `as` argument at `index` as validated domain names.
+    func domains(_ index: Int) throws(PreferencesServiceError) -> [DomainName] {
+        var names: [DomainName] = []
+        for text in try strings(index) {
+            do { names.append(try DomainName(text)) } catch { throw PreferencesServiceError(error) }
+        }
+        return names
+    }
+
+    /// The `v` argument at `index` as a property-list value within the limits.
+    func value(_ index: Int) throws(PreferencesServiceError) -> PropertyListValue {
+        guard index < body.count else { throw .invalidArguments("argument \(index + 1) is missing") }
+        let value: PropertyListValue
+        do { value = try PropertyListValue(dbus: body[index], maximumNesting: limits.nesting) } catch {
+            throw PreferencesServiceError(error)
+        }
+        try checkSize(of: value, key: nil)
+        return value
+    }
+
+    /// The `a{sv}` argument at `index` as validated keys and values within the limits.
+    func values(_ index: Int) throws(PreferencesServiceError) -> [String: PropertyListValue] {
+        guard index < body.count else { throw .invalidArguments("argument \(index + 1) is missing") }
+        let values: [String: PropertyListValue]
+        do { values = try PropertyListValue.dictionary(dbus: body[index], maximumNesting: limits.nesting) } catch {
+            throw PreferencesServiceError(error)
+        }
+        for (key, value) in values {
+            try Self.validate(key: key)
+            try checkSize(of: value, key: key)
+        }
+        return values
+    }
+
+    private func checkSize(of value: PropertyListValue, key: String?) throws(PreferencesServiceError) {
+        let size = value.marshalledSize
+        if size > limits.valueBytes {
+            let subject = key.map { "the value of \"\($0)\"" } ?? "the value"
+            throw .quotaExceeded("\(subject) takes \(size) bytes, over the limit of \(limits.valueBytes) for one value (prefsd --max-value-size); store large data in a file and keep its path instead")
+        }
+    }
+
+    private static func validate(key: String) throws(PreferencesServiceError) {
+        do { try PreferenceKey.validate(key) } catch { throw PreferencesServiceError(error) }
+    }
+}

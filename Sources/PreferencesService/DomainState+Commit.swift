@@ -1,0 +1,49 @@
+import PreferencesModel
+import PreferencesStore
+
+extension DomainState {
+    /// Records that `batch` is durable: applies it to the committed domains and returns
+    /// what changed for readers, or `nil` when nothing did.
+    mutating func committed(_ batch: Batch) -> Change? {
+        var set: [String: PropertyListValue] = [:]
+        var remove: [String] = []
+        for mutation in batch.mutations {
+            switch mutation {
+            case .set(_, let key, let value): set[key] = value
+            case .remove(_, let key): remove.append(key)
+            case .removeDomain: remove.append(contentsOf: (committed[batch.domain] ?? [:]).keys.sorted())
+            }
+        }
+        let change = Self.apply(set: set, remove: remove, to: &committed[batch.domain, default: [:]], domain: batch.domain)
+        if committed[batch.domain]?.isEmpty == true { committed[batch.domain] = nil }
+        settle(batch)
+        return change.map { forced[batch.domain] == nil ? $0 : hidingForcedKeys($0) }
+    }
+
+    /// Records that `batch` failed: drops what it staged and recounts the domain's bytes.
+    mutating func failed(_ batch: Batch) {
+        settle(batch)
+        let bytes = Self.bytes(of: projectedEntries(domain: batch.domain))
+        storeBytes += bytes - (domainBytes[batch.domain] ?? 0)
+        domainBytes[batch.domain] = bytes
+    }
+
+    /// Drops the staged entries whose newest writer is `batch`.
+    private mutating func settle(_ batch: Batch) {
+        batchesInFlight -= 1
+        guard var entries = staged[batch.domain] else { return }
+        entries = entries.filter { $0.value.sequence != batch.sequence }
+        staged[batch.domain] = entries.isEmpty ? nil : entries
+        if committed[batch.domain] == nil && staged[batch.domain] == nil {
+            domainBytes[batch.domain] = nil
+        }
+    }
+
+    /// A change without the keys a reader does not see change because they are forced.
+    private func hidingForcedKeys(_ change: Change) -> Change {
+        var visible = change
+        visible.changed = change.changed.filter { !isForced(domain: change.domain, key: $0.key) }
+        visible.removed = change.removed.filter { !isForced(domain: change.domain, key: $0) }
+        return visible
+    }
+}

@@ -1,0 +1,111 @@
+import PreferencesModel
+import PreferencesProtocol
+import PreferencesStore
+
+/// Every domain the service knows, in memory: persistent domains as committed to disk,
+/// the writes staged on their way there, volatile domains and the administrator's forced
+/// keys. Pure state with no I/O: the service holds it under a lock and does the I/O.
+///
+/// Reads see committed data only, so a value is never read before it is durable; checks
+/// that decide what a call changes (no-op writes, quotas, whether a domain exists) see the
+/// projection of committed data plus every staged batch.
+struct DomainState: Sendable {
+    /// Persistent domains as they are on disk.
+    private(set) var committed: [DomainName: [String: PropertyListValue]]
+    /// Staged writes not yet durable: a value, or `nil` for a removal, with the sequence
+    /// of the newest batch that staged it.
+    var staged: [DomainName: [String: (value: PropertyListValue?, sequence: UInt64)]] = [:]
+    /// Volatile domains, in memory only.
+    var volatile: [DomainName: [String: PropertyListValue]] = [:]
+    /// Keys forced by managed domains.
+    var forced: [DomainName: [String: PropertyListValue]] = [:]
+    /// Projected bytes of each persistent domain (committed plus staged).
+    var domainBytes: [DomainName: Int] = [:]
+    /// Projected bytes of the whole persistent store.
+    var storeBytes = 0
+    /// Bytes of all volatile domains.
+    var volatileBytes = 0
+    /// Batches staged and not yet reported back.
+    var batchesInFlight = 0
+    /// The last batch number handed out.
+    var lastSequence: UInt64 = 0
+    /// The limits in force.
+    let limits: ServiceLimits
+
+    /// Starts from the domains loaded from the store.
+    init(committed: [DomainName: [String: PropertyListValue]], limits: ServiceLimits) {
+        self.committed = committed
+        self.limits = limits
+        for (domain, entries) in committed {
+            let bytes = Self.bytes(of: entries)
+            domainBytes[domain] = bytes
+            storeBytes += bytes
+        }
+    }
+
+    /// The bytes an entry counts for against the quotas.
+    static func bytes(key: String, value: PropertyListValue) -> Int {
+        key.utf8.count + value.marshalledSize
+    }
+
+    /// The bytes a set of entries counts for.
+    static func bytes(of entries: [String: PropertyListValue]) -> Int {
+        entries.reduce(0) { $0 + bytes(key: $1.key, value: $1.value) }
+    }
+
+    // MARK: Reading
+
+    /// The value a reader sees for `key` in `domain`: forced, else volatile, else committed.
+    func value(domain: DomainName, key: String) -> PropertyListValue? {
+        if let value = forced[domain]?[key] { return value }
+        if let entries = volatile[domain] { return entries[key] }
+        return committed[domain]?[key]
+    }
+
+    /// Every key of a domain as a reader sees it, or `nil` when there is no such domain.
+    func entries(domain: DomainName) -> [String: PropertyListValue]? {
+        let base = volatile[domain] ?? committed[domain]
+        guard let managed = forced[domain], !managed.isEmpty else { return base }
+        return (base ?? [:]).merging(managed) { _, forcedValue in forcedValue }
+    }
+
+    /// Names of the persistent domains on disk, sorted.
+    var persistentDomainNames: [DomainName] { committed.keys.sorted() }
+
+    /// Names of the volatile domains, sorted.
+    var volatileDomainNames: [DomainName] { volatile.keys.sorted() }
+
+    /// Whether an administrator forces `key` in `domain`.
+    func isForced(domain: DomainName, key: String) -> Bool { forced[domain]?[key] != nil }
+
+    /// The first domain of `searchList` that has `key`, with its value.
+    func lookup(searchList: [DomainName], key: String) -> (DomainName, PropertyListValue)? {
+        for domain in searchList {
+            if let value = value(domain: domain, key: key) { return (domain, value) }
+        }
+        return nil
+    }
+
+    // MARK: Projection
+
+    /// The value of a persistent key once every staged batch is durable.
+    func projected(domain: DomainName, key: String) -> PropertyListValue? {
+        if let entry = staged[domain]?[key] { return entry.value }
+        return committed[domain]?[key]
+    }
+
+    /// Every persistent key of a domain once every staged batch is durable.
+    func projectedEntries(domain: DomainName) -> [String: PropertyListValue] {
+        var entries = committed[domain] ?? [:]
+        for (key, entry) in staged[domain] ?? [:] {
+            entries[key] = entry.value
+        }
+        return entries
+    }
+
+    /// Whether a persistent domain will exist once every staged batch is durable.
+    func persistentDomainExists(_ domain: DomainName) -> Bool {
+        if staged[domain] == nil { return committed[domain] != nil }
+        return !projectedEntries(domain: domain).isEmpty
+    }
+}

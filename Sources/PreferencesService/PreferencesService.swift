@@ -1,0 +1,258 @@
+import DBus
+import Logging
+import PreferencesModel
+import PreferencesProtocol
+import PreferencesStore
+import Synchronization
+
+/// The prefsd service: serves the domains of a store, volatile domains and forced keys
+/// as the `io.github.prefsd.Preferences1` object on a bus connection.
+///
+/// Calls run on the connection's queue and touch the in-memory state under a lock that is
+/// never held across I/O. A persistent change is answered, and its `Changed` emitted, from
+/// the store's completion once it is durable; completions arrive in commit order, so
+/// signals do too.
+public final class PreferencesService: Sendable {
+    /// What the lock guards. The domains are mutated in place, never copied out, so a
+    /// write costs the same with 10 or 100,000 keys stored.
+    private struct Core: Sendable {
+        /// Calls that arrived before the store was loaded.
+        var waiting: [DBusMessage] = []
+        /// The domains, once loaded.
+        var domains: DomainState?
+        /// The store, once open.
+        var store: DomainStore?
+    }
+
+    let connection: DBusConnection
+    let configuration: ServiceConfiguration
+    let logger: Logger
+    private let core = Mutex(Core())
+
+    /// Makes a service for `connection`. Call `register()` and then `start(store:)`.
+    public init(connection: DBusConnection, configuration: ServiceConfiguration, logger: Logger) {
+        self.connection = connection
+        self.configuration = configuration
+        self.logger = logger
+    }
+
+    /// Exports the object on the connection. Calls that arrive before `start(store:)`
+    /// wait and are answered once the store is loaded, so a client that activated the
+    /// service never sees a missing object.
+    public func register() throws(DBusError) {
+        connection.setMaximumMessageSize(configuration.limits.maximumMessageBytes)
+        try connection.registerObject(path: PreferencesBus.objectPath) { [self] call in
+            receive(call)
+        }
+    }
+
+    /// Loads the store's domains and starts answering, the waiting calls first.
+    /// - Throws: `StoreError` when the store cannot be read.
+    public func start(store: DomainStore) throws(StoreError) {
+        let domains = DomainState(committed: try store.loadAll(), limits: configuration.limits)
+        let count = domains.committed.count
+        let waiting = core.withLock { core -> [DBusMessage] in
+            core.domains = domains
+            core.store = store
+            defer { core.waiting = [] }
+            return core.waiting
+        }
+        logger.info("serving", metadata: ["domains": "\(count)", "waitingCalls": "\(waiting.count)"])
+        for call in waiting { dispatch(call) }
+    }
+
+    /// Waits until every accepted write is durable and answered, then closes the store.
+    public func stop() {
+        core.withLock { $0.store }?.close()
+        connection.flush()
+    }
+
+    private func receive(_ call: DBusMessage) {
+        let ready = core.withLock { core -> Bool in
+            if core.store != nil { return true }
+            core.waiting.append(call)
+            return false
+        }
+        if ready { dispatch(call) }
+    }
+
+    private func dispatch(_ call: DBusMessage) {
+        switch call.interface {
+        case nil, PreferencesBus.interface?:
+            handlePreferencesCall(call)
+        case StandardInterface.introspectable?:
+            answerIntrospect(call)
+        case StandardInterface.properties?:
+            answerProperties(call)
+        case let other?:
+            reply(to: call, error: StandardErrorName.unknownInterface, "the object \(PreferencesBus.objectPath) has no interface \(other)")
+        }
+    }
+
+    // MARK: The preferences interface
+
+    private func handlePreferencesCall(_ call: DBusMessage) {
+        guard let member = call.member, let method = PreferencesMethod(rawValue: member) else {
+            if call.interface == nil, call.member == "Introspect" { return answerIntrospect(call) }
+            return reply(to: call, error: StandardErrorName.unknownMethod,
+                         "\(PreferencesBus.interface) has no method \(call.member ?? "(none)")")
+        }
+        guard call.signature == method.inputSignature else {
+            return reply(to: call, error: StandardErrorName.invalidArgs,
+                         "\(member) takes arguments of type (\(method.inputSignature)), not (\(call.signature))")
+        }
+        let arguments = Arguments(body: call.body, limits: configuration.limits)
+        do {
+            switch try perform(method, arguments) {
+            case .answer(let body): reply(to: call, body)
+            case .effect(let effect, let store): carry(effect, store: store, for: call)
+            }
+        } catch {
+            reply(to: call, error: error.busErrorName, error.description)
+        }
+    }
+
+    private enum Outcome: Sendable {
+        case answer([DBusValue])
+        case effect(Effect, DomainStore)
+    }
+
+    private func perform(_ method: PreferencesMethod, _ arguments: Arguments) throws(PreferencesServiceError) -> Outcome {
+        switch method {
+        case .read:
+            let (domain, key) = (try arguments.domain(0), try arguments.key(1))
+            guard let value = read({ $0.value(domain: domain, key: key) }) else {
+                throw .notFound("\(domain) has no key \"\(key)\"")
+            }
+            return .answer([value.dbusVariant])
+        case .readDomain:
+            let domain = try arguments.domain(0)
+            guard let entries = read({ $0.entries(domain: domain) }) else {
+                throw .notFound("there is no domain \(domain)")
+            }
+            return .answer([PropertyListValue.dictionary(entries).dbusValue])
+        case .domains:
+            return .answer([.stringArray(read(\.persistentDomainNames).map(\.rawValue))])
+        case .volatileDomains:
+            return .answer([.stringArray(read(\.volatileDomainNames).map(\.rawValue))])
+        case .isForced:
+            let (domain, key) = (try arguments.domain(0), try arguments.key(1))
+            return .answer([.boolean(read { $0.isForced(domain: domain, key: key) })])
+        case .lookup:
+            let (searchList, key) = (try arguments.domains(0), try arguments.key(1))
+            guard let (domain, value) = read({ $0.lookup(searchList: searchList, key: key) }) else {
+                throw .notFound("no domain of the search list has the key \"\(key)\"")
+            }
+            return .answer([.string(domain.rawValue), value.dbusVariant])
+        case .write:
+            let (domain, key, value) = (try arguments.domain(0), try arguments.key(1), try arguments.value(2))
+            return try change { try $0.write(domain: domain, key: key, value: value) }
+        case .remove:
+            let (domain, key) = (try arguments.domain(0), try arguments.key(1))
+            return try change { try $0.remove(domain: domain, key: key) }
+        case .apply:
+            let (domain, set, remove) = (try arguments.domain(0), try arguments.values(1), try arguments.keys(2))
+            return try change { try $0.apply(domain: domain, set: set, remove: remove) }
+        case .replaceDomain:
+            let (domain, values) = (try arguments.domain(0), try arguments.values(1))
+            return try change { try $0.replaceDomain(domain, with: values) }
+        case .removeDomain:
+            let domain = try arguments.domain(0)
+            return try change { try $0.removeDomain(domain) }
+        case .setVolatileDomain:
+            let (domain, values) = (try arguments.domain(0), try arguments.values(1))
+            return try change { try $0.setVolatileDomain(domain, values: values) }
+        case .removeVolatileDomain:
+            let domain = try arguments.domain(0)
+            return try change { $0.removeVolatileDomain(domain) }
+        }
+    }
+
+    /// Reads from the running state.
+    private func read<Result: Sendable>(_ body: (DomainState) -> Result) -> Result {
+        core.withLock { core in
+            guard let domains = core.domains else { preconditionFailure("calls are dispatched only once the store is loaded") }
+            return body(domains)
+        }
+    }
+
+    /// Changes the running state.
+    private func change(_ body: (inout DomainState) throws(PreferencesServiceError) -> Effect) throws(PreferencesServiceError) -> Outcome {
+        try core.withLock { core throws(PreferencesServiceError) -> Outcome in
+            guard core.domains != nil, let store = core.store else {
+                preconditionFailure("calls are dispatched only once the store is loaded")
+            }
+            return .effect(try body(&core.domains!), store)
+        }
+    }
+
+    /// Carries out what a change needs after the state accepted it.
+    private func carry(_ effect: Effect, store: DomainStore, for call: DBusMessage) {
+        switch effect {
+        case .unchanged(afterPending: false):
+            reply(to: call, [])
+        case .unchanged(afterPending: true):
+            store.commit([]) { [self] result in
+                answer(call, after: result)
+            }
+        case .volatile(let change):
+            emit(change)
+            reply(to: call, [])
+        case .persistent(let batch):
+            store.commit(batch.mutations) { [self] result in
+                let change = core.withLock { core -> Change? in
+                    switch result {
+                    case .success: return core.domains?.committed(batch)
+                    case .failure: core.domains?.failed(batch); return nil
+                    }
+                }
+                if let change, !change.isEmpty { emit(change) }
+                answer(call, after: result)
+            }
+        }
+    }
+
+    private func answer(_ call: DBusMessage, after result: Result<Void, StoreError>) {
+        switch result {
+        case .success:
+            reply(to: call, [])
+        case .failure(let error):
+            logger.error("store write failed", metadata: ["error": "\(error)"])
+            let refusal = PreferencesServiceError.storageFailed("the change was not saved: \(error)")
+            reply(to: call, error: refusal.busErrorName, refusal.description)
+        }
+    }
+
+    // MARK: Sending
+
+    /// Emits `Changed` for a committed change.
+    private func emit(_ change: Change) {
+        let signal = DBusMessage.signal(
+            path: PreferencesBus.objectPath, interface: PreferencesBus.interface, member: PreferencesBus.changedSignal,
+            body: [
+                .string(change.domain.rawValue),
+                PropertyListValue.dictionary(change.changed).dbusValue,
+                .stringArray(change.removed.sorted()),
+            ]
+        )
+        send(signal)
+    }
+
+    func reply(to call: DBusMessage, _ body: [DBusValue]) {
+        guard !call.noReplyExpected else { return }
+        send(call.makeReturn(body))
+    }
+
+    func reply(to call: DBusMessage, error name: String, _ message: String) {
+        guard !call.noReplyExpected else { return }
+        send(call.makeError(name: name, message: message))
+    }
+
+    private func send(_ message: DBusMessage) {
+        do {
+            try connection.send(message)
+        } catch {
+            logger.error("could not send a message", metadata: ["member": "\(message.member ?? message.errorName ?? "reply")", "error": "\(error)"])
+        }
+    }
+}

@@ -1,0 +1,28 @@
+import Foundation
+
+/// How a service is set up: where it keeps its data and what it allows.
+public struct ServiceConfiguration: Sendable {
+    /// The directory of the persistent store.
+    public var storeDirectory: URL
+    /// The sizes the service refuses to pass.
+    public var limits: ServiceLimits
+    /// The version the `Version` property reports.
+    public var version: String
+
+    /// Makes a configuration.
+    public init(storeDirectory: URL, limits: ServiceLimits = .default, version: String) {
+        self.storeDirectory = storeDirectory
+        self.limits = limits
+        self.version = version
+    }
+
+    /// The default store directory: `$XDG_CONFIG_HOME/prefsd`, or `~/.config/prefsd`.
+    public static func defaultStoreDirectory(environment: [String: String] = ProcessInfo.processInfo.environment) -> URL {
+        if let config = environment["XDG_CONFIG_HOME"], config.hasPrefix("/") {
+            return URL(fileURLWithPath: config, isDirectory: true).appendingPathComponent("prefsd", isDirectory: true)
+        }
+        let home = environment["HOME"].map { URL(fileURLWithPath: $0, isDirectory: true) }
+            ?? FileManager.default.homeDirectoryForCurrentUser
+        return home.appendingPathComponent(".config/prefsd", isDirectory: true)
+    }
+}

@@ -1,0 +1,98 @@
+import ArgumentParser
+import DBus
+import Foundation
+import Logging
+import PreferencesProtocol
+import PreferencesService
+import PreferencesStore
+
+/// `prefsd`: the session-bus preferences service.
+@main
+struct Prefsd: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "prefsd",
+        abstract: "Serve NSUserDefaults-style preference domains on the D-Bus session bus.",
+        discussion: """
+        prefsd owns the bus name \(PreferencesBus.busName) and keeps persistent domains in an \
+        SQLite store (default $XDG_CONFIG_HOME/prefsd, or ~/.config/prefsd). It is normally \
+        started by the session bus or systemd on first use. It exits when the bus goes away, \
+        and on SIGTERM or SIGINT once every acknowledged write is on disk.
+        """,
+        version: Version.current
+    )
+
+    @Option(name: .customLong("store"), help: ArgumentHelp("The store directory.", valueName: "dir"))
+    var storeDirectory: String?
+
+    @Option(name: .customLong("address"), help: ArgumentHelp(
+        "Serve on the bus at this address instead of the session bus (DBUS_SESSION_BUS_ADDRESS).", valueName: "address"))
+    var busAddress: String?
+
+    @Flag(help: "Take the bus name over from a running prefsd, which finishes its writes and exits.")
+    var replace = false
+
+    @Option(help: ArgumentHelp("Largest value, in bytes as marshalled on the bus.", valueName: "bytes"))
+    var maxValueSize = ServiceLimits.default.valueBytes
+
+    @Option(help: ArgumentHelp("Largest persistent domain, in bytes.", valueName: "bytes"))
+    var maxDomainSize = ServiceLimits.default.domainBytes
+
+    @Option(help: ArgumentHelp("Largest persistent store, in bytes.", valueName: "bytes"))
+    var maxStoreSize = ServiceLimits.default.storeBytes
+
+    @Option(help: ArgumentHelp("Largest total of all volatile domains, in bytes.", valueName: "bytes"))
+    var maxVolatileSize = ServiceLimits.default.volatileBytes
+
+    @Option(help: ArgumentHelp("Deepest nesting of arrays and dictionaries in a value.", valueName: "levels"))
+    var maxNesting = ServiceLimits.default.nesting
+
+    @Option(help: ArgumentHelp("trace, debug, info, notice, warning, error or critical.", valueName: "level"))
+    var logLevel: String = "info"
+
+    func validate() throws {
+        guard Logger.Level(rawValue: logLevel) != nil else {
+            throw ValidationError("unknown log level \"\(logLevel)\"; use trace, debug, info, notice, warning, error or critical")
+        }
+        for (name, value) in [("--max-value-size", maxValueSize), ("--max-domain-size", maxDomainSize),
+                              ("--max-store-size", maxStoreSize), ("--max-volatile-size", maxVolatileSize),
+                              ("--max-nesting", maxNesting)] where value <= 0 {
+            throw ValidationError("\(name) must be a positive number, not \(value)")
+        }
+    }
+
+    func run() async throws {
+        let level = Logger.Level(rawValue: logLevel) ?? .info
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = level
+            return handler
+        }
+        let logger = Logger(label: "prefsd")
+        let configuration = ServiceConfiguration(
+            storeDirectory: storeDirectory.map { URL(fileURLWithPath: $0, isDirectory: true) }
+                ?? ServiceConfiguration.defaultStoreDirectory(),
+            limits: ServiceLimits(
+                valueBytes: maxValueSize, domainBytes: maxDomainSize, storeBytes: maxStoreSize,
+                volatileBytes: maxVolatileSize, nesting: maxNesting
+            ),
+            version: Version.current
+        )
+        do {
+            let daemon = try await Daemon.start(
+                configuration: configuration, busAddress: busAddress, replace: replace, logger: logger
+            )
+            let reason = await daemon.waitForShutdown()
+            logger.info("shutting down", metadata: ["reason": "\(reason)"])
+            daemon.stop()
+            logger.info("stopped; every acknowledged write is on disk")
+        } catch let error as StartupError {
+            logger.critical("\(error)")
+            throw ExitCode(error.exitCode)
+        }
+    }
+}
+
+/// The version `prefsd --version` and the `Version` property report.
+enum Version {
+    static let current = "0.1.0"
+}
