@@ -1,0 +1,117 @@
+import DBus
+import Foundation
+import PreferencesModel
+import PreferencesProtocol
+import Synchronization
+import Testing
+
+@Suite("Restarts, crashes and a second instance")
+struct LifecycleTests {
+    @Test("a restart keeps persistent domains and drops volatile ones")
+    func restart() async throws {
+        let fixture = try await ServiceFixture()
+        var client = PreferencesClient(connection: try fixture.connect())
+        try await client.write("com.example.App", "kept", .array([.string("a"), .integer(2)]))
+        try await client.call("SetVolatileDomain", [.string("com.example.Session"), PreferencesClient.values(["k": .integer(1)])])
+        #expect(fixture.stopService() == 0, "SIGTERM ends prefsd cleanly")
+
+        try await fixture.startService()
+        client = PreferencesClient(connection: try fixture.connect())
+        #expect(try await client.readValue("com.example.App", "kept") == .array([.string("a"), .integer(2)]))
+        #expect(try await client.strings("VolatileDomains") == [])
+        #expect(await client.refusal("Read", [.string("com.example.Session"), .string("k")]) == PreferencesErrorName.notFound.busName)
+    }
+
+    @Test("the store directory is 0700 and its files 0600")
+    func permissions() async throws {
+        let fixture = try await ServiceFixture()
+        let client = PreferencesClient(connection: try fixture.connect())
+        try await client.write("com.example.App", "k", .integer(1))
+        let manager = FileManager.default
+        let directoryMode = try manager.attributesOfItem(atPath: fixture.storeDirectory.path)[.posixPermissions] as? Int
+        #expect(directoryMode == 0o700)
+        for name in try manager.contentsOfDirectory(atPath: fixture.storeDirectory.path) {
+            let mode = try manager.attributesOfItem(atPath: fixture.storeDirectory.appendingPathComponent(name).path)[.posixPermissions] as? Int
+            #expect(mode.map { $0 & 0o077 } == 0, "\(name) is readable by others: \(String(mode ?? 0, radix: 8))")
+        }
+    }
+
+    @Test("a second prefsd on the same bus is refused while the first keeps serving")
+    func secondInstance() async throws {
+        let fixture = try await ServiceFixture()
+        let result = try runCommand(ServiceFixture.binary.path, [
+            "--address", fixture.bus.address, "--store", fixture.bus.directory.appendingPathComponent("other").path,
+        ])
+        #expect(result.status == 75)
+        #expect(result.stderr.contains("--replace"))
+        let client = PreferencesClient(connection: try fixture.connect())
+        try await client.write("com.example.App", "k", .integer(1))
+    }
+
+    @Test("--replace takes over without losing an acknowledged write")
+    func replace() async throws {
+        let fixture = try await ServiceFixture()
+        let client = PreferencesClient(connection: try fixture.connect())
+        try await client.write("com.example.App", "before", .integer(1))
+        let successor = Process()
+        successor.executableURL = ServiceFixture.binary
+        successor.arguments = ["--address", fixture.bus.address, "--store", fixture.storeDirectory.path, "--replace", "--log-level", "warning"]
+        try successor.run()
+        defer { kill(successor.processIdentifier, SIGKILL); successor.waitUntilExit() }
+        // The old one exits by itself, cleanly, once its writes are done.
+        #expect(await fixture.waitForExit() == 0)
+        #expect(try await client.readValue("com.example.App", "before") == .integer(1))
+        try await client.write("com.example.App", "after", .integer(2))
+        #expect(try await client.readDomain("com.example.App") == ["before": .integer(1), "after": .integer(2)])
+    }
+
+    @Test("prefsd exits when its bus goes away")
+    func busGone() async throws {
+        let fixture = try await ServiceFixture()
+        fixture.bus.stop()
+        let status = await fixture.waitForExit()
+        #expect(status == 0)
+    }
+
+    @Test("kill -9 during a stream of writes loses no acknowledged write")
+    func killDuringWrites() async throws {
+        let fixture = try await ServiceFixture()
+        let acknowledged = Mutex<[String: Int64]>([:])
+        for round in 0..<5 {
+            let writers = (0..<4).map { writer in
+                Task {
+                    guard let connection = try? fixture.connect() else { return }
+                    defer { connection.close() }
+                    let client = PreferencesClient(connection: connection)
+                    var sequence: Int64 = 0
+                    while !Task.isCancelled {
+                        sequence += 1
+                        let key = "w\(writer)"
+                        do {
+                            try await client.write("com.example.Crash", key, .integer(Int64(round) * 1_000_000 + sequence))
+                            acknowledged.withLock { $0[key] = Int64(round) * 1_000_000 + sequence }
+                        } catch {
+                            return
+                        }
+                    }
+                }
+            }
+            try await Task.sleep(for: .milliseconds(Int.random(in: 50...250)))
+            fixture.killService()
+            for writer in writers { writer.cancel(); await writer.value }
+            try await fixture.startService()
+            let client = PreferencesClient(connection: try fixture.connect())
+            let stored = try await client.readDomain("com.example.Crash")
+            for (key, value) in acknowledged.withLock({ $0 }) {
+                guard case .integer(let number)? = stored[key] else {
+                    Issue.record("round \(round): \(key) acknowledged \(value) but is gone")
+                    continue
+                }
+                // A write may be durable and unanswered at the kill; never older than the last answer.
+                #expect(number >= value, "round \(round): \(key) acknowledged \(value) but reads \(number)")
+            }
+        }
+        #expect(!acknowledged.withLock { $0 }.isEmpty)
+    }
+}
+

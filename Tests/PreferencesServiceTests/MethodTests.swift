@@ -1,0 +1,249 @@
+import DBus
+import Foundation
+import PreferencesModel
+import PreferencesProtocol
+import Testing
+
+@Suite("The contract's methods and errors")
+struct MethodTests {
+    private func error(_ name: PreferencesErrorName) -> String { name.busName }
+
+    @Test("Write, Read and Remove a key; absent keys are NotFound")
+    func writeReadRemove() async throws {
+        let fixture = try await ServiceFixture()
+        let client = PreferencesClient(connection: try fixture.connect())
+        try await client.write("com.example.Editor", "FontSize", .integer(14))
+        #expect(try await client.read("com.example.Editor", "FontSize") == .int64(14))
+        try await client.call("Remove", [.string("com.example.Editor"), .string("FontSize")])
+        #expect(await client.refusal("Read", [.string("com.example.Editor"), .string("FontSize")]) == error(.notFound))
+        // Removing an absent key succeeds.
+        try await client.call("Remove", [.string("com.example.Editor"), .string("FontSize")])
+        #expect(await client.refusal("Read", [.string("com.example.Nothing"), .string("k")]) == error(.notFound))
+    }
+
+    @Test("Domains lists persistent domains sorted; an emptied domain disappears")
+    func domains() async throws {
+        let fixture = try await ServiceFixture()
+        let client = PreferencesClient(connection: try fixture.connect())
+        #expect(try await client.strings("Domains") == [])
+        for domain in ["org.b", "NSGlobalDomain", "com.a"] {
+            try await client.write(domain, "k", .boolean(true))
+        }
+        #expect(try await client.strings("Domains") == ["NSGlobalDomain", "com.a", "org.b"])
+        try await client.call("Remove", [.string("com.a"), .string("k")])
+        #expect(try await client.strings("Domains") == ["NSGlobalDomain", "org.b"])
+    }
+
+    @Test("ReadDomain answers the whole domain, NotFound for none")
+    func readDomain() async throws {
+        let fixture = try await ServiceFixture()
+        let client = PreferencesClient(connection: try fixture.connect())
+        try await client.write("com.example.App", "a", .string("x"))
+        try await client.write("com.example.App", "b", .real(1.5))
+        #expect(try await client.readDomain("com.example.App") == ["a": .string("x"), "b": .real(1.5)])
+        #expect(await client.refusal("ReadDomain", [.string("com.example.None")]) == error(.notFound))
+    }
+
+    @Test("Apply sets and removes atomically; a key in both lists is InvalidArgs and changes nothing")
+    func apply() async throws {
+        let fixture = try await ServiceFixture()
+        let client = PreferencesClient(connection: try fixture.connect())
+        try await client.write("com.example.App", "old", .integer(1))
+        try await client.call("Apply", [
+            .string("com.example.App"), PreferencesClient.values(["a": .integer(1), "b": .string("two")]),
+            .stringArray(["old"]),
+        ])
+        #expect(try await client.readDomain("com.example.App") == ["a": .integer(1), "b": .string("two")])
+        let refused = await client.refusal("Apply", [
+            .string("com.example.App"), PreferencesClient.values(["c": .integer(3), "a": .integer(9)]), .stringArray(["a"]),
+        ])
+        #expect(refused == StandardErrorName.invalidArgs)
+        #expect(try await client.readDomain("com.example.App") == ["a": .integer(1), "b": .string("two")])
+        // A bad value anywhere in the batch refuses the whole batch.
+        let badValue = await client.refusal("Apply", [
+            .string("com.example.App"),
+            .dictionary(key: .string, value: .variant, [(.string("c"), .variant(.int32(3))), (.string("d"), .variant(.objectPath("/x")))]),
+            .stringArray([]),
+        ])
+        #expect(badValue == error(.invalidValue))
+        #expect(try await client.readDomain("com.example.App") == ["a": .integer(1), "b": .string("two")])
+    }
+
+    @Test("ReplaceDomain and RemoveDomain")
+    func replaceAndRemoveDomain() async throws {
+        let fixture = try await ServiceFixture()
+        let client = PreferencesClient(connection: try fixture.connect())
+        try await client.write("com.example.App", "gone", .integer(1))
+        try await client.call("ReplaceDomain", [.string("com.example.App"), PreferencesClient.values(["new": .boolean(false)])])
+        #expect(try await client.readDomain("com.example.App") == ["new": .boolean(false)])
+        try await client.call("RemoveDomain", [.string("com.example.App")])
+        #expect(await client.refusal("ReadDomain", [.string("com.example.App")]) == error(.notFound))
+        #expect(try await client.strings("Domains") == [])
+        // Removing a domain that does not exist succeeds.
+        try await client.call("RemoveDomain", [.string("com.example.Never")])
+    }
+
+    @Test("Volatile domains: set, read, write, list, Exists, remove")
+    func volatileDomains() async throws {
+        let fixture = try await ServiceFixture()
+        let client = PreferencesClient(connection: try fixture.connect())
+        try await client.call("SetVolatileDomain", [.string("com.example.Session"), PreferencesClient.values(["k": .string("v")])])
+        #expect(try await client.strings("VolatileDomains") == ["com.example.Session"])
+        #expect(try await client.strings("Domains") == [])
+        #expect(try await client.readValue("com.example.Session", "k") == .string("v"))
+        try await client.write("com.example.Session", "n", .integer(2))
+        #expect(try await client.readDomain("com.example.Session") == ["k": .string("v"), "n": .integer(2)])
+        #expect(try await client.strings("Domains") == [], "a write to a volatile domain stays volatile")
+
+        #expect(await client.refusal("SetVolatileDomain", [.string("com.example.Session"), PreferencesClient.values([:])]) == error(.exists))
+        try await client.write("com.example.Disk", "k", .integer(1))
+        #expect(await client.refusal("SetVolatileDomain", [.string("com.example.Disk"), PreferencesClient.values([:])]) == error(.exists))
+        #expect(await client.refusal("ReplaceDomain", [.string("com.example.Session"), PreferencesClient.values([:])]) == error(.exists))
+
+        try await client.call("RemoveVolatileDomain", [.string("com.example.Session")])
+        #expect(try await client.strings("VolatileDomains") == [])
+        #expect(await client.refusal("Read", [.string("com.example.Session"), .string("k")]) == error(.notFound))
+    }
+
+    @Test("Lookup finds the first domain of the search list that has the key")
+    func lookup() async throws {
+        let fixture = try await ServiceFixture()
+        let client = PreferencesClient(connection: try fixture.connect())
+        try await client.write("NSGlobalDomain", "AppleLocale", .string("en_US"))
+        try await client.write("com.example.App", "Other", .integer(1))
+        let answer = try await client.call("Lookup", [.stringArray(["com.example.App", "NSGlobalDomain"]), .string("AppleLocale")])
+        #expect(answer == [.string("NSGlobalDomain"), .variant(.string("en_US"))])
+        try await client.write("com.example.App", "AppleLocale", .string("de_DE"))
+        let first = try await client.call("Lookup", [.stringArray(["com.example.App", "NSGlobalDomain"]), .string("AppleLocale")])
+        #expect(first == [.string("com.example.App"), .variant(.string("de_DE"))])
+        #expect(await client.refusal("Lookup", [.stringArray(["com.example.App"]), .string("Missing")]) == error(.notFound))
+        #expect(await client.refusal("Lookup", [.stringArray(["com.example.App", "../x"]), .string("k")]) == error(.invalidName))
+    }
+
+    @Test("IsForced is false for a user's own key")
+    func isForced() async throws {
+        let fixture = try await ServiceFixture()
+        let client = PreferencesClient(connection: try fixture.connect())
+        try await client.write("com.example.App", "k", .integer(1))
+        #expect(try await client.call("IsForced", [.string("com.example.App"), .string("k")]) == [.boolean(false)])
+    }
+
+    @Test("Invalid names are InvalidName and never create a file", arguments: [
+        "../x", "", String(repeating: "d", count: 256), "a/b", ".hidden", "-x", "with space",
+    ])
+    func invalidNames(_ name: String) async throws {
+        let fixture = try await ServiceFixture()
+        let client = PreferencesClient(connection: try fixture.connect())
+        let before = try filesUnder(fixture.bus.directory)
+        for method in ["Read", "Remove", "IsForced"] {
+            #expect(await client.refusal(method, [.string(name), .string("k")]) == error(.invalidName))
+        }
+        #expect(await client.refusal("Write", [.string(name), .string("k"), .variant(.int32(1))]) == error(.invalidName))
+        #expect(await client.refusal("ReplaceDomain", [.string(name), PreferencesClient.values(["k": .integer(1)])]) == error(.invalidName))
+        #expect(await client.refusal("SetVolatileDomain", [.string(name), PreferencesClient.values([:])]) == error(.invalidName))
+        #expect(await client.refusal("Apply", [.string(name), PreferencesClient.values(["k": .integer(1)]), .stringArray([])]) == error(.invalidName))
+        #expect(await client.refusal("RemoveDomain", [.string(name)]) == error(.invalidName))
+        #expect(try filesUnder(fixture.bus.directory) == before)
+        #expect(try await client.strings("Domains") == [])
+    }
+
+    @Test("Invalid keys are InvalidName")
+    func invalidKeys() async throws {
+        let fixture = try await ServiceFixture()
+        let client = PreferencesClient(connection: try fixture.connect())
+        for key in ["", String(repeating: "k", count: 1025)] {
+            #expect(await client.refusal("Write", [.string("com.example.App"), .string(key), .variant(.int32(1))]) == error(.invalidName))
+        }
+        #expect(await client.refusal("Apply", [.string("com.example.App"), PreferencesClient.values([:]), .stringArray([""])]) == error(.invalidName))
+        #expect(try await client.strings("Domains") == [])
+    }
+
+    @Test("Values over the limits are QuotaExceeded; the service answers instead of dropping the sender")
+    func quotas() async throws {
+        let fixture = try await ServiceFixture(arguments: ["--max-domain-size", "3000000", "--max-volatile-size", "100000"])
+        let client = PreferencesClient(connection: try fixture.connect())
+        let big = PropertyListValue.data(Data(count: (1 << 20) + 1))
+        #expect(await client.refusal("Write", [.string("com.example.App"), .string("big"), big.dbusVariant]) == error(.quotaExceeded))
+        let almost = PropertyListValue.data(Data(count: 1_000_000))
+        try await client.write("com.example.App", "a", almost)
+        try await client.write("com.example.App", "b", almost)
+        #expect(await client.refusal("Write", [.string("com.example.App"), .string("c"), almost.dbusVariant]) == error(.quotaExceeded))
+        #expect(try await client.readDomain("com.example.App").count == 2)
+        #expect(await client.refusal("SetVolatileDomain", [
+            .string("com.example.V"), PreferencesClient.values(["x": .data(Data(count: 200_000))]),
+        ]) == error(.quotaExceeded))
+        // The connection survived every refusal.
+        #expect(try await client.readValue("com.example.App", "a") == almost)
+    }
+
+    @Test("Values that are not property lists are InvalidValue and change nothing")
+    func invalidValues() async throws {
+        let fixture = try await ServiceFixture()
+        let client = PreferencesClient(connection: try fixture.connect())
+        let refused: [DBusValue] = [
+            .objectPath("/a/b"),
+            .signature("as"),
+            .uint64(UInt64(Int64.max) + 1),
+            .structure([.int32(1), .string("x")]),
+            .array(element: try DBusSignature("{xv}"), [.dictEntry(.int64(1), .variant(.int32(1)))]),
+            .array(element: try DBusSignature("o"), [.objectPath("/x")]),
+            nested(depth: 33),
+        ]
+        for value in refused {
+            #expect(await client.refusal("Write", [.string("com.example.App"), .string("k"), .variant(value)]) == error(.invalidValue), "\(value.signature)")
+        }
+        try await client.write("com.example.App", "deep", raw: nested(depth: 32))
+        #expect(try await client.strings("Domains") == ["com.example.App"])
+        #expect(try await client.readDomain("com.example.App").keys.sorted() == ["deep"])
+    }
+
+    @Test("A wrong argument signature is InvalidArgs; unknown methods are UnknownMethod")
+    func wrongSignatures() async throws {
+        let fixture = try await ServiceFixture()
+        let client = PreferencesClient(connection: try fixture.connect())
+        #expect(await client.refusal("Write", [.string("com.example.App"), .string("k")]) == StandardErrorName.invalidArgs)
+        #expect(await client.refusal("Read", [.string("com.example.App"), .int32(1)]) == StandardErrorName.invalidArgs)
+        #expect(await client.refusal("Domains", [.string("extra")]) == StandardErrorName.invalidArgs)
+        #expect(await client.refusal("Frobnicate", []) == StandardErrorName.unknownMethod)
+    }
+
+    @Test("Version property: Get, GetAll, and Set is refused")
+    func versionProperty() async throws {
+        let fixture = try await ServiceFixture()
+        let client = PreferencesClient(connection: try fixture.connect())
+        let properties = StandardInterface.properties
+        let version = try await client.call("Get", [.string(PreferencesBus.interface), .string("Version")], interface: properties)
+        guard case .variant(.string(let text))? = version.first else {
+            Issue.record("Version is not a string: \(version)")
+            return
+        }
+        #expect(!text.isEmpty)
+        let all = try await client.call("GetAll", [.string(PreferencesBus.interface)], interface: properties)
+        #expect(try PropertyListValue.dictionary(dbus: all[0]) == ["Version": .string(text)])
+        do {
+            try await client.call("Set", [.string(PreferencesBus.interface), .string("Version"), .variant(.string("9"))], interface: properties)
+            Issue.record("Set on Version succeeded")
+        } catch let DBusError.remote(name, _) {
+            #expect(name == StandardErrorName.propertyReadOnly)
+        }
+        let ping = try await client.call("Ping", [], interface: StandardInterface.peer)
+        #expect(ping.isEmpty)
+    }
+}
+
+/// An array nested `depth` deep around one integer.
+func nested(depth: Int) -> DBusValue {
+    var value = DBusValue.int32(1)
+    for _ in 0..<depth {
+        value = .array(element: .variant, [.variant(value)])
+    }
+    return value
+}
+
+/// The relative paths of every file and directory under `directory`.
+func filesUnder(_ directory: URL) throws -> [String] {
+    let enumerator = FileManager.default.enumerator(atPath: directory.path)
+    var paths: [String] = []
+    while let path = enumerator?.nextObject() as? String { paths.append(path) }
+    return paths.sorted()
+}

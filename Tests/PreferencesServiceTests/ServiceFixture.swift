@@ -1,0 +1,123 @@
+import BusTestSupport
+import DBus
+import Foundation
+import PreferencesProtocol
+import Synchronization
+
+/// A private bus, a temporary store directory and a `prefsd` serving them, started fresh
+/// for one test: nothing touches the real session bus or `~/.config`.
+final class ServiceFixture: Sendable {
+    let bus: PrivateBus
+    let storeDirectory: URL
+    private let process = Mutex<Process?>(nil)
+
+    /// Starts a bus and a prefsd on it, and waits until prefsd owns its name.
+    init(arguments: [String] = []) async throws {
+        bus = try PrivateBus()
+        storeDirectory = bus.directory.appendingPathComponent("store", isDirectory: true)
+        try await startService(arguments: arguments)
+    }
+
+    deinit {
+        killService()
+        bus.stop()
+    }
+
+    /// The built `prefsd` beside the test bundle, or `$PREFSD_BINARY`.
+    static var binary: URL {
+        if let path = ProcessInfo.processInfo.environment["PREFSD_BINARY"] {
+            return URL(fileURLWithPath: path)
+        }
+        let me = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+        var directory = me.deletingLastPathComponent()
+        // The test bundle may be a directory (`….xctest/…`) or a file beside prefsd.
+        while !FileManager.default.isExecutableFile(atPath: directory.appendingPathComponent("prefsd").path),
+              directory.path != "/" {
+            directory.deleteLastPathComponent()
+        }
+        return directory.appendingPathComponent("prefsd")
+    }
+
+    /// Starts prefsd (again) on the fixture's bus and store.
+    func startService(arguments: [String] = [], waitForName: Bool = true) async throws {
+        let process = Process()
+        process.executableURL = Self.binary
+        process.arguments = ["--address", bus.address, "--store", storeDirectory.path, "--log-level", "warning"] + arguments
+        var environment = ProcessInfo.processInfo.environment
+        environment["DBUS_SESSION_BUS_ADDRESS"] = bus.address
+        environment["XDG_CONFIG_HOME"] = bus.directory.appendingPathComponent("config").path
+        process.environment = environment
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        self.process.withLock { $0 = process }
+        if waitForName { try await waitUntilOwned() }
+    }
+
+    /// The pid of the running prefsd.
+    var pid: Int32? { process.withLock { $0?.processIdentifier } }
+
+    /// Waits until some connection owns the service's bus name.
+    func waitUntilOwned(timeout: Duration = .seconds(20)) async throws {
+        let client = try connect()
+        defer { client.close() }
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            let reply = try await client.call(.methodCall(
+                destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus",
+                interface: "org.freedesktop.DBus", member: "NameHasOwner", body: [.string(PreferencesBus.busName)]
+            ))
+            if reply.body.first == .boolean(true) { return }
+            if let process = process.withLock({ $0 }), !process.isRunning {
+                throw FixtureError("prefsd exited with status \(process.terminationStatus) before owning its name")
+            }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        throw FixtureError("prefsd did not own \(PreferencesBus.busName) within \(timeout)")
+    }
+
+    /// Sends `signal` to prefsd and waits for it to exit; returns its exit status.
+    @discardableResult
+    func stopService(signal number: Int32 = SIGTERM) -> Int32? {
+        guard let process = process.withLock({ current -> Process? in
+            defer { current = nil }
+            return current
+        }) else { return nil }
+        kill(process.processIdentifier, number)
+        process.waitUntilExit()
+        return process.terminationStatus
+    }
+
+    /// Waits for prefsd to exit by itself; returns its exit status, or `nil` if it still
+    /// runs after `timeout`.
+    func waitForExit(timeout: Duration = .seconds(20)) async -> Int32? {
+        guard let process = process.withLock({ $0 }) else { return nil }
+        let deadline = ContinuousClock.now + timeout
+        while process.isRunning, ContinuousClock.now < deadline {
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+        guard !process.isRunning else { return nil }
+        self.process.withLock { $0 = nil }
+        return process.terminationStatus
+    }
+
+    /// Kills prefsd with SIGKILL, as a crash would.
+    func killService() {
+        stopService(signal: SIGKILL)
+    }
+
+    /// A new client connection to the fixture's bus.
+    func connect() throws -> DBusConnection {
+        try DBusConnection.connect(address: bus.address)
+    }
+
+    /// Runs a command-line tool with the fixture's bus as the session bus.
+    func run(_ tool: String, _ arguments: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
+        try runCommand(tool, arguments, environment: ["DBUS_SESSION_BUS_ADDRESS": bus.address])
+    }
+}
+
+/// A fixture that could not do what a test needs.
+struct FixtureError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}

@@ -1,0 +1,96 @@
+import DBus
+import Foundation
+import PreferencesModel
+import PreferencesProtocol
+import Synchronization
+import Testing
+
+/// Collects the `Changed` signals a connection receives.
+final class ChangedCollector: Sendable {
+    private let received = Mutex<[(domain: String, changed: [String: PropertyListValue], removed: [String])]>([])
+
+    init(connection: DBusConnection, domains: [String]) async throws {
+        connection.setSignalHandler { [received] message in
+            guard message.interface == PreferencesBus.interface, message.member == "Changed", message.body.count == 3,
+                  case .string(let domain) = message.body[0],
+                  let changed = try? PropertyListValue.dictionary(dbus: message.body[1]),
+                  case .array(_, let removedValues) = message.body[2] else { return }
+            let removed = removedValues.compactMap { if case .string(let key) = $0 { key } else { nil } }
+            received.withLock { $0.append((domain, changed, removed)) }
+        }
+        for domain in domains {
+            try await connection.addMatch(PreferencesBus.changedMatchRule(domain: domain))
+        }
+    }
+
+    var signals: [(domain: String, changed: [String: PropertyListValue], removed: [String])] {
+        received.withLock { $0 }
+    }
+
+    /// Waits until `count` signals arrived (or a few seconds passed).
+    func wait(for count: Int) async throws {
+        let deadline = ContinuousClock.now + .seconds(5)
+        while received.withLock({ $0.count }) < count, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(10))
+        }
+    }
+}
+
+@Suite("The Changed signal")
+struct SignalTests {
+    @Test("a second connection sees each commit once, with only what changed, filtered by arg0")
+    func payloads() async throws {
+        let fixture = try await ServiceFixture()
+        let writer = PreferencesClient(connection: try fixture.connect())
+        let watcher = try ChangedCollector(connection: try fixture.connect(), domains: ["com.example.Watched"])
+
+        try await writer.write("com.example.Watched", "a", .integer(1))
+        try await writer.write("com.example.Other", "a", .integer(1))          // filtered out by arg0
+        try await writer.write("com.example.Watched", "a", .integer(1))        // no change: no signal
+        try await writer.call("Apply", [
+            .string("com.example.Watched"), PreferencesClient.values(["a": .integer(1), "b": .string("x")]), .stringArray([]),
+        ])
+        try await writer.call("Remove", [.string("com.example.Watched"), .string("a")])
+        try await writer.call("Remove", [.string("com.example.Watched"), .string("a")])  // absent: no signal
+        try await writer.call("ReplaceDomain", [.string("com.example.Watched"), PreferencesClient.values(["c": .boolean(true)])])
+        try await writer.call("RemoveDomain", [.string("com.example.Watched")])
+        try await watcher.wait(for: 5)
+        try await Task.sleep(for: .milliseconds(200))
+
+        let signals = watcher.signals
+        #expect(signals.count == 5)
+        guard signals.count == 5 else { return }
+        #expect(signals.allSatisfy { $0.domain == "com.example.Watched" })
+        #expect(signals[0].changed == ["a": .integer(1)] && signals[0].removed == [])
+        #expect(signals[1].changed == ["b": .string("x")] && signals[1].removed == [])
+        #expect(signals[2].changed == [:] && signals[2].removed == ["a"])
+        #expect(signals[3].changed == ["c": .boolean(true)] && signals[3].removed == ["b"])
+        #expect(signals[4].changed == [:] && signals[4].removed == ["c"])
+    }
+
+    @Test("volatile changes emit Changed too")
+    func volatileSignals() async throws {
+        let fixture = try await ServiceFixture()
+        let writer = PreferencesClient(connection: try fixture.connect())
+        let watcher = try ChangedCollector(connection: try fixture.connect(), domains: ["com.example.V"])
+        try await writer.call("SetVolatileDomain", [.string("com.example.V"), PreferencesClient.values(["k": .integer(1)])])
+        try await writer.write("com.example.V", "k", .integer(2))
+        try await writer.call("RemoveVolatileDomain", [.string("com.example.V")])
+        try await watcher.wait(for: 3)
+        let signals = watcher.signals
+        #expect(signals.map(\.changed) == [["k": .integer(1)], ["k": .integer(2)], [:]])
+        #expect(signals.map(\.removed) == [[], [], ["k"]])
+    }
+
+    @Test("the signal arrives before the writer's reply")
+    func signalBeforeReply() async throws {
+        let fixture = try await ServiceFixture()
+        let connection = try fixture.connect()
+        let watcher = try ChangedCollector(connection: connection, domains: ["com.example.Self"])
+        let client = PreferencesClient(connection: connection)
+        for index in 0..<20 {
+            try await client.write("com.example.Self", "n", .integer(Int64(index)))
+            #expect(watcher.signals.count == index + 1)
+        }
+    }
+}
