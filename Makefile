@@ -1,0 +1,38 @@
+# prefsd: common tasks. `make run` sets up and runs the service, `make test` runs every test.
+PREFIX ?= $(HOME)/.local
+BINDIR ?= $(PREFIX)/bin
+DBUS_SERVICES_DIR ?= $(PREFIX)/share/dbus-1/services
+SYSTEMD_USER_DIR ?= $(PREFIX)/share/systemd/user
+SWIFT ?= swift
+
+.PHONY: all deps build run test install uninstall clean
+
+all: build
+
+deps:
+	scripts/install-dependencies
+
+build: deps
+	$(SWIFT) build -c release
+
+run: deps
+	scripts/run
+
+test: deps
+	$(SWIFT) build --build-tests
+	$(SWIFT) test --skip-build
+
+install: build
+	install -d "$(DESTDIR)$(BINDIR)" "$(DESTDIR)$(DBUS_SERVICES_DIR)" "$(DESTDIR)$(SYSTEMD_USER_DIR)"
+	install -m 0755 "$$($(SWIFT) build -c release --show-bin-path)/prefsd" "$(DESTDIR)$(BINDIR)/prefsd"
+	sed 's|@bindir@|$(BINDIR)|g' dbus/io.github.prefsd.Preferences1.service > "$(DESTDIR)$(DBUS_SERVICES_DIR)/io.github.prefsd.Preferences1.service"
+	sed 's|@bindir@|$(BINDIR)|g' dbus/prefsd.service > "$(DESTDIR)$(SYSTEMD_USER_DIR)/prefsd.service"
+	@echo "installed prefsd in $(BINDIR); the session bus starts it on first use"
+
+uninstall:
+	rm -f "$(DESTDIR)$(BINDIR)/prefsd" \
+	      "$(DESTDIR)$(DBUS_SERVICES_DIR)/io.github.prefsd.Preferences1.service" \
+	      "$(DESTDIR)$(SYSTEMD_USER_DIR)/prefsd.service"
+
+clean:
+	rm -rf .build
