@@ -28,6 +28,14 @@ public final class PreferencesService: Sendable {
     let configuration: ServiceConfiguration
     let logger: Logger
     private let core = Mutex(Core())
+    private let watcher = Mutex<DirectoryWatcher?>(nil)
+    private var managed: ManagedDomains {
+        ManagedDomains(
+            directory: configuration.managedDirectory,
+            requireRootOwnership: configuration.requireRootOwnedManagedDirectory,
+            logger: logger
+        )
+    }
 
     /// Makes a service for `connection`. Call `register()` and then `start(store:)`.
     public init(connection: DBusConnection, configuration: ServiceConfiguration, logger: Logger) {
@@ -49,7 +57,8 @@ public final class PreferencesService: Sendable {
     /// Loads the store's domains and starts answering, the waiting calls first.
     /// - Throws: `StoreError` when the store cannot be read.
     public func start(store: DomainStore) throws(StoreError) {
-        let domains = DomainState(committed: try store.loadAll(), limits: configuration.limits)
+        var domains = DomainState(committed: try store.loadAll(), limits: configuration.limits)
+        _ = domains.replaceForced(with: managed.load(previous: [:]))
         let count = domains.committed.count
         let waiting = core.withLock { core -> [DBusMessage] in
             core.domains = domains
@@ -59,10 +68,32 @@ public final class PreferencesService: Sendable {
         }
         logger.info("serving", metadata: ["domains": "\(count)", "waitingCalls": "\(waiting.count)"])
         for call in waiting { dispatch(call) }
+        watchManagedDirectory()
+    }
+
+    /// Follows the managed directory: a file added, edited or removed takes effect at once
+    /// and emits `Changed` for every value readers see change.
+    private func watchManagedDirectory() {
+        let directory = configuration.managedDirectory
+        let started = DirectoryWatcher(directory: directory) { [self] in reloadManagedDomains() }
+        if started == nil {
+            logger.debug("not watching the managed directory (it does not exist)", metadata: ["directory": "\(directory.path)"])
+        }
+        watcher.withLock { $0 = started }
+    }
+
+    /// Reads the managed directory again and puts what it forces in force.
+    func reloadManagedDomains() {
+        let previous = core.withLock { $0.domains?.forced ?? [:] }
+        let forced = managed.load(previous: previous)
+        let changes = core.withLock { $0.domains?.replaceForced(with: forced) ?? [] }
+        if !changes.isEmpty { logger.info("managed preferences changed", metadata: ["domains": "\(changes.map(\.domain.rawValue))"]) }
+        for change in changes { emit(change) }
     }
 
     /// Waits until every accepted write is durable and answered, then closes the store.
     public func stop() {
+        watcher.withLock { $0?.cancel() }
         core.withLock { $0.store }?.close()
         connection.flush()
     }

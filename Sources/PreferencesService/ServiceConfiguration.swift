@@ -8,12 +8,25 @@ public struct ServiceConfiguration: Sendable {
     public var limits: ServiceLimits
     /// The version the `Version` property reports.
     public var version: String
+    /// The administrator's managed domains (`/etc/prefsd/managed` by default).
+    public var managedDirectory: URL
+    /// Whether the managed directory is trusted only when owned by root and writable by
+    /// no one else (on by default; tests turn it off for a directory they own).
+    public var requireRootOwnedManagedDirectory: Bool
+
+    /// The default managed directory.
+    public static let defaultManagedDirectory = URL(fileURLWithPath: "/etc/prefsd/managed", isDirectory: true)
 
     /// Makes a configuration.
-    public init(storeDirectory: URL, limits: ServiceLimits = .default, version: String) {
+    public init(
+        storeDirectory: URL, limits: ServiceLimits = .default, version: String,
+        managedDirectory: URL = defaultManagedDirectory, requireRootOwnedManagedDirectory: Bool = true
+    ) {
         self.storeDirectory = storeDirectory
         self.limits = limits
         self.version = version
+        self.managedDirectory = managedDirectory
+        self.requireRootOwnedManagedDirectory = requireRootOwnedManagedDirectory
     }
 
     /// The default store directory: `$XDG_CONFIG_HOME/prefsd`, or `~/.config/prefsd`.

@@ -28,6 +28,14 @@ struct Prefsd: AsyncParsableCommand {
         "Serve on the bus at this address instead of the session bus (DBUS_SESSION_BUS_ADDRESS).", valueName: "address"))
     var busAddress: String?
 
+    @Option(name: .customLong("managed-dir"), help: ArgumentHelp(
+        "The administrator's managed (forced) domains, <domain>.plist files.", valueName: "dir"))
+    var managedDirectory: String = ServiceConfiguration.defaultManagedDirectory.path
+
+    @Flag(help: ArgumentHelp(
+        "Trust a managed directory not owned by root (for tests and development only).", visibility: .hidden))
+    var allowUnownedManagedDir = false
+
     @Flag(help: "Take the bus name over from a running prefsd, which finishes its writes and exits.")
     var replace = false
 
@@ -75,7 +83,9 @@ struct Prefsd: AsyncParsableCommand {
                 valueBytes: maxValueSize, domainBytes: maxDomainSize, storeBytes: maxStoreSize,
                 volatileBytes: maxVolatileSize, nesting: maxNesting
             ),
-            version: Version.current
+            version: Version.current,
+            managedDirectory: URL(fileURLWithPath: managedDirectory, isDirectory: true),
+            requireRootOwnedManagedDirectory: !allowUnownedManagedDir
         )
         do {
             let daemon = try await Daemon.start(

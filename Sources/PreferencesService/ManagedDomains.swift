@@ -1,0 +1,96 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+import Logging
+import PreferencesModel
+
+/// The administrator's managed domains: `<directory>/<domain>.plist`, XML or binary
+/// property lists whose keys are forced on the user.
+struct ManagedDomains {
+    let directory: URL
+    /// Whether the directory must be owned by root and writable by no one else. Only tests
+    /// turn this off: otherwise a user could force keys to fool an application about what
+    /// an administrator manages.
+    let requireRootOwnership: Bool
+    let logger: Logger
+
+    /// Reads every managed domain. A file that cannot be read or parsed is logged with its
+    /// path and keeps the state it had in `previous`, so one bad edit never unforces a
+    /// whole domain; a removed file removes its domain.
+    func load(previous: [DomainName: [String: PropertyListValue]]) -> [DomainName: [String: PropertyListValue]] {
+        var info = stat()
+        guard stat(directory.path, &info) == 0 else {
+            logger.debug("no managed preferences", metadata: ["directory": "\(directory.path)"])
+            return [:]
+        }
+        guard (info.st_mode & S_IFMT) == S_IFDIR else {
+            logger.warning("the managed preferences path is not a directory; ignoring it", metadata: ["path": "\(directory.path)"])
+            return [:]
+        }
+        if requireRootOwnership, info.st_uid != 0 || (info.st_mode & (S_IWGRP | S_IWOTH)) != 0 {
+            logger.warning("the managed preferences directory must be owned by root and not writable by others; ignoring it",
+                           metadata: ["directory": "\(directory.path)", "owner": "\(info.st_uid)", "mode": "\(String(info.st_mode & 0o7777, radix: 8))"])
+            return [:]
+        }
+        let names: [String]
+        do {
+            names = try FileManager.default.contentsOfDirectory(atPath: directory.path)
+        } catch {
+            logger.error("cannot list the managed preferences directory", metadata: ["directory": "\(directory.path)", "error": "\(error)"])
+            return previous
+        }
+        var domains: [DomainName: [String: PropertyListValue]] = [:]
+        for name in names.sorted() where name.hasSuffix(".plist") {
+            let path = directory.appendingPathComponent(name).path
+            guard let domain = try? DomainName(String(name.dropLast(".plist".count))) else {
+                logger.warning("ignoring a managed file whose name is not a domain name", metadata: ["path": "\(path)"])
+                continue
+            }
+            do {
+                domains[domain] = try read(path)
+            } catch {
+                logger.error("ignoring a malformed managed file; its previous state stays in force",
+                             metadata: ["path": "\(path)", "error": "\(error)"])
+                if let kept = previous[domain] { domains[domain] = kept }
+            }
+        }
+        return domains
+    }
+
+    private func read(_ path: String) throws -> [String: PropertyListValue] {
+        let data = try Data(contentsOf: URL(fileURLWithPath: path))
+        guard case .dictionary(let entries) = try PropertyListValue(propertyListData: data) else {
+            throw PreferencesModelError.invalidValue(reason: "the top level is not a dictionary")
+        }
+        for key in entries.keys { try PreferenceKey.validate(key) }
+        return entries
+    }
+}
+
+extension DomainState {
+    /// Puts a new set of forced keys in force and returns, per domain, how the values
+    /// readers see changed.
+    mutating func replaceForced(with newForced: [DomainName: [String: PropertyListValue]]) -> [Change] {
+        let domains = Set(forced.keys).union(newForced.keys).sorted()
+        var keys: [DomainName: Set<String>] = [:]
+        var before: [DomainName: [String: PropertyListValue]] = [:]
+        for domain in domains {
+            let affected = Set((forced[domain] ?? [:]).keys).union((newForced[domain] ?? [:]).keys)
+            keys[domain] = affected
+            for key in affected { before[domain, default: [:]][key] = value(domain: domain, key: key) }
+        }
+        forced = newForced.filter { !$0.value.isEmpty }
+        var changes: [Change] = []
+        for domain in domains {
+            var change = Change(domain: domain)
+            for key in (keys[domain] ?? []).sorted() {
+                let now = value(domain: domain, key: key)
+                guard now != before[domain]?[key] else { continue }
+                if let now { change.changed[key] = now } else { change.removed.append(key) }
+            }
+            if !change.isEmpty { changes.append(change) }
+        }
+        return changes
+    }
+}
