@@ -48,10 +48,22 @@ final class ServiceFixture: Sendable {
         environment["XDG_CONFIG_HOME"] = bus.directory.appendingPathComponent("config").path
         process.environment = environment
         process.standardOutput = FileHandle.nullDevice
+        if !FileManager.default.fileExists(atPath: logFile.path) {
+            FileManager.default.createFile(atPath: logFile.path, contents: nil)
+        }
+        let log = try FileHandle(forWritingTo: logFile)
+        log.seekToEndOfFile()
+        process.standardError = log
         try process.run()
         self.process.withLock { $0 = process }
         if waitForName { try await waitUntilOwned() }
     }
+
+    /// Where prefsd's log (its standard error) goes.
+    var logFile: URL { bus.directory.appendingPathComponent("prefsd.log") }
+
+    /// What prefsd has logged so far.
+    var log: String { (try? String(contentsOf: logFile, encoding: .utf8)) ?? "" }
 
     /// The pid of the running prefsd.
     var pid: Int32? { process.withLock { $0?.processIdentifier } }

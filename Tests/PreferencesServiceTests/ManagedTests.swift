@@ -1,0 +1,102 @@
+import DBus
+import Foundation
+import PreferencesModel
+import PreferencesProtocol
+import Testing
+
+@Suite("Managed (forced) preferences")
+struct ManagedTests {
+    /// A fixture whose prefsd reads managed domains from a directory the test owns.
+    private func managedFixture(files: [String: PropertyListValue] = [:]) async throws -> (ServiceFixture, URL) {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("prefsd-managed-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        for (domain, value) in files { try place(value, domain: domain, in: directory) }
+        let fixture = try await ServiceFixture(arguments: ["--managed-dir", directory.path, "--allow-unowned-managed-dir"])
+        return (fixture, directory)
+    }
+
+    private func place(_ value: PropertyListValue, domain: String, in directory: URL) throws {
+        let temporary = directory.appendingPathComponent(".\(domain).tmp")
+        try value.xmlPropertyListData().write(to: temporary)
+        _ = try FileManager.default.replaceItemAt(directory.appendingPathComponent("\(domain).plist"), withItemAt: temporary)
+    }
+
+    private let forced = PreferencesErrorName.forced.busName
+
+    @Test("a forced value wins over the user's, and every call that would change it is refused")
+    func forcedWins() async throws {
+        let (fixture, directory) = try await managedFixture(files: ["com.example.Lab": .dictionary(["Proxy": .string("lab-proxy")])])
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let client = PreferencesClient(connection: try fixture.connect())
+        #expect(try await client.readValue("com.example.Lab", "Proxy") == .string("lab-proxy"))
+        #expect(try await client.call("IsForced", [.string("com.example.Lab"), .string("Proxy")]) == [.boolean(true)])
+        #expect(try await client.readDomain("com.example.Lab") == ["Proxy": .string("lab-proxy")])
+        let lookup = try await client.call("Lookup", [.stringArray(["com.example.Lab", "NSGlobalDomain"]), .string("Proxy")])
+        #expect(lookup == [.string("com.example.Lab"), .variant(.string("lab-proxy"))])
+
+        try await client.write("com.example.Lab", "Mine", .integer(1))
+        #expect(await client.refusal("Write", [.string("com.example.Lab"), .string("Proxy"), .variant(.string("x"))]) == forced)
+        #expect(await client.refusal("Remove", [.string("com.example.Lab"), .string("Proxy")]) == forced)
+        #expect(await client.refusal("Apply", [.string("com.example.Lab"), PreferencesClient.values(["Mine": .integer(2), "Proxy": .string("x")]), .stringArray([])]) == forced)
+        #expect(await client.refusal("Apply", [.string("com.example.Lab"), PreferencesClient.values([:]), .stringArray(["Proxy"])]) == forced)
+        #expect(await client.refusal("ReplaceDomain", [.string("com.example.Lab"), PreferencesClient.values(["Proxy": .string("x")])]) == forced)
+        #expect(try await client.readDomain("com.example.Lab") == ["Proxy": .string("lab-proxy"), "Mine": .integer(1)])
+    }
+
+    @Test("files added, edited and removed while prefsd runs take effect and emit Changed; the user's value comes back")
+    func liveChanges() async throws {
+        let (fixture, directory) = try await managedFixture()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let client = PreferencesClient(connection: try fixture.connect())
+        let watcher = try await ChangedCollector(connection: try fixture.connect(), domains: ["NSGlobalDomain"])
+        try await client.write("NSGlobalDomain", "Theme", .string("dark"))
+        try await watcher.wait(for: 1)
+
+        try place(.dictionary(["Theme": .string("lab")]), domain: "NSGlobalDomain", in: directory)
+        try await watcher.wait(for: 2)
+        #expect(try await client.readValue("NSGlobalDomain", "Theme") == .string("lab"))
+        #expect(watcher.signals.last?.changed == ["Theme": .string("lab")])
+
+        try place(.dictionary(["Theme": .string("lab2"), "Locked": .boolean(true)]), domain: "NSGlobalDomain", in: directory)
+        try await watcher.wait(for: 3)
+        #expect(watcher.signals.last?.changed == ["Theme": .string("lab2"), "Locked": .boolean(true)])
+
+        try FileManager.default.removeItem(at: directory.appendingPathComponent("NSGlobalDomain.plist"))
+        try await watcher.wait(for: 4)
+        #expect(watcher.signals.count == 4)
+        #expect(watcher.signals.last?.changed == ["Theme": .string("dark")])
+        #expect(watcher.signals.last?.removed == ["Locked"])
+        #expect(try await client.readValue("NSGlobalDomain", "Theme") == .string("dark"))
+        #expect(try await client.call("IsForced", [.string("NSGlobalDomain"), .string("Theme")]) == [.boolean(false)])
+    }
+
+    @Test("a malformed file is logged with its path and ignored; the previous good state stays")
+    func malformed() async throws {
+        let (fixture, directory) = try await managedFixture(files: ["com.example.Lab": .dictionary(["Proxy": .string("good")])])
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let client = PreferencesClient(connection: try fixture.connect())
+        let file = directory.appendingPathComponent("com.example.Lab.plist")
+        try Data("<plist><dict><key>Proxy</key>".utf8).write(to: file)
+        let deadline = ContinuousClock.now + .seconds(5)
+        while !fixture.log.contains(file.path), ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        #expect(fixture.log.contains(file.path))
+        #expect(try await client.readValue("com.example.Lab", "Proxy") == .string("good"))
+        #expect(fixture.pid != nil)
+    }
+
+    @Test("a managed directory not owned by root is ignored unless allowed")
+    func ownership() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("prefsd-managed-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try PropertyListValue.dictionary(["K": .integer(1)]).xmlPropertyListData().write(to: directory.appendingPathComponent("com.example.Lab.plist"))
+        // Make it writable by others: never trusted, whoever owns it.
+        chmod(directory.path, 0o777)
+        let fixture = try await ServiceFixture(arguments: ["--managed-dir", directory.path])
+        let client = PreferencesClient(connection: try fixture.connect())
+        #expect(try await client.call("IsForced", [.string("com.example.Lab"), .string("K")]) == [.boolean(false)])
+        #expect(fixture.log.contains("must be owned by root"))
+    }
+}
