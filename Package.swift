@@ -12,6 +12,7 @@ let package = Package(
     platforms: [.macOS(.v14)],
     products: [
         .library(name: "PreferencesModel", targets: ["PreferencesModel"]),
+        .library(name: "DBus", targets: ["DBus"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
@@ -19,6 +20,27 @@ let package = Package(
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
     ],
     targets: [
+        .systemLibrary(
+            name: "CDBus",
+            pkgConfig: "dbus-1",
+            providers: [.apt(["libdbus-1-dev"])]
+        ),
+        .target(
+            name: "DBus",
+            dependencies: ["CDBus"],
+            swiftSettings: strict
+        ),
+        .target(
+            name: "BusTestSupport",
+            dependencies: ["DBus"],
+            path: "Tests/BusTestSupport",
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "DBusTests",
+            dependencies: ["DBus", "BusTestSupport"],
+            swiftSettings: strict
+        ),
         .target(
             name: "PreferencesModel",
             swiftSettings: strict
