@@ -1,4 +1,5 @@
 import BusTestSupport
+import Synchronization
 import Testing
 
 @testable import DBus
@@ -98,6 +99,27 @@ import Testing
         await #expect(throws: DBusError.self) {
             _ = try await connection.call(.methodCall(destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus.Peer", member: "Ping"))
         }
+    }
+
+    /// libdbus behaviour worth knowing: a message over the receiver's maximum size makes the
+    /// receiver's libdbus drop its own connection to the bus; the caller sees NoReply.
+    @Test func oversizedIncomingMessageDisconnectsTheReceiver() async throws {
+        let fixture = try EchoFixture()
+        let lost = Mutex(false)
+        fixture.server.setDisconnectHandler { lost.withLock { $0 = true } }
+        fixture.server.setMaximumMessageSize(64 * 1024)
+        _ = try await fixture.echo([.bytes(Array(repeating: 1, count: 60_000))])
+        await #expect {
+            _ = try await fixture.echo([.bytes(Array(repeating: 1, count: 100_000))])
+        } throws: { error in
+            guard case let DBusError.remote(name, _) = error else { return false }
+            return name == "org.freedesktop.DBus.Error.NoReply"
+        }
+        let deadline = ContinuousClock.now + .seconds(5)
+        while !lost.withLock({ $0 }) && ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        #expect(lost.withLock { $0 })
     }
 
     @Test func connectFailures() throws {
