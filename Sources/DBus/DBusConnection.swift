@@ -1,4 +1,6 @@
-import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 internal import CDBus
 
 /// A private connection to a message bus.
@@ -57,9 +59,9 @@ public final class DBusConnection: Sendable {
     /// Like ``connect(address:)`` with the address in `DBUS_SESSION_BUS_ADDRESS`; throws
     /// ``DBusError/noSessionBus`` when it is unset or empty.
     public static func connectToSessionBus() throws(DBusError) -> DBusConnection {
-        guard let address = ProcessInfo.processInfo.environment["DBUS_SESSION_BUS_ADDRESS"],
-            !address.isEmpty
-        else { throw .noSessionBus }
+        guard let value = getenv("DBUS_SESSION_BUS_ADDRESS") else { throw .noSessionBus }
+        let address = String(cString: value)
+        guard !address.isEmpty else { throw .noSessionBus }
         return try connect(address: address)
     }
 
