@@ -1,0 +1,147 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+internal import CDBus
+
+/// A private connection to a message bus.
+///
+/// Every libdbus call on the connection runs on the connection's own serial DispatchQueue,
+/// driven by DispatchSources for libdbus's watches and timeouts (no thread blocks in
+/// libdbus). Handlers registered here run on that queue and must not block.
+/// Call ``close()`` when done: handlers that capture the connection keep it alive.
+public final class DBusConnection: Sendable {
+    let core: ConnectionCore
+
+    /// The unique name the bus gave this connection (like `:1.42`).
+    public let uniqueName: String
+
+    private init(core: ConnectionCore, uniqueName: String) {
+        self.core = core
+        self.uniqueName = uniqueName
+    }
+
+    deinit {
+        core.close()
+    }
+
+    /// Opens a private connection to the bus at `address` (`dbus_connection_open_private` and
+    /// `dbus_bus_register`), with exit-on-disconnect off and the DispatchSource main loop on its
+    /// own serial queue.
+    public static func connect(address: String) throws(DBusError) -> DBusConnection {
+        if address.isEmpty || address.utf8.contains(0) {
+            throw .connectionFailed(address: address, reason: "the address is empty or contains NUL")
+        }
+        _ = dbus_threads_init_default()
+        let error = CErrorBox()
+        guard let connection = address.withCString({ dbus_connection_open_private($0, error.pointer) }) else {
+            throw .connectionFailed(address: address, reason: error.isSet ? error.message : "unknown error")
+        }
+        dbus_connection_set_exit_on_disconnect(connection, 0)
+        guard dbus_bus_register(connection, error.pointer) != 0,
+            let namePointer = dbus_bus_get_unique_name(connection)
+        else {
+            let reason = error.isSet ? "\(error.name): \(error.message)" : "registration failed"
+            dbus_connection_close(connection)
+            dbus_connection_unref(connection)
+            throw .connectionFailed(address: address, reason: reason)
+        }
+        let uniqueName = String(cString: namePointer)
+        let core = ConnectionCore(connection: connection, address: address)
+        do {
+            try core.start()
+        } catch {
+            core.close()
+            throw error
+        }
+        return DBusConnection(core: core, uniqueName: uniqueName)
+    }
+
+    /// Like ``connect(address:)`` with the address in `DBUS_SESSION_BUS_ADDRESS`; throws
+    /// ``DBusError/noSessionBus`` when it is unset or empty.
+    public static func connectToSessionBus() throws(DBusError) -> DBusConnection {
+        guard let value = getenv("DBUS_SESSION_BUS_ADDRESS") else { throw .noSessionBus }
+        let address = String(cString: value)
+        guard !address.isEmpty else { throw .noSessionBus }
+        return try connect(address: address)
+    }
+
+    /// Sets the largest incoming message libdbus accepts (`dbus_connection_set_max_message_size`);
+    /// a peer sending a larger one is disconnected by libdbus.
+    public func setMaximumMessageSize(_ bytes: Int) {
+        try? core.performOnQueue {
+            if let connection = core.liveConnection {
+                dbus_connection_set_max_message_size(connection.pointer, max(bytes, 0))
+            }
+        }
+    }
+
+    /// Encodes and queues `message`; thread-safe and returns at once. Messages sent from one
+    /// thread go out in order. Throws ``DBusError/invalidMessage(_:)`` for a message libdbus
+    /// would refuse (checked before anything is appended) and ``DBusError/disconnected`` once
+    /// the connection is closed or lost.
+    public func send(_ message: DBusMessage) throws(DBusError) {
+        let raw = try MessageEncoder.encode(message)
+        try core.enqueueSend(raw)
+    }
+
+    /// Sends a method call and waits for its reply without blocking a thread. An error reply
+    /// throws ``DBusError/remote(name:message:)``; no reply within `timeout` throws
+    /// `.remote(name: "org.freedesktop.DBus.Error.NoReply", …)`.
+    public func call(_ message: DBusMessage, timeout: Duration = .seconds(25)) async throws(DBusError) -> DBusMessage {
+        guard message.kind == .methodCall else {
+            throw .invalidMessage("only method calls can be sent with call(); use send()")
+        }
+        var message = message
+        message.noReplyExpected = false
+        let raw = try MessageEncoder.encode(message)
+        let milliseconds = Self.milliseconds(timeout)
+        let core = core
+        let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<DBusMessage, DBusError>, Never>) in
+            core.startCall(raw, timeout: milliseconds) { continuation.resume(returning: $0) }
+        }
+        return try result.get()
+    }
+
+    /// Registers `handler` for every method call to exactly `path`
+    /// (`dbus_connection_try_register_object_path`). It runs on the connection queue and must
+    /// not block; it replies with `send(message.makeReturn(…))` or `makeError`, at once or
+    /// later, from any thread. Calls whose body cannot be decoded are answered
+    /// `org.freedesktop.DBus.Error.InvalidArgs` here and never reach it. libdbus keeps
+    /// answering `org.freedesktop.DBus.Peer`, and Introspect on parent paths.
+    /// A path registered already throws `.remote(name: "org.freedesktop.DBus.Error.ObjectPathInUse", …)`.
+    public func registerObject(path: String, handler: @escaping @Sendable (DBusMessage) -> Void) throws(DBusError) {
+        try core.registerObject(path: path, handler: handler)
+    }
+
+    /// Sets the receiver of every incoming signal (through a libdbus filter); it runs on the
+    /// connection queue. Signals arrive when a match rule (``addMatch(_:)``) selects them or
+    /// when they are sent to this connection directly.
+    public func setSignalHandler(_ handler: @escaping @Sendable (DBusMessage) -> Void) {
+        core.state.withLock { $0.signalHandler = handler }
+    }
+
+    /// Sets the handler called once, on the connection queue, when the connection is lost
+    /// (`org.freedesktop.DBus.Local.Disconnected`). It is not called for ``close()``.
+    public func setDisconnectHandler(_ handler: @escaping @Sendable () -> Void) {
+        core.state.withLock { $0.disconnectHandler = handler }
+    }
+
+    /// Blocks the calling thread until every queued outgoing message is written. Do not call it
+    /// from a handler (on the connection queue) except at shutdown.
+    public func flush() {
+        core.flush()
+    }
+
+    /// Flushes, then closes the connection and drops it; calls still waiting fail and later
+    /// calls throw ``DBusError/disconnected``. Idempotent.
+    public func close() {
+        core.close()
+    }
+
+    private static func milliseconds(_ duration: Duration) -> Int32 {
+        let (seconds, attoseconds) = duration.components
+        if seconds < 0 { return 0 }
+        if seconds >= Int64(Int32.max / 1000) { return Int32.max - 1 }
+        return Int32(seconds * 1000 + attoseconds / 1_000_000_000_000_000)
+    }
+}

@@ -1,0 +1,141 @@
+internal import CDBus
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Turns received libdbus messages into ``DBusMessage`` values.
+enum MessageDecoder {
+    /// Containers (arrays, structs, dict entries, variants) nested deeper than this are refused.
+    static let maximumDepth = 64
+
+    /// Decodes header and body of a message the caller keeps owning.
+    static func decode(_ pointer: OpaquePointer) throws(DBusError) -> DBusMessage {
+        let kind: DBusMessage.Kind
+        switch dbus_message_get_type(pointer) {
+        case CDBUS_MESSAGE_TYPE_METHOD_CALL: kind = .methodCall
+        case CDBUS_MESSAGE_TYPE_METHOD_RETURN: kind = .methodReturn
+        case CDBUS_MESSAGE_TYPE_ERROR: kind = .error
+        case CDBUS_MESSAGE_TYPE_SIGNAL: kind = .signal
+        default: throw .invalidArguments("the message has an unknown type")
+        }
+        let replySerial = dbus_message_get_reply_serial(pointer)
+        let body = try decodeBody(pointer)
+        return DBusMessage(
+            kind: kind,
+            serial: dbus_message_get_serial(pointer),
+            replySerial: replySerial == 0 ? nil : replySerial,
+            path: string(dbus_message_get_path(pointer)),
+            interface: string(dbus_message_get_interface(pointer)),
+            member: string(dbus_message_get_member(pointer)),
+            errorName: string(dbus_message_get_error_name(pointer)),
+            destination: string(dbus_message_get_destination(pointer)),
+            sender: string(dbus_message_get_sender(pointer)),
+            noReplyExpected: dbus_message_get_no_reply(pointer) != 0,
+            autoStart: dbus_message_get_auto_start(pointer) != 0,
+            body: body)
+    }
+
+    /// Decodes only the body.
+    static func decodeBody(_ pointer: OpaquePointer) throws(DBusError) -> [DBusValue] {
+        let iter = UnsafeMutablePointer<DBusMessageIter>.allocate(capacity: 1)
+        iter.initialize(to: DBusMessageIter())
+        defer { iter.deallocate() }
+        guard dbus_message_iter_init(pointer, iter) != 0 else { return [] }
+        var values: [DBusValue] = []
+        while dbus_message_iter_get_arg_type(iter) != CDBUS_TYPE_INVALID {
+            values.append(try decodeValue(iter, depth: 0))
+            dbus_message_iter_next(iter)
+        }
+        return values
+    }
+
+    private static func string(_ pointer: UnsafePointer<CChar>?) -> String? {
+        pointer.map { String(cString: $0) }
+    }
+
+    private static func basic<T>(_ iter: UnsafeMutablePointer<DBusMessageIter>, _ initial: T) -> T {
+        var value = initial
+        withUnsafeMutablePointer(to: &value) { dbus_message_iter_get_basic(iter, $0) }
+        return value
+    }
+
+    private static func basicString(_ iter: UnsafeMutablePointer<DBusMessageIter>) -> String {
+        var pointer: UnsafePointer<CChar>? = nil
+        withUnsafeMutablePointer(to: &pointer) { dbus_message_iter_get_basic(iter, $0) }
+        return pointer.map { String(cString: $0) } ?? ""
+    }
+
+    /// The signature of the value the iterator points at.
+    private static func currentSignature(_ iter: UnsafeMutablePointer<DBusMessageIter>) throws(DBusError) -> String {
+        guard let cString = dbus_message_iter_get_signature(iter) else { throw .outOfMemory }
+        defer { dbus_free(cString) }
+        return String(cString: cString)
+    }
+
+    private static func decodeValue(_ iter: UnsafeMutablePointer<DBusMessageIter>, depth: Int) throws(DBusError) -> DBusValue {
+        let type = dbus_message_iter_get_arg_type(iter)
+        switch type {
+        case CDBUS_TYPE_BYTE: return .byte(basic(iter, UInt8(0)))
+        case CDBUS_TYPE_BOOLEAN: return .boolean(basic(iter, dbus_bool_t(0)) != 0)
+        case CDBUS_TYPE_INT16: return .int16(basic(iter, Int16(0)))
+        case CDBUS_TYPE_UINT16: return .uint16(basic(iter, UInt16(0)))
+        case CDBUS_TYPE_INT32: return .int32(basic(iter, Int32(0)))
+        case CDBUS_TYPE_UINT32: return .uint32(basic(iter, UInt32(0)))
+        case CDBUS_TYPE_INT64: return .int64(basic(iter, Int64(0)))
+        case CDBUS_TYPE_UINT64: return .uint64(basic(iter, UInt64(0)))
+        case CDBUS_TYPE_DOUBLE: return .double(basic(iter, Double(0)))
+        case CDBUS_TYPE_STRING: return .string(basicString(iter))
+        case CDBUS_TYPE_OBJECT_PATH: return .objectPath(basicString(iter))
+        case CDBUS_TYPE_SIGNATURE: return .signature(basicString(iter))
+        case CDBUS_TYPE_UNIX_FD:
+            // libdbus hands us a duplicate we own: close it at once.
+            let fd = basic(iter, Int32(-1))
+            if fd >= 0 { _ = close(fd) }
+            return .unixFD
+        case CDBUS_TYPE_ARRAY, CDBUS_TYPE_STRUCT, CDBUS_TYPE_DICT_ENTRY, CDBUS_TYPE_VARIANT:
+            guard depth < maximumDepth else {
+                throw .invalidArguments("containers are nested more than \(maximumDepth) deep")
+            }
+            return try decodeContainer(type, iter, depth: depth + 1)
+        default:
+            throw .invalidArguments("the body holds a value of unknown type code \(type)")
+        }
+    }
+
+    private static func decodeContainer(
+        _ type: Int32, _ iter: UnsafeMutablePointer<DBusMessageIter>, depth: Int
+    ) throws(DBusError) -> DBusValue {
+        let arraySignature = type == CDBUS_TYPE_ARRAY ? try currentSignature(iter) : ""
+        let sub = UnsafeMutablePointer<DBusMessageIter>.allocate(capacity: 1)
+        sub.initialize(to: DBusMessageIter())
+        defer { sub.deallocate() }
+        dbus_message_iter_recurse(iter, sub)
+
+        if type == CDBUS_TYPE_ARRAY && dbus_message_iter_get_element_type(iter) == CDBUS_TYPE_BYTE {
+            var base: UnsafeRawPointer? = nil
+            var count: Int32 = 0
+            withUnsafeMutablePointer(to: &base) { dbus_message_iter_get_fixed_array(sub, $0, &count) }
+            guard count > 0, let base else { return .bytes([]) }
+            return .bytes(Array(UnsafeRawBufferPointer(start: base, count: Int(count))))
+        }
+
+        var items: [DBusValue] = []
+        while dbus_message_iter_get_arg_type(sub) != CDBUS_TYPE_INVALID {
+            items.append(try decodeValue(sub, depth: depth))
+            dbus_message_iter_next(sub)
+        }
+
+        switch type {
+        case CDBUS_TYPE_ARRAY:
+            return .array(element: DBusSignature(unchecked: String(arraySignature.dropFirst())), items)
+        case CDBUS_TYPE_STRUCT:
+            return .structure(items)
+        case CDBUS_TYPE_DICT_ENTRY:
+            guard items.count == 2 else { throw .invalidArguments("a dictionary entry does not hold two values") }
+            return .dictEntry(items[0], items[1])
+        default:
+            guard items.count == 1 else { throw .invalidArguments("a variant does not hold one value") }
+            return .variant(items[0])
+        }
+    }
+}

@@ -1,0 +1,137 @@
+internal import CDBus
+
+/// Builds libdbus messages from ``DBusMessage`` values. Everything is validated first
+/// (``ValueValidator``); appending then cannot hit one of libdbus's aborting checks.
+enum MessageEncoder {
+    /// Encodes `message` into a new libdbus message.
+    static func encode(_ message: DBusMessage) throws(DBusError) -> RawMessage {
+        try ValueValidator.validateHeader(message)
+        try ValueValidator.validate(body: message.body)
+
+        let type: Int32
+        switch message.kind {
+        case .methodCall: type = CDBUS_MESSAGE_TYPE_METHOD_CALL
+        case .methodReturn: type = CDBUS_MESSAGE_TYPE_METHOD_RETURN
+        case .error: type = CDBUS_MESSAGE_TYPE_ERROR
+        case .signal: type = CDBUS_MESSAGE_TYPE_SIGNAL
+        }
+        guard let pointer = dbus_message_new(type) else { throw .outOfMemory }
+        let raw = RawMessage(owning: pointer)
+
+        func set(_ value: String?, _ setter: (OpaquePointer, UnsafePointer<CChar>) -> dbus_bool_t) throws(DBusError) {
+            guard let value else { return }
+            if value.withCString({ setter(pointer, $0) }) == 0 { throw .outOfMemory }
+        }
+        try set(message.path) { dbus_message_set_path($0, $1) }
+        try set(message.interface) { dbus_message_set_interface($0, $1) }
+        try set(message.member) { dbus_message_set_member($0, $1) }
+        try set(message.errorName) { dbus_message_set_error_name($0, $1) }
+        try set(message.destination) { dbus_message_set_destination($0, $1) }
+        if let replySerial = message.replySerial, dbus_message_set_reply_serial(pointer, replySerial) == 0 {
+            throw .outOfMemory
+        }
+        dbus_message_set_no_reply(pointer, message.noReplyExpected ? 1 : 0)
+        dbus_message_set_auto_start(pointer, message.autoStart ? 1 : 0)
+
+        if !message.body.isEmpty {
+            let ok = withUnsafeTemporaryAllocation(of: DBusMessageIter.self, capacity: 1) { buffer in
+                let iter = buffer.baseAddress!
+                iter.initialize(to: DBusMessageIter())
+                dbus_message_iter_init_append(pointer, iter)
+                for value in message.body where !append(value, to: iter) { return false }
+                return true
+            }
+            if !ok { throw .outOfMemory }
+        }
+        return raw
+    }
+
+    /// Appends one validated value; false when libdbus ran out of memory (containers opened here
+    /// are abandoned so the message stays consistent).
+    private static func append(_ value: DBusValue, to iter: UnsafeMutablePointer<DBusMessageIter>) -> Bool {
+        switch value {
+        case let .byte(v): return basic(CDBUS_TYPE_BYTE, v, iter)
+        case let .boolean(v): return basic(CDBUS_TYPE_BOOLEAN, dbus_bool_t(v ? 1 : 0), iter)
+        case let .int16(v): return basic(CDBUS_TYPE_INT16, v, iter)
+        case let .uint16(v): return basic(CDBUS_TYPE_UINT16, v, iter)
+        case let .int32(v): return basic(CDBUS_TYPE_INT32, v, iter)
+        case let .uint32(v): return basic(CDBUS_TYPE_UINT32, v, iter)
+        case let .int64(v): return basic(CDBUS_TYPE_INT64, v, iter)
+        case let .uint64(v): return basic(CDBUS_TYPE_UINT64, v, iter)
+        case let .double(v): return basic(CDBUS_TYPE_DOUBLE, v, iter)
+        case let .string(s): return string(CDBUS_TYPE_STRING, s, iter)
+        case let .objectPath(s): return string(CDBUS_TYPE_OBJECT_PATH, s, iter)
+        case let .signature(s): return string(CDBUS_TYPE_SIGNATURE, s, iter)
+        case .unixFD: return false  // refused by the validator
+        case let .bytes(bytes): return byteArray(bytes, iter)
+        case let .array(element, items):
+            if element.rawValue == "y" {
+                var bytes: [UInt8] = []
+                bytes.reserveCapacity(items.count)
+                for case let .byte(b) in items { bytes.append(b) }
+                return byteArray(bytes, iter)
+            }
+            return container(CDBUS_TYPE_ARRAY, element.rawValue, iter) { sub in
+                for item in items where !append(item, to: sub) { return false }
+                return true
+            }
+        case let .dictEntry(key, entryValue):
+            return container(CDBUS_TYPE_DICT_ENTRY, nil, iter) { sub in
+                append(key, to: sub) && append(entryValue, to: sub)
+            }
+        case let .structure(fields):
+            return container(CDBUS_TYPE_STRUCT, nil, iter) { sub in
+                for field in fields where !append(field, to: sub) { return false }
+                return true
+            }
+        case let .variant(inner):
+            return container(CDBUS_TYPE_VARIANT, inner.signatureText, iter) { sub in
+                append(inner, to: sub)
+            }
+        }
+    }
+
+    private static func basic<T>(_ type: Int32, _ value: T, _ iter: UnsafeMutablePointer<DBusMessageIter>) -> Bool {
+        withUnsafePointer(to: value) { dbus_message_iter_append_basic(iter, type, $0) != 0 }
+    }
+
+    private static func string(_ type: Int32, _ value: String, _ iter: UnsafeMutablePointer<DBusMessageIter>) -> Bool {
+        value.withCString { cString in
+            withUnsafePointer(to: cString) { dbus_message_iter_append_basic(iter, type, $0) != 0 }
+        }
+    }
+
+    private static func byteArray(_ bytes: [UInt8], _ iter: UnsafeMutablePointer<DBusMessageIter>) -> Bool {
+        container(CDBUS_TYPE_ARRAY, "y", iter) { sub in
+            bytes.withUnsafeBufferPointer { buffer in
+                // libdbus wants a pointer to the pointer; an empty array still needs a non-nil one.
+                let base = buffer.baseAddress ?? UnsafePointer(bitPattern: 1)
+                return withUnsafePointer(to: base) {
+                    dbus_message_iter_append_fixed_array(sub, CDBUS_TYPE_BYTE, $0, Int32(bytes.count)) != 0
+                }
+            }
+        }
+    }
+
+    private static func container(
+        _ type: Int32, _ contained: String?, _ iter: UnsafeMutablePointer<DBusMessageIter>,
+        _ body: (UnsafeMutablePointer<DBusMessageIter>) -> Bool
+    ) -> Bool {
+        withUnsafeTemporaryAllocation(of: DBusMessageIter.self, capacity: 1) { buffer in
+            let sub = buffer.baseAddress!
+            sub.initialize(to: DBusMessageIter())
+            let opened: dbus_bool_t
+            if let contained {
+                opened = contained.withCString { dbus_message_iter_open_container(iter, type, $0, sub) }
+            } else {
+                opened = dbus_message_iter_open_container(iter, type, nil, sub)
+            }
+            guard opened != 0 else { return false }
+            guard body(sub) else {
+                dbus_message_iter_abandon_container(iter, sub)
+                return false
+            }
+            return dbus_message_iter_close_container(iter, sub) != 0
+        }
+    }
+}

@@ -1,0 +1,137 @@
+internal import CDBus
+
+/// Checks a message completely before anything is appended, so that libdbus never sees input
+/// that would make it abort the process.
+enum ValueValidator {
+    /// Containers (arrays, structs, dict entries, variants) nested deeper than this are refused;
+    /// the receiving libdbus rejects messages beyond 64.
+    static let maximumDepth = 64
+
+    /// Validates the header fields that `message` will carry.
+    static func validateHeader(_ message: DBusMessage) throws(DBusError) {
+        switch message.kind {
+        case .methodCall:
+            guard let path = message.path else { throw .invalidMessage("a method call needs an object path") }
+            try check(path, "object path") { dbus_validate_path($0, $1) }
+            guard message.member != nil else { throw .invalidMessage("a method call needs a member name") }
+        case .signal:
+            guard let path = message.path else { throw .invalidMessage("a signal needs an object path") }
+            try check(path, "object path") { dbus_validate_path($0, $1) }
+            guard message.interface != nil else { throw .invalidMessage("a signal needs an interface") }
+            guard message.member != nil else { throw .invalidMessage("a signal needs a member name") }
+        case .error:
+            guard let name = message.errorName else { throw .invalidMessage("an error reply needs an error name") }
+            try check(name, "error name") { dbus_validate_error_name($0, $1) }
+            guard message.replySerial != nil else { throw .invalidMessage("an error reply needs a reply serial") }
+        case .methodReturn:
+            guard message.replySerial != nil else { throw .invalidMessage("a method return needs a reply serial") }
+        }
+        if message.replySerial == 0 { throw .invalidMessage("a reply serial cannot be 0") }
+        if let interface = message.interface {
+            try check(interface, "interface name") { dbus_validate_interface($0, $1) }
+        }
+        if let member = message.member {
+            try check(member, "member name") { dbus_validate_member($0, $1) }
+        }
+        if let destination = message.destination {
+            try check(destination, "bus name") { dbus_validate_bus_name($0, $1) }
+        }
+    }
+
+    /// The largest array the protocol allows, in bytes (64 MiB).
+    static let maximumArrayLength = 64 * 1024 * 1024
+
+    /// The largest message the protocol allows, in bytes (128 MiB).
+    static let maximumMessageLength = 128 * 1024 * 1024
+
+    /// Validates a whole body.
+    static func validate(body: [DBusValue]) throws(DBusError) {
+        var end = 0
+        for value in body {
+            try validate(value)
+            end = value.marshalledEnd(from: end)
+        }
+        if end > maximumMessageLength {
+            throw .invalidMessage("the body is larger than the D-Bus limit of 128 MiB")
+        }
+    }
+
+    /// Validates one top-level body value.
+    static func validate(_ value: DBusValue) throws(DBusError) {
+        try checkSingleSignature(value.signatureText)
+        try validate(value, depth: 0)
+    }
+
+    private static func validate(_ value: DBusValue, depth: Int) throws(DBusError) {
+        switch value {
+        case .byte, .boolean, .int16, .uint16, .int32, .uint32, .int64, .uint64, .double:
+            return
+        case let .string(s):
+            if s.utf8.contains(0) { throw .invalidMessage("a string argument contains a NUL character") }
+        case let .objectPath(p):
+            try check(p, "object path") { dbus_validate_path($0, $1) }
+        case let .signature(g):
+            try check(g, "signature") { dbus_signature_validate($0, $1) }
+        case .unixFD:
+            throw .invalidMessage("file descriptors (type h) cannot be sent")
+        case let .bytes(bytes):
+            try checkDepth(depth + 1)
+            if bytes.count > maximumArrayLength {
+                throw .invalidMessage("a byte array is longer than the D-Bus limit of 64 MiB")
+            }
+        case let .array(element, items):
+            try checkDepth(depth + 1)
+            try checkSingleSignature("a" + element.rawValue)
+            let expected = element.rawValue
+            for item in items {
+                if item.signatureText != expected {
+                    throw .invalidMessage(
+                        "an array of \"\(expected)\" holds an element of type \"\(item.signatureText)\"")
+                }
+                if case let .dictEntry(key, entryValue) = item {
+                    // Dict entries are valid here, and only here.
+                    try checkDepth(depth + 2)
+                    try validate(key, depth: depth + 2)
+                    try validate(entryValue, depth: depth + 2)
+                } else {
+                    try validate(item, depth: depth + 1)
+                }
+            }
+            // Length word plus padding to 8 at most, then the elements.
+            if value.marshalledSize > maximumArrayLength + 8 {
+                throw .invalidMessage("an array is longer than the D-Bus limit of 64 MiB")
+            }
+        case .dictEntry:
+            throw .invalidMessage("a dictionary entry can only be an element of an array")
+        case let .structure(fields):
+            try checkDepth(depth + 1)
+            if fields.isEmpty { throw .invalidMessage("a struct needs at least one field") }
+            for field in fields { try validate(field, depth: depth + 1) }
+        case let .variant(inner):
+            try checkDepth(depth + 1)
+            try checkSingleSignature(inner.signatureText)
+            try validate(inner, depth: depth + 1)
+        }
+    }
+
+    private static func checkDepth(_ depth: Int) throws(DBusError) {
+        if depth > maximumDepth {
+            throw .invalidMessage("containers are nested more than \(maximumDepth) deep")
+        }
+    }
+
+    private static func checkSingleSignature(_ signature: String) throws(DBusError) {
+        if let reason = validationFailure(signature, { dbus_signature_validate_single($0, $1) }) {
+            throw .invalidMessage("\"\(signature)\" is not a valid single complete type: \(reason)")
+        }
+    }
+
+    private static func check(
+        _ string: String, _ what: String,
+        _ validate: (UnsafePointer<CChar>, UnsafeMutablePointer<CDBus.DBusError>) -> dbus_bool_t
+    ) throws(DBusError) {
+        if let reason = validationFailure(string, validate) {
+            throw .invalidMessage("\"\(string)\" is not a valid \(what): \(reason)")
+        }
+    }
+}

@@ -1,0 +1,111 @@
+import Foundation
+import Synchronization
+
+/// A private `dbus-daemon` for one test: its own configuration, unix socket and (empty)
+/// service directory inside a fresh temporary directory. It never touches the real session bus.
+public final class PrivateBus: Sendable {
+    /// The bus address, as printed by dbus-daemon (`unix:path=…,guid=…`).
+    public let address: String
+    /// The temporary directory holding the socket, the configuration and `services/`.
+    public let directory: URL
+    /// The `<servicedir>` of the configuration: it exists and starts empty. Put `.service`
+    /// files here for bus activation.
+    public var serviceDirectory: URL { directory.appendingPathComponent("services") }
+    /// The daemon's standard error (its warnings), inside ``directory``.
+    public var logFile: URL { directory.appendingPathComponent("dbus-daemon.log") }
+
+    private let process: Mutex<Process?>
+
+    /// Starts `dbus-daemon --config-file=<own config> --nofork --print-address=1` and waits
+    /// (at most 10 s) for it to print its address.
+    public init() throws {
+        var template = Array("/tmp/prefsd-bus-XXXXXX".utf8CString)
+        guard let made = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) else {
+            throw BusTestSupportError.processFailed("mkdtemp failed: errno \(errno)")
+        }
+        let directory = URL(fileURLWithPath: String(cString: made), isDirectory: true)
+        self.directory = directory
+        let services = directory.appendingPathComponent("services")
+        try FileManager.default.createDirectory(at: services, withIntermediateDirectories: true)
+        let config = directory.appendingPathComponent("bus.conf")
+        try Self.configuration(socket: directory.appendingPathComponent("bus").path, services: services.path)
+            .write(to: config, atomically: true, encoding: .utf8)
+
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: try findExecutable("dbus-daemon"))
+        process.arguments = ["--config-file=\(config.path)", "--nofork", "--print-address=1"]
+        let outPipe = Pipe()
+        process.standardOutput = outPipe
+        let log = directory.appendingPathComponent("dbus-daemon.log")
+        _ = FileManager.default.createFile(atPath: log.path, contents: nil)
+        process.standardError = try FileHandle(forWritingTo: log)
+        process.standardInput = FileHandle.nullDevice
+        do {
+            try process.run()
+        } catch {
+            try? FileManager.default.removeItem(at: directory)
+            throw error
+        }
+        self.process = Mutex(process)
+
+        // Read the first line on another thread so a silent daemon cannot hang the test.
+        let line = Mutex<String?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        let handle = outPipe.fileHandleForReading
+        DispatchQueue.global().async {
+            var buffer = Data()
+            while !buffer.contains(UInt8(ascii: "\n")) {
+                let chunk = handle.availableData
+                if chunk.isEmpty { break }
+                buffer.append(chunk)
+            }
+            let text = String(decoding: buffer, as: UTF8.self)
+            line.withLock { $0 = text.split(separator: "\n").first.map(String.init) }
+            done.signal()
+        }
+        _ = done.wait(timeout: .now() + 10)
+        guard let address = line.withLock({ $0 }), address.hasPrefix("unix:") else {
+            address = ""
+            stop()
+            throw BusTestSupportError.processFailed("dbus-daemon did not print its address")
+        }
+        self.address = address
+    }
+
+    deinit {
+        stop()
+    }
+
+    /// Kills the daemon with SIGKILL (SIGTERM may be blocked in the child), waits for it and
+    /// removes the directory. Idempotent.
+    public func stop() {
+        let taken = process.withLock { process -> Process? in
+            defer { process = nil }
+            return process
+        }
+        guard let taken else { return }
+        if taken.isRunning {
+            kill(taken.processIdentifier, SIGKILL)
+        }
+        taken.waitUntilExit()
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    private static func configuration(socket: String, services: String) -> String {
+        """
+        <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
+         "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+        <busconfig>
+          <type>session</type>
+          <listen>unix:path=\(socket)</listen>
+          <servicedir>\(services)</servicedir>
+          <auth>EXTERNAL</auth>
+          <policy context="default">
+            <allow send_destination="*" eavesdrop="true"/>
+            <allow eavesdrop="true"/>
+            <allow own="*"/>
+          </policy>
+        </busconfig>
+        """
+    }
+}
