@@ -12,6 +12,7 @@ let package = Package(
     platforms: [.macOS(.v14)],
     products: [
         .library(name: "PreferencesModel", targets: ["PreferencesModel"]),
+        .library(name: "PreferencesStore", targets: ["PreferencesStore"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
@@ -26,6 +27,26 @@ let package = Package(
         .testTarget(
             name: "PreferencesModelTests",
             dependencies: ["PreferencesModel"],
+            swiftSettings: strict
+        ),
+        .target(
+            name: "PreferencesStore",
+            dependencies: [
+                "PreferencesModel",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "PreferencesStoreTests",
+            dependencies: [
+                "PreferencesStore",
+                "PreferencesModel",
+                // To read the database from a fresh connection, and to capture log messages.
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: strict
         ),
     ]
