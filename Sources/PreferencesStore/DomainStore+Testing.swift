@@ -1,0 +1,22 @@
+import GRDB
+
+extension DomainStore {
+    /// Test hook: caps the database at `pages` pages (SQLite's `max_page_count`) so that a
+    /// test can make transactions fail as on a full disk; `nil` lifts the cap. Runs on the
+    /// writer queue, between transactions.
+    @_spi(Testing) public func setMaximumPageCount(_ pages: Int?) throws {
+        let limit = pages ?? 1_073_741_823
+        try writerQueue.sync {
+            _ = try database.writeWithoutTransaction { db in
+                try Int.fetchOne(db, sql: "PRAGMA max_page_count = \(limit)")
+            }
+        }
+    }
+
+    /// Test hook: the number of pages the database holds now.
+    @_spi(Testing) public func pageCount() throws -> Int {
+        try writerQueue.sync {
+            try database.read { db in try Int.fetchOne(db, sql: "PRAGMA page_count") ?? 0 }
+        }
+    }
+}

@@ -1,0 +1,61 @@
+import Dispatch
+import Foundation
+import GRDB
+import Logging
+import PreferencesModel
+import Synchronization
+
+/// The durable store of persistent preference domains: one SQLite database, written by
+/// group commit.
+///
+/// Every key of every domain is one row of `preference(domain, key, value)`, its value in
+/// the ``PropertyListValue`` binary encoding, so a write costs the same however large the
+/// store is. Writes go through ``commit(_:completion:)``: a serial writer of the store's own
+/// folds every batch queued so far into one transaction, and reports each batch once its
+/// COMMIT is durable (WAL journal, `synchronous=FULL`).
+public final class DomainStore: Sendable {
+    let files: StoreFiles
+    let logger: Logger
+    let database: DatabaseQueue
+    let writerQueue: DispatchQueue
+    let writer: Mutex<WriterState>
+    let counters: Mutex<(transactions: Int, batches: Int)>
+
+    /// Where a damaged store found at start-up was moved aside, or `nil` when the store
+    /// opened cleanly.
+    public let recoveredFrom: URL?
+
+    /// The database file: `<directory>/store.sqlite`.
+    public var databaseURL: URL { files.database }
+
+    /// Opens (creating if needed) `<directory>/store.sqlite`.
+    ///
+    /// The directory is created with mode 0700 (and tightened to 0700 if it exists with
+    /// looser bits); the database files are 0600. The database runs in WAL mode with
+    /// `synchronous=FULL`, and is migrated forward to this version's schema.
+    ///
+    /// A file that is not a database, is damaged, or fails `PRAGMA quick_check` is moved
+    /// aside (with its -wal and -shm) to `store.sqlite.corrupt-<UTC yyyyMMdd'T'HHmmss'Z'>`,
+    /// never deleted; the move is logged with both paths, a fresh store is started, and
+    /// ``recoveredFrom`` says where the damaged copy went.
+    ///
+    /// - Throws: ``StoreError/newerSchema(path:)`` for a database written by a newer prefsd
+    ///   (left untouched), ``StoreError/cannotOpen(path:reason:)`` when the store cannot be
+    ///   opened or created.
+    public init(directory: URL, logger: Logger) throws(StoreError) {
+        let files = StoreFiles(directory: directory)
+        self.files = files
+        self.logger = logger
+        let opened = try StoreOpener(files: files, logger: logger).open()
+        database = opened.database
+        recoveredFrom = opened.recoveredFrom
+        writerQueue = DispatchQueue(label: "prefsd.store.writer", qos: .userInitiated)
+        writer = Mutex(WriterState())
+        counters = Mutex((transactions: 0, batches: 0))
+    }
+
+    /// Counters for tests and benchmarks: transactions committed, and batches committed in them.
+    public var statistics: (transactions: Int, batches: Int) {
+        counters.withLock { $0 }
+    }
+}

@@ -1,0 +1,159 @@
+import Dispatch
+import Foundation
+import GRDB
+import PreferencesModel
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// One call of ``DomainStore/commit(_:completion:)``, waiting for the writer.
+struct PendingBatch: Sendable {
+    let mutations: [StoreMutation]
+    let completion: @Sendable (Result<Void, StoreError>) -> Void
+}
+
+/// What the writer and the callers of ``DomainStore/commit(_:completion:)`` share, under a
+/// mutex held only to queue or take batches, never across I/O.
+struct WriterState: Sendable {
+    /// Batches queued and not yet taken by the writer, in the order of the calls.
+    var pending: [PendingBatch] = []
+    /// Whether a drain is scheduled or running on the writer queue.
+    var draining = false
+    /// The thread running the drain, to spot a `close()` called from a completion.
+    var drainingThread: UInt?
+    /// Whether ``DomainStore/close()`` was called: later commits fail with `.closed`.
+    var closed = false
+    /// Whether the database connection itself has been closed.
+    var databaseClosed = false
+}
+
+/// An identifier of the calling thread.
+func currentThreadID() -> UInt {
+    #if canImport(Darwin)
+    UInt(bitPattern: pthread_self())
+    #else
+    UInt(pthread_self())
+    #endif
+}
+
+extension DomainStore {
+    /// Queues `mutations` as one atomic batch and returns at once.
+    ///
+    /// The store's writer takes every batch queued so far and commits them in one
+    /// transaction, applying each batch's mutations in order; batches that arrive while a
+    /// transaction is in flight go into the next one. Once COMMIT has returned (the data is
+    /// durable), each batch's `completion` is called, in the order `commit` was called, on
+    /// the store's writer queue: keep it short, and never wait in it for another commit.
+    ///
+    /// If the transaction fails, every batch in it gets `.failure(.writeFailed(...))` and
+    /// nothing of them is stored; later commits work again once the cause is gone. An empty
+    /// `mutations` completes after everything queued before it is durable. After ``close()``
+    /// the completion gets `.failure(.closed)`.
+    public func commit(
+        _ mutations: [StoreMutation], completion: @escaping @Sendable (Result<Void, StoreError>) -> Void
+    ) {
+        let batch = PendingBatch(mutations: mutations, completion: completion)
+        let accepted = writer.withLock { state -> Bool in
+            if state.closed { return false }
+            state.pending.append(batch)
+            if !state.draining {
+                state.draining = true
+                // Scheduled under the lock so that `close()`, which takes the lock after us,
+                // finds this drain ahead of it on the writer queue.
+                writerQueue.async { self.drain() }
+            }
+            return true
+        }
+        if !accepted { completion(.failure(.closed)) }
+    }
+
+    /// Waits until every queued batch has completed, then closes the database (after a WAL
+    /// checkpoint). Later commits complete with ``StoreError/closed``. Calling it again does
+    /// nothing; called from a completion, it returns at once and the writer closes the
+    /// database when the batches queued before it are done.
+    public func close() {
+        let fromWriter = writer.withLock { state -> Bool in
+            state.closed = true
+            return state.drainingThread == currentThreadID()
+        }
+        if fromWriter { return }
+        writerQueue.sync { closeDatabase() }
+    }
+
+    /// Runs on the writer queue: commits everything pending, round after round, until
+    /// nothing is left.
+    func drain() {
+        writer.withLock { $0.drainingThread = currentThreadID() }
+        while true {
+            let batches = writer.withLock { state -> [PendingBatch] in
+                if state.pending.isEmpty {
+                    state.draining = false
+                    state.drainingThread = nil
+                    return []
+                }
+                defer { state.pending.removeAll(keepingCapacity: true) }
+                return state.pending
+            }
+            if batches.isEmpty { break }
+            let result = write(batches)
+            for batch in batches { batch.completion(result) }
+        }
+        if writer.withLock({ $0.closed }) { closeDatabase() }
+    }
+
+    /// Commits `batches` in one transaction.
+    private func write(_ batches: [PendingBatch]) -> Result<Void, StoreError> {
+        do {
+            try database.inTransaction(.immediate) { db in
+                let upsert = try db.cachedStatement(sql: StoreSchema.upsert)
+                let delete = try db.cachedStatement(sql: StoreSchema.delete)
+                let deleteDomain = try db.cachedStatement(sql: StoreSchema.deleteDomain)
+                for batch in batches {
+                    for mutation in batch.mutations {
+                        switch mutation {
+                        case .set(let domain, let key, let value):
+                            try upsert.execute(arguments: [domain.rawValue, key, Data(value.encoded())])
+                        case .remove(let domain, let key):
+                            try delete.execute(arguments: [domain.rawValue, key])
+                        case .removeDomain(let domain):
+                            try deleteDomain.execute(arguments: [domain.rawValue])
+                        }
+                    }
+                }
+                return .commit
+            }
+        } catch {
+            let reason = StoreError.explain(error, path: files.databasePath, directory: files.directoryPath)
+            logger.error(
+                "A transaction of \(batches.count) batches was rolled back: \(reason)",
+                metadata: ["store": "\(files.databasePath)"])
+            return .failure(.writeFailed(reason: reason))
+        }
+        counters.withLock {
+            $0.transactions += 1
+            $0.batches += batches.count
+        }
+        return .success(())
+    }
+
+    /// Runs on the writer queue: checkpoints the WAL and closes the connection, once.
+    func closeDatabase() {
+        let alreadyClosed = writer.withLock { state -> Bool in
+            defer { state.databaseClosed = true }
+            return state.databaseClosed
+        }
+        if alreadyClosed { return }
+        do {
+            try database.writeWithoutTransaction { db in
+                try db.execute(sql: "PRAGMA wal_checkpoint(TRUNCATE)")
+            }
+            try database.close()
+        } catch {
+            logger.warning(
+                "Closing the preferences store \(files.databasePath) failed: \(StoreError.explain(error, path: files.databasePath, directory: files.directoryPath))",
+                metadata: ["store": "\(files.databasePath)"])
+        }
+    }
+}

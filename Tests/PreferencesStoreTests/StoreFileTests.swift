@@ -1,0 +1,129 @@
+import Foundation
+import GRDB
+import PreferencesModel
+@_spi(Testing) import PreferencesStore
+import Testing
+
+@Suite("Store files on disk")
+struct StoreFileTests {
+    /// Makes a store with enough rows to span many pages, then closes it.
+    func makeStore(at directory: URL) throws {
+        let store = try DomainStore(directory: directory, logger: LogRecorder().logger)
+        let name = domain("com.example.Filler")
+        try store.commitAndWait((0 ..< 2_000).map {
+            .set(name, key: "key\($0)", value: .string(String(repeating: "v", count: 100)))
+        }).get()
+        store.close()
+    }
+
+    func expectRecovery(damaging: (URL) throws -> Data) throws {
+        let temporary = try TemporaryDirectory()
+        try makeStore(at: temporary.store)
+        let database = temporary.store.appendingPathComponent("store.sqlite")
+        let damagedBytes = try damaging(database)
+
+        let log = LogRecorder()
+        let store = try DomainStore(directory: temporary.store, logger: log.logger)
+        defer { store.close() }
+        let moved = try #require(store.recoveredFrom)
+        #expect(moved.deletingLastPathComponent().path == temporary.store.path)
+        #expect(moved.lastPathComponent.wholeMatch(of: /store\.sqlite\.corrupt-\d{8}T\d{6}Z/) != nil, "\(moved)")
+        #expect(try Data(contentsOf: moved) == damagedBytes, "the damaged copy keeps its bytes")
+        #expect(try store.loadAll().isEmpty)
+        let message = try #require(log.messages.first { $0.contains(moved.path) })
+        #expect(message.contains(database.path))
+
+        // The fresh store works and is kept.
+        let name = domain("com.example.Fresh")
+        try store.commitAndWait([.set(name, key: "k", value: .integer(1))]).get()
+        store.close()
+        let reopened = try DomainStore(directory: temporary.store, logger: log.logger)
+        defer { reopened.close() }
+        #expect(reopened.recoveredFrom == nil)
+        #expect(try reopened.loadAll() == [name: ["k": .integer(1)]])
+    }
+
+    @Test("a store overwritten with garbage is moved aside and a fresh one starts")
+    func garbage() throws {
+        try expectRecovery { database in
+            var generator = SystemRandomNumberGenerator()
+            let garbage = Data((0 ..< 8192).map { _ in UInt8.random(in: 0 ... 255, using: &generator) })
+            try garbage.write(to: database)
+            return garbage
+        }
+    }
+
+    @Test("a store truncated to half is moved aside and a fresh one starts")
+    func truncated() throws {
+        try expectRecovery { database in
+            let whole = try Data(contentsOf: database)
+            #expect(whole.count > 64 * 1024)
+            let half = whole.prefix(whole.count / 2)
+            try half.write(to: database)
+            return half
+        }
+    }
+
+    @Test("the directory is 0700 and the database files 0600")
+    func permissions() throws {
+        let temporary = try TemporaryDirectory()
+        // An existing directory with looser bits is tightened.
+        try FileManager.default.createDirectory(
+            at: temporary.store, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
+        let store = try DomainStore(directory: temporary.store, logger: LogRecorder().logger)
+        try store.commitAndWait([.set(domain("com.example.Modes"), key: "k", value: .boolean(true))]).get()
+        #expect(try mode(of: temporary.store.path) == 0o700)
+        let database = store.databaseURL.path
+        #expect(try mode(of: database) == 0o600)
+        for suffix in ["-wal", "-shm"] where FileManager.default.fileExists(atPath: database + suffix) {
+            #expect(try mode(of: database + suffix) == 0o600, "\(suffix)")
+        }
+        store.close()
+
+        // A new directory, nested, is created 0700.
+        let nested = temporary.url.appendingPathComponent("a/b/prefsd")
+        let other = try DomainStore(directory: nested, logger: LogRecorder().logger)
+        other.close()
+        #expect(try mode(of: nested.path) == 0o700)
+        #expect(try mode(of: other.databaseURL.path) == 0o600)
+    }
+
+    @Test("a database migrated by a newer prefsd is refused and left untouched")
+    func newerSchema() throws {
+        let temporary = try TemporaryDirectory()
+        try makeStore(at: temporary.store)
+        let path = temporary.store.appendingPathComponent("store.sqlite").path
+        do {
+            let queue = try DatabaseQueue(path: path)
+            try queue.write { db in
+                try db.execute(sql: "INSERT INTO grdb_migrations(identifier) VALUES ('v2-from-the-future')")
+            }
+            try queue.close()
+        }
+        let before = try Data(contentsOf: URL(fileURLWithPath: path))
+        let listing = try FileManager.default.contentsOfDirectory(atPath: temporary.store.path).sorted()
+
+        do {
+            let store = try DomainStore(directory: temporary.store, logger: LogRecorder().logger)
+            store.close()
+            Issue.record("a newer database was opened")
+        } catch {
+            guard case .newerSchema(let refused) = error else {
+                Issue.record("expected .newerSchema, got \(error)")
+                return
+            }
+            #expect(refused == path)
+            #expect(error.description.contains("newer version of prefsd"))
+        }
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: temporary.store.path).sorted() == listing)
+    }
+
+    @Test("error descriptions say what to do")
+    func descriptions() {
+        #expect(StoreError.closed.description.contains("closed"))
+        #expect(StoreError.cannotOpen(path: "/x/store.sqlite", reason: "why").description.contains("/x/store.sqlite"))
+        #expect(StoreError.writeFailed(reason: "the disk is full: free space on /x").description
+            == "cannot write the preferences store: the disk is full: free space on /x")
+    }
+}
