@@ -109,7 +109,12 @@ let package = Package(
         ),
         .testTarget(
             name: "PreferencesStoreTests",
-            dependencies: ["PreferencesStore", "PreferencesModel"],
+            dependencies: [
+                "PreferencesStore",
+                "PreferencesModel",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: strict
         ),
         .testTarget(

@@ -1,4 +1,5 @@
 import DBus
+import Foundation
 import PreferencesModel
 import PreferencesProtocol
 
@@ -22,11 +23,11 @@ struct Arguments {
         do { return try DomainName(text) } catch { throw PreferencesServiceError(error) }
     }
 
-    /// The key at `index`, validated.
+    /// The key at `index`, validated and in Unicode normalization form C.
     func key(_ index: Int) throws(PreferencesServiceError) -> String {
         let text = try string(index)
         try Self.validate(key: text)
-        return text
+        return Self.normalized(text)
     }
 
     /// The `as` argument at `index`.
@@ -44,7 +45,7 @@ struct Arguments {
     func keys(_ index: Int) throws(PreferencesServiceError) -> [String] {
         let keys = try strings(index)
         for key in keys { try Self.validate(key: key) }
-        return keys
+        return keys.map(Self.normalized)
     }
 
     /// The `as` argument at `index` as validated domain names.
@@ -74,19 +75,30 @@ struct Arguments {
         do { values = try PropertyListValue.dictionary(dbus: body[index], maximumNesting: limits.nesting) } catch {
             throw PreferencesServiceError(error)
         }
+        var normalized: [String: PropertyListValue] = [:]
         for (key, value) in values {
             try Self.validate(key: key)
             try checkSize(of: value, key: key)
+            normalized[Self.normalized(key)] = value
         }
-        return values
+        return normalized
     }
 
     private func checkSize(of value: PropertyListValue, key: String?) throws(PreferencesServiceError) {
+        let subject = key.map { "the value of \"\($0)\"" } ?? "the value"
+        if value.dbusNesting > PropertyListValue.maximumDBusNesting {
+            throw .invalidValue("\(subject) nests too deeply to be sent back on the bus (D-Bus allows 64 containers): use at most 30 nested arrays or 20 nested dictionaries")
+        }
         let size = value.marshalledSize
         if size > limits.valueBytes {
-            let subject = key.map { "the value of \"\($0)\"" } ?? "the value"
             throw .quotaExceeded("\(subject) takes \(size) bytes, over the limit of \(limits.valueBytes) for one value (prefsd --max-value-size); store large data in a file and keep its path instead")
         }
+    }
+
+    /// Keys are stored in normalization form C: Swift compares strings by canonical
+    /// equivalence, so two spellings of "é" are one key in memory and must be one row on disk.
+    private static func normalized(_ key: String) -> String {
+        key.precomposedStringWithCanonicalMapping
     }
 
     private static func validate(key: String) throws(PreferencesServiceError) {

@@ -9,7 +9,8 @@ import Synchronization
 /// (inotify): files created, written, renamed, removed or given new permissions. Bursts
 /// of events are coalesced into one call.
 final class DirectoryWatcher: Sendable {
-    private let source: any DispatchSourceRead
+    // A DispatchSource is safe to use from any thread; Dispatch does not mark it Sendable.
+    nonisolated(unsafe) private let source: any DispatchSourceRead
 
     /// Starts watching `directory`, or returns `nil` when it cannot be watched (it does not
     /// exist, or inotify is unavailable).

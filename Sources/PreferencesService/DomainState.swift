@@ -11,7 +11,7 @@ import PreferencesStore
 /// projection of committed data plus every staged batch.
 struct DomainState: Sendable {
     /// Persistent domains as they are on disk.
-    private(set) var committed: [DomainName: [String: PropertyListValue]]
+    var committed: [DomainName: [String: PropertyListValue]]
     /// Staged writes not yet durable: a value, or `nil` for a removal, with the sequence
     /// of the newest batch that staged it.
     var staged: [DomainName: [String: (value: PropertyListValue?, sequence: UInt64)]] = [:]

@@ -208,12 +208,18 @@ public final class PreferencesService: Sendable {
     }
 
     /// Changes the running state.
-    private func change(_ body: (inout DomainState) throws(PreferencesServiceError) -> Effect) throws(PreferencesServiceError) -> Outcome {
-        try core.withLock { core throws(PreferencesServiceError) -> Outcome in
-            guard core.domains != nil, let store = core.store else {
-                preconditionFailure("calls are dispatched only once the store is loaded")
+    private func change(_ body: (inout DomainState) throws -> Effect) throws(PreferencesServiceError) -> Outcome {
+        do {
+            return try core.withLock { core in
+                guard core.domains != nil, let store = core.store else {
+                    preconditionFailure("calls are dispatched only once the store is loaded")
+                }
+                return .effect(try body(&core.domains!), store)
             }
-            return .effect(try body(&core.domains!), store)
+        } catch let error as PreferencesServiceError {
+            throw error
+        } catch {
+            throw .invalidArguments("\(error)")
         }
     }
 

@@ -56,7 +56,8 @@ final class Daemon: Sendable {
     private let service: PreferencesService
     private let lock: StoreLock
     private let shutdown = Mutex<(reason: ShutdownReason?, waiter: CheckedContinuation<ShutdownReason, Never>?)>((nil, nil))
-    private let signalSources: [any DispatchSourceSignal]
+    // DispatchSources are safe to use from any thread; Dispatch does not mark them Sendable.
+    nonisolated(unsafe) private let signalSources: [any DispatchSourceSignal]
 
     private init(connection: DBusConnection, service: PreferencesService, lock: StoreLock) {
         self.connection = connection
@@ -73,13 +74,16 @@ final class Daemon: Sendable {
     /// service wait for the store instead of finding no object.
     static func start(
         configuration: ServiceConfiguration, busAddress: String?, replace: Bool, logger: Logger
-    ) async throws(StartupError) -> Daemon {
+    ) async throws -> Daemon {
         let connection: DBusConnection
         do {
-            connection = try busAddress.map { address throws(DBusError) in try DBusConnection.connect(address: address) }
-                ?? DBusConnection.connectToSessionBus()
+            if let busAddress {
+                connection = try DBusConnection.connect(address: busAddress)
+            } else {
+                connection = try DBusConnection.connectToSessionBus()
+            }
         } catch {
-            throw .bus(error)
+            throw StartupError.bus(error)
         }
         let service = PreferencesService(connection: connection, configuration: configuration, logger: logger)
         do {
@@ -93,9 +97,7 @@ final class Daemon: Sendable {
         } catch let error as StartupError {
             throw error
         } catch let error as DBusError {
-            throw .bus(error)
-        } catch {
-            throw .bus(.invalidMessage("\(error)"))
+            throw StartupError.bus(error)
         }
         logger.info("owns \(PreferencesBus.busName)", metadata: ["connection": "\(connection.uniqueName)"])
 
@@ -107,7 +109,7 @@ final class Daemon: Sendable {
             try service.start(store: store)
         } catch {
             connection.close()
-            throw .store(error)
+            throw StartupError.store(error)
         }
         if let recovered = store.recoveredFrom {
             logger.error("the store was damaged and has been moved aside; prefsd started with an empty store",

@@ -45,11 +45,8 @@ import Testing
     @Test func oneMebibyteOfBytes() async throws {
         let fixture = try EchoFixture()
         let data = (0..<(1 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 31) }
-        let clock = ContinuousClock()
-        let start = clock.now
         let reply = try await fixture.echo([.bytes(data)])
         #expect(reply == [.bytes(data)])
-        #expect(clock.now - start < .seconds(2))
     }
 
     @Test func structsAndVariants() async throws {

@@ -1,3 +1,4 @@
+import BusTestSupport
 import DBus
 import Foundation
 import PreferencesModel
@@ -76,7 +77,7 @@ struct LifecycleTests {
     @Test("kill -9 during a stream of writes loses no acknowledged write")
     func killDuringWrites() async throws {
         let fixture = try await ServiceFixture()
-        let acknowledged = Mutex<[String: Int64]>([:])
+        let acknowledged = Locked<[String: Int64]>([:])
         for round in 0..<5 {
             let writers = (0..<4).map { writer in
                 Task {

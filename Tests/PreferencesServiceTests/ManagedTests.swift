@@ -18,7 +18,10 @@ struct ManagedTests {
     private func place(_ value: PropertyListValue, domain: String, in directory: URL) throws {
         let temporary = directory.appendingPathComponent(".\(domain).tmp")
         try value.xmlPropertyListData().write(to: temporary)
-        _ = try FileManager.default.replaceItemAt(directory.appendingPathComponent("\(domain).plist"), withItemAt: temporary)
+        // Renamed into place, as configuration management does, so prefsd never reads half a file.
+        guard rename(temporary.path, directory.appendingPathComponent("\(domain).plist").path) == 0 else {
+            throw FixtureError("cannot rename \(temporary.path): errno \(errno)")
+        }
     }
 
     private let forced = PreferencesErrorName.forced.busName

@@ -6,7 +6,7 @@ import Testing
 
 @Suite("The contract's methods and errors")
 struct MethodTests {
-    private func error(_ name: PreferencesErrorName) -> String { name.busName }
+    private func errorName(_ name: PreferencesErrorName) -> String { name.busName }
 
     @Test("Write, Read and Remove a key; absent keys are NotFound")
     func writeReadRemove() async throws {
@@ -15,10 +15,10 @@ struct MethodTests {
         try await client.write("com.example.Editor", "FontSize", .integer(14))
         #expect(try await client.read("com.example.Editor", "FontSize") == .int64(14))
         try await client.call("Remove", [.string("com.example.Editor"), .string("FontSize")])
-        #expect(await client.refusal("Read", [.string("com.example.Editor"), .string("FontSize")]) == error(.notFound))
+        #expect(await client.refusal("Read", [.string("com.example.Editor"), .string("FontSize")]) == errorName(.notFound))
         // Removing an absent key succeeds.
         try await client.call("Remove", [.string("com.example.Editor"), .string("FontSize")])
-        #expect(await client.refusal("Read", [.string("com.example.Nothing"), .string("k")]) == error(.notFound))
+        #expect(await client.refusal("Read", [.string("com.example.Nothing"), .string("k")]) == errorName(.notFound))
     }
 
     @Test("Domains lists persistent domains sorted; an emptied domain disappears")
@@ -41,7 +41,7 @@ struct MethodTests {
         try await client.write("com.example.App", "a", .string("x"))
         try await client.write("com.example.App", "b", .real(1.5))
         #expect(try await client.readDomain("com.example.App") == ["a": .string("x"), "b": .real(1.5)])
-        #expect(await client.refusal("ReadDomain", [.string("com.example.None")]) == error(.notFound))
+        #expect(await client.refusal("ReadDomain", [.string("com.example.None")]) == errorName(.notFound))
     }
 
     @Test("Apply sets and removes atomically; a key in both lists is InvalidArgs and changes nothing")
@@ -65,7 +65,7 @@ struct MethodTests {
             .dictionary(key: .string, value: .variant, [(.string("c"), .variant(.int32(3))), (.string("d"), .variant(.objectPath("/x")))]),
             .stringArray([]),
         ])
-        #expect(badValue == error(.invalidValue))
+        #expect(badValue == errorName(.invalidValue))
         #expect(try await client.readDomain("com.example.App") == ["a": .integer(1), "b": .string("two")])
     }
 
@@ -77,7 +77,7 @@ struct MethodTests {
         try await client.call("ReplaceDomain", [.string("com.example.App"), PreferencesClient.values(["new": .boolean(false)])])
         #expect(try await client.readDomain("com.example.App") == ["new": .boolean(false)])
         try await client.call("RemoveDomain", [.string("com.example.App")])
-        #expect(await client.refusal("ReadDomain", [.string("com.example.App")]) == error(.notFound))
+        #expect(await client.refusal("ReadDomain", [.string("com.example.App")]) == errorName(.notFound))
         #expect(try await client.strings("Domains") == [])
         // Removing a domain that does not exist succeeds.
         try await client.call("RemoveDomain", [.string("com.example.Never")])
@@ -95,14 +95,14 @@ struct MethodTests {
         #expect(try await client.readDomain("com.example.Session") == ["k": .string("v"), "n": .integer(2)])
         #expect(try await client.strings("Domains") == [], "a write to a volatile domain stays volatile")
 
-        #expect(await client.refusal("SetVolatileDomain", [.string("com.example.Session"), PreferencesClient.values([:])]) == error(.exists))
+        #expect(await client.refusal("SetVolatileDomain", [.string("com.example.Session"), PreferencesClient.values([:])]) == errorName(.exists))
         try await client.write("com.example.Disk", "k", .integer(1))
-        #expect(await client.refusal("SetVolatileDomain", [.string("com.example.Disk"), PreferencesClient.values([:])]) == error(.exists))
-        #expect(await client.refusal("ReplaceDomain", [.string("com.example.Session"), PreferencesClient.values([:])]) == error(.exists))
+        #expect(await client.refusal("SetVolatileDomain", [.string("com.example.Disk"), PreferencesClient.values([:])]) == errorName(.exists))
+        #expect(await client.refusal("ReplaceDomain", [.string("com.example.Session"), PreferencesClient.values([:])]) == errorName(.exists))
 
         try await client.call("RemoveVolatileDomain", [.string("com.example.Session")])
         #expect(try await client.strings("VolatileDomains") == [])
-        #expect(await client.refusal("Read", [.string("com.example.Session"), .string("k")]) == error(.notFound))
+        #expect(await client.refusal("Read", [.string("com.example.Session"), .string("k")]) == errorName(.notFound))
     }
 
     @Test("Lookup finds the first domain of the search list that has the key")
@@ -116,8 +116,8 @@ struct MethodTests {
         try await client.write("com.example.App", "AppleLocale", .string("de_DE"))
         let first = try await client.call("Lookup", [.stringArray(["com.example.App", "NSGlobalDomain"]), .string("AppleLocale")])
         #expect(first == [.string("com.example.App"), .variant(.string("de_DE"))])
-        #expect(await client.refusal("Lookup", [.stringArray(["com.example.App"]), .string("Missing")]) == error(.notFound))
-        #expect(await client.refusal("Lookup", [.stringArray(["com.example.App", "../x"]), .string("k")]) == error(.invalidName))
+        #expect(await client.refusal("Lookup", [.stringArray(["com.example.App"]), .string("Missing")]) == errorName(.notFound))
+        #expect(await client.refusal("Lookup", [.stringArray(["com.example.App", "../x"]), .string("k")]) == errorName(.invalidName))
     }
 
     @Test("IsForced is false for a user's own key")
@@ -136,13 +136,13 @@ struct MethodTests {
         let client = PreferencesClient(connection: try fixture.connect())
         let before = try filesUnder(fixture.bus.directory)
         for method in ["Read", "Remove", "IsForced"] {
-            #expect(await client.refusal(method, [.string(name), .string("k")]) == error(.invalidName))
+            #expect(await client.refusal(method, [.string(name), .string("k")]) == errorName(.invalidName))
         }
-        #expect(await client.refusal("Write", [.string(name), .string("k"), .variant(.int32(1))]) == error(.invalidName))
-        #expect(await client.refusal("ReplaceDomain", [.string(name), PreferencesClient.values(["k": .integer(1)])]) == error(.invalidName))
-        #expect(await client.refusal("SetVolatileDomain", [.string(name), PreferencesClient.values([:])]) == error(.invalidName))
-        #expect(await client.refusal("Apply", [.string(name), PreferencesClient.values(["k": .integer(1)]), .stringArray([])]) == error(.invalidName))
-        #expect(await client.refusal("RemoveDomain", [.string(name)]) == error(.invalidName))
+        #expect(await client.refusal("Write", [.string(name), .string("k"), .variant(.int32(1))]) == errorName(.invalidName))
+        #expect(await client.refusal("ReplaceDomain", [.string(name), PreferencesClient.values(["k": .integer(1)])]) == errorName(.invalidName))
+        #expect(await client.refusal("SetVolatileDomain", [.string(name), PreferencesClient.values([:])]) == errorName(.invalidName))
+        #expect(await client.refusal("Apply", [.string(name), PreferencesClient.values(["k": .integer(1)]), .stringArray([])]) == errorName(.invalidName))
+        #expect(await client.refusal("RemoveDomain", [.string(name)]) == errorName(.invalidName))
         #expect(try filesUnder(fixture.bus.directory) == before)
         #expect(try await client.strings("Domains") == [])
     }
@@ -152,9 +152,9 @@ struct MethodTests {
         let fixture = try await ServiceFixture()
         let client = PreferencesClient(connection: try fixture.connect())
         for key in ["", String(repeating: "k", count: 1025)] {
-            #expect(await client.refusal("Write", [.string("com.example.App"), .string(key), .variant(.int32(1))]) == error(.invalidName))
+            #expect(await client.refusal("Write", [.string("com.example.App"), .string(key), .variant(.int32(1))]) == errorName(.invalidName))
         }
-        #expect(await client.refusal("Apply", [.string("com.example.App"), PreferencesClient.values([:]), .stringArray([""])]) == error(.invalidName))
+        #expect(await client.refusal("Apply", [.string("com.example.App"), PreferencesClient.values([:]), .stringArray([""])]) == errorName(.invalidName))
         #expect(try await client.strings("Domains") == [])
     }
 
@@ -163,15 +163,15 @@ struct MethodTests {
         let fixture = try await ServiceFixture(arguments: ["--max-domain-size", "3000000", "--max-volatile-size", "100000"])
         let client = PreferencesClient(connection: try fixture.connect())
         let big = PropertyListValue.data(Data(count: (1 << 20) + 1))
-        #expect(await client.refusal("Write", [.string("com.example.App"), .string("big"), big.dbusVariant]) == error(.quotaExceeded))
+        #expect(await client.refusal("Write", [.string("com.example.App"), .string("big"), big.dbusVariant]) == errorName(.quotaExceeded))
         let almost = PropertyListValue.data(Data(count: 1_000_000))
         try await client.write("com.example.App", "a", almost)
         try await client.write("com.example.App", "b", almost)
-        #expect(await client.refusal("Write", [.string("com.example.App"), .string("c"), almost.dbusVariant]) == error(.quotaExceeded))
+        #expect(await client.refusal("Write", [.string("com.example.App"), .string("c"), almost.dbusVariant]) == errorName(.quotaExceeded))
         #expect(try await client.readDomain("com.example.App").count == 2)
         #expect(await client.refusal("SetVolatileDomain", [
             .string("com.example.V"), PreferencesClient.values(["x": .data(Data(count: 200_000))]),
-        ]) == error(.quotaExceeded))
+        ]) == errorName(.quotaExceeded))
         // The connection survived every refusal.
         #expect(try await client.readValue("com.example.App", "a") == almost)
     }
@@ -185,16 +185,20 @@ struct MethodTests {
             .signature("as"),
             .uint64(UInt64(Int64.max) + 1),
             .structure([.int32(1), .string("x")]),
-            .array(element: try DBusSignature("{xv}"), [.dictEntry(.int64(1), .variant(.int32(1)))]),
-            .array(element: try DBusSignature("o"), [.objectPath("/x")]),
+            .array(element: DBusSignature("{xv}"), [.dictEntry(.int64(1), .variant(.int32(1)))]),
+            .array(element: DBusSignature("o"), [.objectPath("/x")]),
             nested(depth: 33),
+            nested(depth: 31),
+            nestedDictionaries(depth: 21),
         ]
         for value in refused {
-            #expect(await client.refusal("Write", [.string("com.example.App"), .string("k"), .variant(value)]) == error(.invalidValue), "\(value.signature)")
+            #expect(await client.refusal("Write", [.string("com.example.App"), .string("k"), .variant(value)]) == errorName(.invalidValue), "\(value.signature)")
         }
-        try await client.write("com.example.App", "deep", raw: nested(depth: 32))
-        #expect(try await client.strings("Domains") == ["com.example.App"])
-        #expect(try await client.readDomain("com.example.App").keys.sorted() == ["deep"])
+        // The deepest values the bus can carry back in a Changed signal are stored and read back.
+        try await client.write("com.example.App", "deep", raw: nested(depth: 30))
+        try await client.write("com.example.App", "deepDictionary", raw: nestedDictionaries(depth: 20))
+        #expect(try await client.readValue("com.example.App", "deep").nestingDepth == 30)
+        #expect(try await client.readDomain("com.example.App").keys.sorted() == ["deep", "deepDictionary"])
     }
 
     @Test("A wrong argument signature is InvalidArgs; unknown methods are UnknownMethod")
@@ -231,11 +235,40 @@ struct MethodTests {
     }
 }
 
-/// An array nested `depth` deep around one integer.
+/// Arrays nested `depth` deep around one integer, as typed arrays (`aa…ai`) in chunks of at
+/// most 16 levels, each chunk in a variant: the bus carries it (few containers), and only
+/// the service's own nesting limit can refuse it.
 func nested(depth: Int) -> DBusValue {
     var value = DBusValue.int32(1)
-    for _ in 0..<depth {
-        value = .array(element: .variant, [.variant(value)])
+    var signature = "i"
+    var remaining = depth
+    while remaining > 0 {
+        let chunk = min(16, remaining)
+        for _ in 0..<chunk {
+            value = .array(element: DBusSignature(stringLiteral: signature), [value])
+            signature = "a" + signature
+        }
+        remaining -= chunk
+        if remaining > 0 {
+            value = .array(element: .variant, [.variant(value)])
+            signature = "av"
+            remaining -= 1
+        }
+    }
+    return value
+}
+
+/// Dictionaries nested `depth` deep, as typed `a{sa{s…i}}` chunks wrapped in variants.
+func nestedDictionaries(depth: Int) -> DBusValue {
+    var value = DBusValue.int32(1)
+    var signature = "i"
+    for level in 0..<depth {
+        if level > 0, level % 10 == 0 {
+            value = .variant(value)
+            signature = "v"
+        }
+        value = .array(element: DBusSignature(stringLiteral: "{s\(signature)}"), [.dictEntry(.string("k"), value)])
+        signature = "a{s\(signature)}"
     }
     return value
 }

@@ -7,9 +7,13 @@ import Testing
 
 /// Collects the `Changed` signals a connection receives.
 final class ChangedCollector: Sendable {
-    private let received = Mutex<[(domain: String, changed: [String: PropertyListValue], removed: [String])]>([])
+    private let received = Locked<[(domain: String, changed: [String: PropertyListValue], removed: [String])]>([])
+
+    /// The connection the signals arrive on, kept open as long as the collector.
+    let connection: DBusConnection
 
     init(connection: DBusConnection, domains: [String]) async throws {
+        self.connection = connection
         connection.setSignalHandler { [received] message in
             guard message.interface == PreferencesBus.interface, message.member == "Changed", message.body.count == 3,
                   case .string(let domain) = message.body[0],
@@ -42,7 +46,7 @@ struct SignalTests {
     func payloads() async throws {
         let fixture = try await ServiceFixture()
         let writer = PreferencesClient(connection: try fixture.connect())
-        let watcher = try ChangedCollector(connection: try fixture.connect(), domains: ["com.example.Watched"])
+        let watcher = try await ChangedCollector(connection: try fixture.connect(), domains: ["com.example.Watched"])
 
         try await writer.write("com.example.Watched", "a", .integer(1))
         try await writer.write("com.example.Other", "a", .integer(1))          // filtered out by arg0
@@ -72,7 +76,7 @@ struct SignalTests {
     func volatileSignals() async throws {
         let fixture = try await ServiceFixture()
         let writer = PreferencesClient(connection: try fixture.connect())
-        let watcher = try ChangedCollector(connection: try fixture.connect(), domains: ["com.example.V"])
+        let watcher = try await ChangedCollector(connection: try fixture.connect(), domains: ["com.example.V"])
         try await writer.call("SetVolatileDomain", [.string("com.example.V"), PreferencesClient.values(["k": .integer(1)])])
         try await writer.write("com.example.V", "k", .integer(2))
         try await writer.call("RemoveVolatileDomain", [.string("com.example.V")])
@@ -86,7 +90,7 @@ struct SignalTests {
     func signalBeforeReply() async throws {
         let fixture = try await ServiceFixture()
         let connection = try fixture.connect()
-        let watcher = try ChangedCollector(connection: connection, domains: ["com.example.Self"])
+        let watcher = try await ChangedCollector(connection: connection, domains: ["com.example.Self"])
         let client = PreferencesClient(connection: connection)
         for index in 0..<20 {
             try await client.write("com.example.Self", "n", .integer(Int64(index)))
