@@ -28,10 +28,11 @@ public struct ServiceLimits: Sendable, Hashable {
         self.nesting = nesting
     }
 
-    /// The largest message the service accepts: well above the value limit (at least
-    /// 4 MiB, four values' worth), so that an oversized value gets `QuotaExceeded` instead
-    /// of libdbus dropping the sender's connection.
-    public var maximumMessageBytes: Int {
-        max(8 << 20, valueBytes.multipliedReportingOverflow(by: 4).overflow ? Int(Int32.max) : valueBytes * 4)
-    }
+    /// The largest message the service accepts: the protocol's own maximum (128 MiB).
+    ///
+    /// A message over a connection's limit makes libdbus drop the *receiving* connection
+    /// from the bus, so any lower limit would let one client knock prefsd off the bus.
+    /// With the protocol's maximum every message the bus delivers is read and refused
+    /// with `QuotaExceeded` or `InvalidArgs` instead.
+    public var maximumMessageBytes: Int { 128 << 20 }
 }
