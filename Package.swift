@@ -97,6 +97,12 @@ let package = Package(
             path: "Tests/BusTestSupport",
             swiftSettings: strict
         ),
+        .target(
+            name: "PrefsdTestSupport",
+            dependencies: ["BusTestSupport", "DBus", "PreferencesModel", "PreferencesProtocol"],
+            path: "Tests/PrefsdTestSupport",
+            swiftSettings: strict
+        ),
         .testTarget(
             name: "DBusTests",
             dependencies: ["DBus", "BusTestSupport"],
@@ -120,7 +126,7 @@ let package = Package(
         .testTarget(
             name: "PreferencesServiceTests",
             dependencies: [
-                "DBus", "BusTestSupport", "PreferencesModel", "PreferencesProtocol", "PreferencesService",
+                "DBus", "PrefsdTestSupport", "PreferencesModel", "PreferencesProtocol", "PreferencesService",
             ],
             swiftSettings: strict
         ),

@@ -1,5 +1,6 @@
 import Foundation
 import PreferencesModel
+import PrefsdTestSupport
 import Testing
 
 /// The contract's examples, run as written with the fixture's bus as the session bus.

@@ -1,6 +1,7 @@
 import DBus
 import Foundation
 import PreferencesProtocol
+import PrefsdTestSupport
 import Testing
 
 @Suite("Introspection")

@@ -4,6 +4,7 @@ import Foundation
 import PreferencesModel
 import PreferencesProtocol
 import Synchronization
+import PrefsdTestSupport
 import Testing
 
 @Suite("Restarts, crashes and a second instance")

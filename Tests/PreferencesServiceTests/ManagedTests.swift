@@ -2,6 +2,7 @@ import DBus
 import Foundation
 import PreferencesModel
 import PreferencesProtocol
+import PrefsdTestSupport
 import Testing
 
 @Suite("Managed (forced) preferences")

@@ -2,6 +2,7 @@ import DBus
 import Foundation
 import PreferencesModel
 import PreferencesProtocol
+import PrefsdTestSupport
 import Testing
 
 @Suite("Every value type goes in and comes back with its type")

@@ -1,4 +1,4 @@
-import BusTestSupport
+@_exported import BusTestSupport
 import DBus
 import Foundation
 import PreferencesProtocol
@@ -6,13 +6,13 @@ import Synchronization
 
 /// A private bus, a temporary store directory and a `prefsd` serving them, started fresh
 /// for one test: nothing touches the real session bus or `~/.config`.
-final class ServiceFixture: Sendable {
-    let bus: PrivateBus
-    let storeDirectory: URL
+public final class ServiceFixture: Sendable {
+    public let bus: PrivateBus
+    public let storeDirectory: URL
     private let process = Mutex<Process?>(nil)
 
     /// Starts a bus and a prefsd on it, and waits until prefsd owns its name.
-    init(arguments: [String] = []) async throws {
+    public init(arguments: [String] = []) async throws {
         bus = try PrivateBus()
         storeDirectory = bus.directory.appendingPathComponent("store", isDirectory: true)
         try await startService(arguments: arguments)
@@ -24,7 +24,7 @@ final class ServiceFixture: Sendable {
     }
 
     /// The built `prefsd` beside the test bundle, or `$PREFSD_BINARY`.
-    static var binary: URL {
+    public static var binary: URL {
         if let path = ProcessInfo.processInfo.environment["PREFSD_BINARY"] {
             return URL(fileURLWithPath: path)
         }
@@ -39,7 +39,7 @@ final class ServiceFixture: Sendable {
     }
 
     /// Starts prefsd (again) on the fixture's bus and store.
-    func startService(arguments: [String] = [], waitForName: Bool = true) async throws {
+    public func startService(arguments: [String] = [], waitForName: Bool = true) async throws {
         let process = Process()
         process.executableURL = Self.binary
         process.arguments = ["--address", bus.address, "--store", storeDirectory.path, "--log-level", "warning"] + arguments
@@ -60,16 +60,16 @@ final class ServiceFixture: Sendable {
     }
 
     /// Where prefsd's log (its standard error) goes.
-    var logFile: URL { bus.directory.appendingPathComponent("prefsd.log") }
+    public var logFile: URL { bus.directory.appendingPathComponent("prefsd.log") }
 
     /// What prefsd has logged so far.
-    var log: String { (try? String(contentsOf: logFile, encoding: .utf8)) ?? "" }
+    public var log: String { (try? String(contentsOf: logFile, encoding: .utf8)) ?? "" }
 
     /// The pid of the running prefsd.
-    var pid: Int32? { process.withLock { $0?.processIdentifier } }
+    public var pid: Int32? { process.withLock { $0?.processIdentifier } }
 
     /// Waits until some connection owns the service's bus name.
-    func waitUntilOwned(timeout: Duration = .seconds(20)) async throws {
+    public func waitUntilOwned(timeout: Duration = .seconds(20)) async throws {
         let client = try connect()
         defer { client.close() }
         let deadline = ContinuousClock.now + timeout
@@ -89,7 +89,7 @@ final class ServiceFixture: Sendable {
 
     /// Sends `signal` to prefsd and waits for it to exit; returns its exit status.
     @discardableResult
-    func stopService(signal number: Int32 = SIGTERM) -> Int32? {
+    public func stopService(signal number: Int32 = SIGTERM) -> Int32? {
         guard let process = process.withLock({ current -> Process? in
             defer { current = nil }
             return current
@@ -101,7 +101,7 @@ final class ServiceFixture: Sendable {
 
     /// Waits for prefsd to exit by itself; returns its exit status, or `nil` if it still
     /// runs after `timeout`.
-    func waitForExit(timeout: Duration = .seconds(20)) async -> Int32? {
+    public func waitForExit(timeout: Duration = .seconds(20)) async -> Int32? {
         guard let process = process.withLock({ $0 }) else { return nil }
         let deadline = ContinuousClock.now + timeout
         while process.isRunning, ContinuousClock.now < deadline {
@@ -113,34 +113,34 @@ final class ServiceFixture: Sendable {
     }
 
     /// Kills prefsd with SIGKILL, as a crash would.
-    func killService() {
+    public func killService() {
         stopService(signal: SIGKILL)
     }
 
     /// A new client connection to the fixture's bus.
-    func connect() throws -> DBusConnection {
+    public func connect() throws -> DBusConnection {
         try DBusConnection.connect(address: bus.address)
     }
 
     /// Runs a command-line tool with the fixture's bus as the session bus.
-    func run(_ tool: String, _ arguments: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
+    public func run(_ tool: String, _ arguments: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
         try runCommand(tool, arguments, environment: ["DBUS_SESSION_BUS_ADDRESS": bus.address])
     }
 }
 
 /// A fixture that could not do what a test needs.
-struct FixtureError: Error, CustomStringConvertible {
-    let description: String
-    init(_ description: String) { self.description = description }
+public struct FixtureError: Error, CustomStringConvertible {
+    public let description: String
+    public init(_ description: String) { self.description = description }
 }
 
 /// A value shared between tasks under a lock.
-final class Locked<Value: Sendable>: Sendable {
+public final class Locked<Value: Sendable>: Sendable {
     private let mutex: Mutex<Value>
 
-    init(_ value: Value) { mutex = Mutex(value) }
+    public init(_ value: Value) { mutex = Mutex(value) }
 
-    func withLock<Result: Sendable>(_ body: (inout Value) -> Result) -> Result {
+    public func withLock<Result: Sendable>(_ body: (inout Value) -> Result) -> Result {
         mutex.withLock { body(&$0) }
     }
 }

@@ -3,12 +3,17 @@ import PreferencesModel
 import PreferencesProtocol
 
 /// Calls the service's methods from a test, the way any client on the bus would.
-struct PreferencesClient {
-    let connection: DBusConnection
+public struct PreferencesClient {
+    public let connection: DBusConnection
+
+    /// A client calling over `connection`.
+    public init(connection: DBusConnection) {
+        self.connection = connection
+    }
 
     /// Calls `method` with `body` and returns the reply's arguments.
     @discardableResult
-    func call(_ method: String, _ body: [DBusValue] = [], interface: String? = PreferencesBus.interface) async throws -> [DBusValue] {
+    public func call(_ method: String, _ body: [DBusValue] = [], interface: String? = PreferencesBus.interface) async throws -> [DBusValue] {
         try await connection.call(.methodCall(
             destination: PreferencesBus.busName, path: PreferencesBus.objectPath,
             interface: interface, member: method, body: body
@@ -16,7 +21,7 @@ struct PreferencesClient {
     }
 
     /// The error name a call is refused with, or `nil` when it succeeds.
-    func refusal(_ method: String, _ body: [DBusValue]) async -> String? {
+    public func refusal(_ method: String, _ body: [DBusValue]) async -> String? {
         do {
             try await call(method, body)
             return nil
@@ -27,38 +32,38 @@ struct PreferencesClient {
         }
     }
 
-    func write(_ domain: String, _ key: String, _ value: PropertyListValue) async throws {
+    public func write(_ domain: String, _ key: String, _ value: PropertyListValue) async throws {
         try await call("Write", [.string(domain), .string(key), value.dbusVariant])
     }
 
-    func write(_ domain: String, _ key: String, raw value: DBusValue) async throws {
+    public func write(_ domain: String, _ key: String, raw value: DBusValue) async throws {
         try await call("Write", [.string(domain), .string(key), .variant(value)])
     }
 
-    func read(_ domain: String, _ key: String) async throws -> DBusValue {
+    public func read(_ domain: String, _ key: String) async throws -> DBusValue {
         guard case .variant(let value)? = try await call("Read", [.string(domain), .string(key)]).first else {
             throw FixtureError("Read did not answer a variant")
         }
         return value
     }
 
-    func readValue(_ domain: String, _ key: String) async throws -> PropertyListValue {
+    public func readValue(_ domain: String, _ key: String) async throws -> PropertyListValue {
         try PropertyListValue(dbus: try await read(domain, key))
     }
 
-    func readDomain(_ domain: String) async throws -> [String: PropertyListValue] {
+    public func readDomain(_ domain: String) async throws -> [String: PropertyListValue] {
         guard let answer = try await call("ReadDomain", [.string(domain)]).first else {
             throw FixtureError("ReadDomain answered nothing")
         }
         return try PropertyListValue.dictionary(dbus: answer)
     }
 
-    func strings(_ method: String) async throws -> [String] {
+    public func strings(_ method: String) async throws -> [String] {
         guard case .array(_, let items)? = try await call(method).first else { throw FixtureError("\(method) did not answer an array") }
         return items.compactMap { if case .string(let text) = $0 { text } else { nil } }
     }
 
-    static func values(_ values: [String: PropertyListValue]) -> DBusValue {
+    public static func values(_ values: [String: PropertyListValue]) -> DBusValue {
         PropertyListValue.dictionary(values).dbusValue
     }
 }
