@@ -55,7 +55,7 @@ import Testing
         }
         let elapsed = clock.now - start
         #expect(elapsed >= .milliseconds(250))
-        #expect(elapsed < .seconds(3))
+        #expect(elapsed < .seconds(15), "a timeout that never fires would hang here")
     }
 
     @Test func manyConcurrentCalls() async throws {
