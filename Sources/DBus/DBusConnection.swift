@@ -88,16 +88,8 @@ public final class DBusConnection: Sendable {
     /// throws ``DBusError/remote(name:message:)``; no reply within `timeout` throws
     /// `.remote(name: "org.freedesktop.DBus.Error.NoReply", …)`.
     public func call(_ message: DBusMessage, timeout: Duration = .seconds(25)) async throws(DBusError) -> DBusMessage {
-        guard message.kind == .methodCall else {
-            throw .invalidMessage("only method calls can be sent with call(); use send()")
-        }
-        var message = message
-        message.noReplyExpected = false
-        let raw = try MessageEncoder.encode(message)
-        let milliseconds = Self.milliseconds(timeout)
-        let core = core
         let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<DBusMessage, DBusError>, Never>) in
-            core.startCall(raw, timeout: milliseconds) { continuation.resume(returning: $0) }
+            call(message, timeout: timeout) { continuation.resume(returning: $0) }
         }
         return try result.get()
     }
@@ -138,7 +130,7 @@ public final class DBusConnection: Sendable {
         core.close()
     }
 
-    private static func milliseconds(_ duration: Duration) -> Int32 {
+    static func milliseconds(_ duration: Duration) -> Int32 {
         let (seconds, attoseconds) = duration.components
         if seconds < 0 { return 0 }
         if seconds >= Int64(Int32.max / 1000) { return Int32.max - 1 }

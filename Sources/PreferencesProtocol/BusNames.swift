@@ -8,12 +8,20 @@ public enum PreferencesBus {
     public static let interface = "io.github.prefsd.Preferences1"
     /// The name of the signal emitted after every committed change.
     public static let changedSignal = "Changed"
+    /// The name of the signal emitted when the keys an administrator forces in a domain change.
+    public static let forcedKeysChangedSignal = "ForcedKeysChanged"
     /// The name of the read-only property holding the service's version.
     public static let versionProperty = "Version"
 
-    /// The match rule that subscribes to `Changed` for one domain, as clients add it.
+    /// The match rule that subscribes to `Changed` for one domain, as the contract gives it.
     public static func changedMatchRule(domain: String) -> String {
         "type='signal',interface='\(interface)',member='\(changedSignal)',arg0='\(domain)'"
+    }
+
+    /// The match rule that subscribes to every signal about one domain (`Changed` and
+    /// `ForcedKeysChanged`), as the client library adds it.
+    public static func domainMatchRule(domain: String) -> String {
+        "type='signal',sender='\(busName)',path='\(objectPath)',interface='\(interface)',arg0='\(domain)'"
     }
 }
 
@@ -32,6 +40,7 @@ public enum PreferencesMethod: String, Sendable, CaseIterable {
     case removeVolatileDomain = "RemoveVolatileDomain"
     case isForced = "IsForced"
     case lookup = "Lookup"
+    case forcedKeys = "ForcedKeys"
 
     /// The D-Bus signature of the method's input arguments.
     public var inputSignature: String {
@@ -39,7 +48,7 @@ public enum PreferencesMethod: String, Sendable, CaseIterable {
         case .read, .remove, .isForced: "ss"
         case .write: "ssv"
         case .domains, .volatileDomains: ""
-        case .readDomain, .removeDomain, .removeVolatileDomain: "s"
+        case .readDomain, .removeDomain, .removeVolatileDomain, .forcedKeys: "s"
         case .apply: "sa{sv}as"
         case .replaceDomain, .setVolatileDomain: "sa{sv}"
         case .lookup: "ass"

@@ -75,6 +75,9 @@ struct DomainState: Sendable {
     /// Names of the volatile domains, sorted.
     var volatileDomainNames: [DomainName] { volatile.keys.sorted() }
 
+    /// The keys an administrator forces in `domain`, sorted.
+    func forcedKeys(domain: DomainName) -> [String] { (forced[domain] ?? [:]).keys.sorted() }
+
     /// Whether an administrator forces `key` in `domain`.
     func isForced(domain: DomainName, key: String) -> Bool { forced[domain]?[key] != nil }
 

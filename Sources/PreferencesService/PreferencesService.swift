@@ -86,8 +86,23 @@ public final class PreferencesService: Sendable {
     func reloadManagedDomains() {
         let previous = core.withLock { $0.domains?.forced ?? [:] }
         let forced = managed.load(previous: previous)
-        let changes = core.withLock { $0.domains?.replaceForced(with: forced) ?? [] }
-        if !changes.isEmpty { logger.info("managed preferences changed", metadata: ["domains": "\(changes.map(\.domain.rawValue))"]) }
+        let (changes, forcedKeys) = core.withLock { core -> ([Change], [DomainName: [String]]) in
+            guard core.domains != nil else { return ([], [:]) }
+            let before = core.domains!.forced.mapValues { $0.keys.sorted() }
+            let changes = core.domains!.replaceForced(with: forced)
+            let after = core.domains!.forced.mapValues { $0.keys.sorted() }
+            let domains = Set(before.keys).union(after.keys).filter { before[$0] != after[$0] }
+            return (changes, Dictionary(uniqueKeysWithValues: domains.map { ($0, after[$0] ?? []) }))
+        }
+        if !changes.isEmpty || !forcedKeys.isEmpty {
+            logger.info("managed preferences changed", metadata: ["domains": "\(Set(changes.map(\.domain.rawValue)).union(forcedKeys.keys.map(\.rawValue)).sorted())"])
+        }
+        for (domain, keys) in forcedKeys.sorted(by: { $0.key < $1.key }) {
+            send(.signal(
+                path: PreferencesBus.objectPath, interface: PreferencesBus.interface,
+                member: PreferencesBus.forcedKeysChangedSignal, body: [.string(domain.rawValue), .stringArray(keys)]
+            ))
+        }
         for change in changes { emit(change) }
     }
 
@@ -166,6 +181,9 @@ public final class PreferencesService: Sendable {
             return .answer([.stringArray(read(\.persistentDomainNames).map(\.rawValue))])
         case .volatileDomains:
             return .answer([.stringArray(read(\.volatileDomainNames).map(\.rawValue))])
+        case .forcedKeys:
+            let domain = try arguments.domain(0)
+            return .answer([.stringArray(read { $0.forcedKeys(domain: domain) })])
         case .isForced:
             let (domain, key) = (try arguments.domain(0), try arguments.key(1))
             return .answer([.boolean(read { $0.isForced(domain: domain, key: key) })])
