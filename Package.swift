@@ -12,6 +12,7 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .executable(name: "prefsd", targets: ["prefsd"]),
+        .library(name: "Preferences", targets: ["Preferences"]),
         .library(name: "DBus", targets: ["DBus"]),
         .library(name: "PreferencesModel", targets: ["PreferencesModel"]),
     ],
@@ -63,6 +64,12 @@ let package = Package(
             ],
             swiftSettings: strict,
             plugins: ["EmbedIntrospection"]
+        ),
+
+        .target(
+            name: "Preferences",
+            dependencies: ["DBus", "PreferencesModel", "PreferencesProtocol"],
+            swiftSettings: strict
         ),
 
         // MARK: Executables

@@ -1,0 +1,132 @@
+import DBus
+import Dispatch
+import PreferencesModel
+import PreferencesProtocol
+
+extension BusSession {
+    /// Makes sure the domains are in the cache: for each one not loaded yet, subscribes to
+    /// its signals, then reads it and its forced keys. Waits for domains another thread is
+    /// loading. When prefsd cannot be reached the domains stay unloaded, and reads fall
+    /// back on the local domains.
+    /// - Returns: whether every domain is loaded.
+    @discardableResult
+    func ensureLoaded(_ domains: [DomainName]) -> Bool {
+        var mine: [DomainName] = []
+        var others: [DispatchGroup] = []
+        let allLoaded = state.withLock { state -> Bool in
+            for domain in domains where !state.cache.isLoaded(domain) {
+                if let loading = state.loading[domain] {
+                    others.append(loading.done)
+                } else {
+                    let loading = Loading()
+                    loading.done.enter()
+                    state.loading[domain] = loading
+                    mine.append(domain)
+                }
+            }
+            return mine.isEmpty && others.isEmpty
+        }
+        if allLoaded { return true }
+        for domain in mine { load(domain) }
+        for group in others { _ = group.wait(timeout: .now() + .seconds(30)) }
+        return state.withLock { state in domains.allSatisfy { state.cache.isLoaded($0) } }
+    }
+
+    private func load(_ domain: DomainName) {
+        let answer: Snapshot?
+        do {
+            let connection = try connection()
+            do {
+                _ = try connection.callBlocking(.methodCall(
+                    destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus",
+                    interface: "org.freedesktop.DBus", member: "AddMatch",
+                    body: [.string(PreferencesBus.domainMatchRule(domain: domain.rawValue))]
+                ), timeout: Self.callTimeout)
+            } catch {
+                throw PreferencesError(error)
+            }
+            answer = try read(domain)
+        } catch {
+            answer = nil
+        }
+        let loading = state.withLock { $0.loading.removeValue(forKey: domain) }
+        if let answer {
+            mutate(notify: false) { cache in
+                cache.load(domain, values: answer.values, forced: answer.forced)
+            }
+            // Signals that came after the service read the domain for us still apply; those
+            // that came before are in what it answered.
+            for signal in loading?.buffered ?? [] where signal.serial > answer.serial {
+                apply(signal)
+            }
+        }
+        loading?.done.leave()
+    }
+
+    /// What the service answered for a domain, and the serial of its last answer: signals
+    /// with a higher serial were sent after it.
+    private struct Snapshot {
+        var values: [String: PropertyListValue]
+        var forced: Set<String>
+        var serial: UInt32
+    }
+
+    private func read(_ domain: DomainName) throws(PreferencesError) -> Snapshot {
+        let forcedReply = try callBlocking(.forcedKeys, [.string(domain.rawValue)])
+        var forced: Set<String> = []
+        if case .array(_, let items)? = forcedReply.body.first {
+            for case .string(let key) in items { forced.insert(key) }
+        }
+        let reply: DBusMessage
+        do {
+            reply = try callBlocking(.readDomain, [.string(domain.rawValue)])
+        } catch .notFound {
+            return Snapshot(values: [:], forced: forced, serial: forcedReply.serial)
+        }
+        guard let body = reply.body.first else { return Snapshot(values: [:], forced: forced, serial: reply.serial) }
+        do {
+            return Snapshot(values: try PropertyListValue.dictionary(dbus: body), forced: forced, serial: reply.serial)
+        } catch {
+            throw PreferencesError(error)
+        }
+    }
+
+    // MARK: Signals
+
+    /// Takes a signal from the bus (on the connection's queue): applies it to a loaded
+    /// domain, keeps it for a domain being loaded, ignores it otherwise.
+    func receive(_ signal: DBusMessage) {
+        guard signal.interface == PreferencesBus.interface, case .string(let name)? = signal.body.first,
+              let domain = try? DomainName(name) else { return }
+        let loaded = state.withLock { state -> Bool in
+            if state.cache.isLoaded(domain) { return true }
+            state.loading[domain]?.buffered.append(signal)
+            return false
+        }
+        if loaded { apply(signal) }
+    }
+
+    private func apply(_ signal: DBusMessage) {
+        guard case .string(let name)? = signal.body.first, let domain = try? DomainName(name) else { return }
+        switch (signal.member, signal.body.count) {
+        case (PreferencesBus.changedSignal?, 3):
+            guard let changed = try? PropertyListValue.dictionary(dbus: signal.body[1]),
+                  case .array(_, let removedValues) = signal.body[2] else { return }
+            var removed: [String] = []
+            for case .string(let key) in removedValues { removed.append(key) }
+            mutate(domain: domain, keys: Set(changed.keys).union(removed)) { cache in
+                cache.applyChange(domain, changed: changed, removed: removed)
+            }
+        case (PreferencesBus.forcedKeysChangedSignal?, 2):
+            guard case .array(_, let keyValues) = signal.body[1] else { return }
+            var keys: Set<String> = []
+            for case .string(let key) in keyValues { keys.insert(key) }
+            let previous = state.withLock { $0.cache.domains[domain]?.forced ?? [] }
+            mutate(domain: domain, keys: keys.union(previous)) { cache in
+                cache.setForced(domain, keys)
+            }
+        default:
+            break
+        }
+    }
+}

@@ -1,0 +1,132 @@
+import Foundation
+import PreferencesModel
+import PreferencesProtocol
+
+extension Preferences {
+    /// Sets a property-list value in this object's domain.
+    ///
+    /// The value shows at once in this process; it reaches prefsd and the disk in the
+    /// background. A refused write (a forced key, a quota, no service) is taken back, so
+    /// the previous value shows again, and `synchronize()` returns false. Use
+    /// `write(_:forKey:)` to learn the outcome of one write.
+    public func set(_ value: PropertyListValue, forKey key: String) {
+        send(value, forKey: key, completion: nil)
+    }
+
+    /// Sets Foundation objects (`String`, numbers, `Bool`, `Data`, `Date`, `URL`, arrays
+    /// and dictionaries of them), as `UserDefaults.set(_:forKey:)`; `nil` removes the key.
+    /// An object that is not a property list is not stored, and `synchronize()` returns false.
+    public func set(_ value: Any?, forKey key: String) {
+        guard let value else { return removeObject(forKey: key) }
+        do {
+            set(try PropertyListValue(foundation: value), forKey: key)
+        } catch {
+            session.recordRefusal(PreferencesError(error))
+        }
+    }
+
+    /// Sets an integer.
+    public func set(_ value: Int, forKey key: String) { set(.integer(Int64(value)), forKey: key) }
+    /// Sets a double.
+    public func set(_ value: Double, forKey key: String) { set(.real(value), forKey: key) }
+    /// Sets a float.
+    public func set(_ value: Float, forKey key: String) { set(.real(Double(value)), forKey: key) }
+    /// Sets a boolean.
+    public func set(_ value: Bool, forKey key: String) { set(.boolean(value), forKey: key) }
+    /// Sets a URL, stored as its absolute string (read it back with `url(forKey:)`).
+    public func set(_ url: URL?, forKey key: String) {
+        guard let url else { return removeObject(forKey: key) }
+        set(.string(url.isFileURL ? url.path : url.absoluteString), forKey: key)
+    }
+
+    /// Removes a key from this object's domain.
+    public func removeObject(forKey key: String) {
+        send(nil, forKey: key, completion: nil)
+    }
+
+    /// Sets a value and waits until prefsd has it on disk.
+    /// - Throws: `PreferencesError` saying why it was refused; the previous value shows again.
+    public func write(_ value: PropertyListValue, forKey key: String) async throws(PreferencesError) {
+        try await awaitWrite(value, forKey: key)
+    }
+
+    /// Removes a key and waits until the removal is on disk.
+    /// - Throws: `PreferencesError` saying why it was refused.
+    public func remove(forKey key: String) async throws(PreferencesError) {
+        try await awaitWrite(nil, forKey: key)
+    }
+
+    private func awaitWrite(_ value: PropertyListValue?, forKey key: String) async throws(PreferencesError) {
+        let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<Void, PreferencesError>, Never>) in
+            send(value, forKey: key) { continuation.resume(returning: $0) }
+        }
+        try result.get()
+    }
+
+    private func send(_ value: PropertyListValue?, forKey key: String, completion: (@Sendable (Result<Void, PreferencesError>) -> Void)?) {
+        if let problem = PreferenceKey.problem(with: key) {
+            let error = PreferencesError.invalidName("invalid key \"\(key.prefix(80))\": \(problem)")
+            session.recordRefusal(error)
+            completion?(.failure(error))
+            return
+        }
+        if session.state.withLock({ $0.cache.isForced(domain, key) }) {
+            let error = PreferencesError.forced("\(domainName) \"\(key)\" is forced by the administrator's managed preferences and cannot be changed")
+            session.recordRefusal(error)
+            completion?(.failure(error))
+            return
+        }
+        session.write(value, key: key.precomposedStringWithCanonicalMapping, domain: domain, completion: completion)
+    }
+
+    /// Adds values to the registration domain: the fallbacks used when no other domain
+    /// has a key. They belong to this object and are never sent to prefsd.
+    public func register(defaults: [String: Any]) {
+        var added: [String: PropertyListValue] = [:]
+        for (key, object) in defaults {
+            do { added[key] = try PropertyListValue(foundation: object) } catch { session.recordRefusal(PreferencesError(error)) }
+        }
+        changeLayers(keys: Set(added.keys)) { $0.registration.merge(added) { _, new in new } }
+    }
+
+    /// Adds a domain to the search list, after the application domain and the suites
+    /// added before it (as `UserDefaults.addSuite(named:)`).
+    public func addSuite(named suiteName: String) {
+        guard let suite = try? DomainName(suiteName) else { return }
+        session.ensureLoaded([suite])
+        let keys = session.state.withLock { $0.cache.keys(suite) }
+        changeLayers(keys: keys) { $0.searchList.addSuite(suite) }
+    }
+
+    /// Removes a suite from the search list.
+    public func removeSuite(named suiteName: String) {
+        guard let suite = try? DomainName(suiteName) else { return }
+        let keys = session.state.withLock { $0.cache.keys(suite) }
+        changeLayers(keys: keys) { $0.searchList.removeSuite(suite) }
+    }
+
+    /// Changes this object's own layers and tells observers of the keys whose value changed.
+    private func changeLayers(keys: Set<String>, _ body: (inout Layers) -> Void) {
+        let changes = session.state.withLock { state -> [PreferencesChange] in
+            let keys = Array(keys)
+            let before = local.withLock { local in keys.map { local.layers.resolve($0, in: state.cache) } }
+            return local.withLock { local in
+                body(&local.layers)
+                local.layersVersion += 1
+                local.resolved = [:]
+                return keys.indices.compactMap { index in
+                    let now = local.layers.resolve(keys[index], in: state.cache)
+                    return now == before[index] ? nil : PreferencesChange(key: keys[index], value: now)
+                }
+            }
+        }
+        if !changes.isEmpty { deliver(changes) }
+    }
+
+    /// Waits until every write this process sent is answered (on disk when it succeeded).
+    /// - Returns: false if any write since the last call was refused or could not be sent.
+    @discardableResult
+    public func synchronize() -> Bool {
+        session.waitForWrites().isEmpty
+    }
+}
