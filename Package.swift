@@ -110,6 +110,17 @@ let package = Package(
             path: "Tests/PrefsdTestSupport",
             swiftSettings: strict
         ),
+        .executableTarget(
+            name: "preferences-probe",
+            dependencies: ["Preferences", "PreferencesModel"],
+            path: "Tests/PreferencesProbe",
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "PreferencesTests",
+            dependencies: ["Preferences", "PreferencesModel", "PrefsdTestSupport"],
+            swiftSettings: strict
+        ),
         .testTarget(
             name: "DBusTests",
             dependencies: ["DBus", "BusTestSupport"],

@@ -77,8 +77,12 @@ final class Daemon: Sendable {
     ) async throws -> Daemon {
         let connection: DBusConnection
         do {
+            let environment = ProcessInfo.processInfo.environment
             if let busAddress {
                 connection = try DBusConnection.connect(address: busAddress)
+            } else if environment["DBUS_STARTER_BUS_TYPE"] == "session", let starter = environment["DBUS_STARTER_ADDRESS"] {
+                // Started by bus activation: serve the bus that started us.
+                connection = try DBusConnection.connect(address: starter)
             } else {
                 connection = try DBusConnection.connectToSessionBus()
             }

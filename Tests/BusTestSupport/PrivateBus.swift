@@ -105,6 +105,15 @@ public final class PrivateBus: Sendable {
             <allow eavesdrop="true"/>
             <allow own="*"/>
           </policy>
+          <!-- The limits of Debian's session.conf, so the private bus behaves like a session bus. -->
+          <limit name="max_incoming_bytes">1000000000</limit>
+          <limit name="max_outgoing_bytes">1000000000</limit>
+          <limit name="max_message_size">1000000000</limit>
+          <limit name="service_start_timeout">120000</limit>
+          <limit name="max_completed_connections">100000</limit>
+          <limit name="max_connections_per_user">100000</limit>
+          <limit name="max_match_rules_per_connection">50000</limit>
+          <limit name="max_replies_per_connection">50000</limit>
         </busconfig>
         """
     }

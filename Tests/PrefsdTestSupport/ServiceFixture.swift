@@ -28,14 +28,36 @@ public final class ServiceFixture: Sendable {
         if let path = ProcessInfo.processInfo.environment["PREFSD_BINARY"] {
             return URL(fileURLWithPath: path)
         }
+        return executable("prefsd")
+    }
+
+    /// A built executable of the package, found beside the test bundle.
+    public static func executable(_ name: String) -> URL {
         let me = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
         var directory = me.deletingLastPathComponent()
-        // The test bundle may be a directory (`….xctest/…`) or a file beside prefsd.
-        while !FileManager.default.isExecutableFile(atPath: directory.appendingPathComponent("prefsd").path),
+        // The test bundle may be a directory (`….xctest/…`) or a file beside the executables.
+        while !FileManager.default.isExecutableFile(atPath: directory.appendingPathComponent(name).path),
               directory.path != "/" {
             directory.deleteLastPathComponent()
         }
-        return directory.appendingPathComponent("prefsd")
+        return directory.appendingPathComponent(name)
+    }
+
+    /// A bus on which prefsd is not running but can be activated: the bus starts it, with
+    /// this fixture's store, on the first call to its name.
+    public init(activatable: Void) throws {
+        bus = try PrivateBus()
+        storeDirectory = bus.directory.appendingPathComponent("store", isDirectory: true)
+        let service = """
+        [D-BUS Service]
+        Name=\(PreferencesBus.busName)
+        Exec=\(Self.binary.path) --store \(storeDirectory.path) --log-level warning
+
+        """
+        try service.write(
+            to: bus.serviceDirectory.appendingPathComponent("\(PreferencesBus.busName).service"),
+            atomically: true, encoding: .utf8
+        )
     }
 
     /// Starts prefsd (again) on the fixture's bus and store.
