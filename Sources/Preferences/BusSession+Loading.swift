@@ -96,6 +96,10 @@ extension BusSession {
     /// Takes a signal from the bus (on the connection's queue): applies it to a loaded
     /// domain, keeps it for a domain being loaded, ignores it otherwise.
     func receive(_ signal: DBusMessage) {
+        if signal.member == "NameOwnerChanged", signal.sender == "org.freedesktop.DBus",
+           signal.body.first == .string(PreferencesBus.busName) {
+            return unloadAll()
+        }
         guard signal.interface == PreferencesBus.interface, case .string(let name)? = signal.body.first,
               let domain = try? DomainName(name) else { return }
         let loaded = state.withLock { state -> Bool in

@@ -109,12 +109,24 @@ final class BusSession: Sendable {
         }
         made.setSignalHandler { [weak self] signal in self?.receive(signal) }
         made.setDisconnectHandler { [weak self] in self?.disconnected() }
+        // A prefsd that exits and is started again has lost its volatile domains: follow
+        // the owner of its name and load again after a change.
+        made.call(.methodCall(
+            destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
+            member: "AddMatch",
+            body: [.string("type='signal',sender='org.freedesktop.DBus',member='NameOwnerChanged',arg0='\(PreferencesBus.busName)'")]
+        )) { _ in }
         return made
     }
 
     private func disconnected() {
         link.withLock { $0 = .idle }
         // Without a connection no signal keeps the cache true: load again on next use.
+        unloadAll()
+    }
+
+    /// Forgets every loaded domain; each is loaded again when next read.
+    func unloadAll() {
         mutate(notify: false) { cache in
             for domain in cache.domains.keys { cache.unload(domain) }
         }
