@@ -58,4 +58,19 @@ struct ServiceAvailabilityTests {
             Issue.record("unexpected error \(error)")
         }
     }
+
+    @Test("after prefsd restarts, the cache is loaded again: volatile domains are gone, persistent ones stay")
+    func restart() async throws {
+        let fixture = try await ServiceFixture()
+        let preferences = fixture.preferences("com.example.Restart")
+        preferences.set("kept", forKey: "Persistent")
+        preferences.setVolatileDomain(["Session": "volatile"], forName: "com.example.Session")
+        #expect(preferences.synchronize())
+        preferences.addSuite(named: "com.example.Session")
+        #expect(preferences.string(forKey: "Session") == "volatile")
+        fixture.stopService()
+        try await fixture.startService()
+        #expect(await eventually { preferences.string(forKey: "Session") == nil })
+        #expect(preferences.string(forKey: "Persistent") == "kept")
+    }
 }
