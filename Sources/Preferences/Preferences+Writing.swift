@@ -63,7 +63,7 @@ extension Preferences {
         try result.get()
     }
 
-    private func send(_ value: PropertyListValue?, forKey key: String, completion: (@Sendable (Result<Void, PreferencesError>) -> Void)?) {
+    private func send(_ value: PropertyListValue?, forKey key: String, completion: BusSession.Completion?) {
         if let problem = PreferenceKey.problem(with: key) {
             let error = PreferencesError.invalidName("invalid key \"\(key.prefix(80))\": \(problem)")
             session.recordRefusal(error)
