@@ -50,6 +50,18 @@ struct LifecycleTests {
         try await client.write("com.example.App", "k", .integer(1))
     }
 
+    @Test("without a session bus prefsd says so and how to get one")
+    func noSessionBus() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("prefsd-nobus-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let result = try runCommand("/usr/bin/env", [
+            "-u", "DBUS_SESSION_BUS_ADDRESS", "-u", "DBUS_STARTER_ADDRESS", ServiceFixture.binary.path, "--store", directory.path,
+        ])
+        #expect(result.status == 69)
+        #expect(result.stderr.contains("no session bus") && result.stderr.contains("dbus-run-session"), "\(result.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: directory.path), "nothing is created without a bus")
+    }
+
     @Test("--replace takes over without losing an acknowledged write")
     func replace() async throws {
         let fixture = try await ServiceFixture()
