@@ -22,7 +22,7 @@ public final class StoreLock: Sendable {
     ///   process still holds the lock after `timeout`.
     public init(directory: URL, timeout: Duration = .seconds(10)) throws(StoreError) {
         url = directory.appendingPathComponent("lock")
-        try StoreDirectory.prepare(directory)
+        try StoreFiles(directory: directory).prepareDirectory()
         let descriptor = open(url.path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else {
             throw .cannotOpen(path: url.path, reason: String(cString: strerror(errno)))
@@ -43,21 +43,5 @@ public final class StoreLock: Sendable {
 
     deinit {
         close(descriptor)
-    }
-}
-
-/// The store directory's creation and permissions.
-enum StoreDirectory {
-    /// Creates `directory` (and its parents) with mode 0700, and narrows an existing one
-    /// to 0700: preferences are the user's alone.
-    static func prepare(_ directory: URL) throws(StoreError) {
-        do {
-            try FileManager.default.createDirectory(
-                at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700]
-            )
-            try FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: directory.path)
-        } catch {
-            throw .cannotOpen(path: directory.path, reason: "cannot create the store directory: \(error.localizedDescription)")
-        }
     }
 }
