@@ -25,12 +25,13 @@ test: deps
 install: build
 	install -d "$(DESTDIR)$(BINDIR)" "$(DESTDIR)$(DBUS_SERVICES_DIR)" "$(DESTDIR)$(SYSTEMD_USER_DIR)"
 	install -m 0755 "$$($(SWIFT) build -c release --show-bin-path)/prefsd" "$(DESTDIR)$(BINDIR)/prefsd"
+	install -m 0755 "$$($(SWIFT) build -c release --show-bin-path)/prefs" "$(DESTDIR)$(BINDIR)/prefs"
 	sed 's|@bindir@|$(BINDIR)|g' dbus/io.github.prefsd.Preferences1.service > "$(DESTDIR)$(DBUS_SERVICES_DIR)/io.github.prefsd.Preferences1.service"
 	sed 's|@bindir@|$(BINDIR)|g' dbus/prefsd.service > "$(DESTDIR)$(SYSTEMD_USER_DIR)/prefsd.service"
-	@echo "installed prefsd in $(BINDIR); the session bus starts it on first use"
+	@echo "installed prefsd and prefs in $(BINDIR); the session bus starts prefsd on first use"
 
 uninstall:
-	rm -f "$(DESTDIR)$(BINDIR)/prefsd" \
+	rm -f "$(DESTDIR)$(BINDIR)/prefsd" "$(DESTDIR)$(BINDIR)/prefs" \
 	      "$(DESTDIR)$(DBUS_SERVICES_DIR)/io.github.prefsd.Preferences1.service" \
 	      "$(DESTDIR)$(SYSTEMD_USER_DIR)/prefsd.service"
 

@@ -12,6 +12,7 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .executable(name: "prefsd", targets: ["prefsd"]),
+        .executable(name: "prefs", targets: ["prefs"]),
         .library(name: "Preferences", targets: ["Preferences"]),
         .library(name: "DBus", targets: ["DBus"]),
         .library(name: "PreferencesModel", targets: ["PreferencesModel"]),
@@ -86,6 +87,22 @@ let package = Package(
             swiftSettings: strict
         ),
 
+        .target(
+            name: "PrefsCommand",
+            dependencies: [
+                "DBus",
+                "PreferencesModel",
+                "PreferencesProtocol",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: strict
+        ),
+        .executableTarget(
+            name: "prefs",
+            dependencies: ["PrefsCommand"],
+            swiftSettings: strict
+        ),
+
         // MARK: Build tools
         .executableTarget(
             name: "embed-text",
@@ -138,6 +155,13 @@ let package = Package(
                 "PreferencesModel",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "PrefsCommandTests",
+            dependencies: [
+                "DBus", "PrefsCommand", "PrefsdTestSupport", "PreferencesModel", "PreferencesProtocol",
             ],
             swiftSettings: strict
         ),

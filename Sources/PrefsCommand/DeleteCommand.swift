@@ -1,0 +1,84 @@
+import ArgumentParser
+
+extension Prefs {
+    /// `prefs delete DOMAIN [KEY]`.
+    public struct Delete: AsyncParsableCommand {
+        /// The verb's name and help.
+        public static let configuration = CommandConfiguration(
+            commandName: "delete",
+            abstract: "Remove a key, or a whole domain.",
+            discussion: """
+                A domain or key that does not exist is an error (exit status 1). Deleting a \
+                volatile domain removes it like `prefs volatile remove`.
+
+                Examples:
+                  prefs delete com.example.Editor FontSize
+                  prefs delete com.example.Editor
+                """
+        )
+
+        /// The domain.
+        @Argument(help: "The domain (-g for the global domain).")
+        public var domain: String
+
+        /// The key, or none for the whole domain.
+        @Argument(help: "The key; the whole domain when omitted.")
+        public var key: String?
+
+        /// Creates the verb (ArgumentParser fills in its options).
+        public init() {}
+
+        /// Removes the key or the domain.
+        public func run() async throws {
+            let client = try connect()
+            defer { client.close() }
+            if let key {
+                _ = try await client.read(domain, key)  // NotFound when absent: exit 1
+                try await client.remove(domain, key)
+            } else if try await client.domains().contains(domain) {
+                try await client.removeDomain(domain)
+            } else if try await client.volatileDomains().contains(domain) {
+                try await client.removeVolatileDomain(domain)
+            } else {
+                throw PrefsError.domainNotFound(domain)
+            }
+        }
+    }
+
+    /// `prefs rename DOMAIN OLD NEW`.
+    public struct Rename: AsyncParsableCommand {
+        /// The verb's name and help.
+        public static let configuration = CommandConfiguration(
+            commandName: "rename",
+            abstract: "Rename a key, keeping its value (one atomic change).",
+            discussion: """
+                Example:
+                  prefs rename com.example.Editor FontSize TextSize
+                """
+        )
+
+        /// The domain.
+        @Argument(help: "The domain (-g for the global domain).")
+        public var domain: String
+
+        /// The key's current name.
+        @Argument(help: "The key's current name.")
+        public var oldKey: String
+
+        /// The key's new name.
+        @Argument(help: "The key's new name.")
+        public var newKey: String
+
+        /// Creates the verb (ArgumentParser fills in its options).
+        public init() {}
+
+        /// Sets the new key and removes the old one in one `Apply`.
+        public func run() async throws {
+            let client = try connect()
+            defer { client.close() }
+            let value = try await client.read(domain, oldKey)
+            guard oldKey != newKey else { return }
+            try await client.apply(domain, set: [newKey: value], remove: [oldKey])
+        }
+    }
+}

@@ -1,0 +1,129 @@
+import Foundation
+import ArgumentParser
+import PreferencesModel
+
+extension Prefs {
+    /// `prefs domains`.
+    public struct Domains: AsyncParsableCommand {
+        /// The verb's name and help.
+        public static let configuration = CommandConfiguration(
+            commandName: "domains",
+            abstract: "List the persistent domains, one per line.",
+            discussion: """
+                Volatile domains are listed by `prefs volatile list`.
+
+                Example:
+                  prefs domains
+                """
+        )
+
+        /// Creates the verb (ArgumentParser fills in its options).
+        public init() {}
+
+        /// Prints the names.
+        public func run() async throws {
+            let client = try connect()
+            defer { client.close() }
+            for name in try await client.domains() { Output.line(name) }
+        }
+    }
+
+    /// `prefs find WORD`.
+    public struct Find: AsyncParsableCommand {
+        /// The verb's name and help.
+        public static let configuration = CommandConfiguration(
+            commandName: "find",
+            abstract: "Search every domain's name, keys and values for a word.",
+            discussion: """
+                The search ignores case. A domain whose name contains the word is printed \
+                whole; otherwise the keys whose name or value (strings inside arrays and \
+                dictionaries too) contains it. Volatile domains are searched as well. Exit \
+                status 1 when nothing is found, as grep does.
+
+                Example:
+                  prefs find Menlo
+                """
+        )
+
+        /// The word to look for.
+        @Argument(help: "The word to look for (case is ignored).")
+        public var word: String
+
+        /// Creates the verb (ArgumentParser fills in its options).
+        public init() {}
+
+        /// Searches and prints what matched.
+        public func run() async throws {
+            let client = try connect()
+            defer { client.close() }
+            let names = Set(try await client.domains()).union(try await client.volatileDomains()).sorted()
+            var found = false
+            for name in names {
+                let entries: [String: PropertyListValue]
+                do {
+                    entries = try await client.readDomain(name)
+                } catch .domainNotFound {
+                    continue
+                }
+                let matches = Self.matches(word, domain: name, entries: entries)
+                guard !matches.isEmpty else { continue }
+                found = true
+                Output.line("Found \(matches.count) keys in domain '\(name)': \(OpenStepPropertyList.describe(.dictionary(matches)))")
+            }
+            if !found { throw PrefsError.nothingFound(word) }
+        }
+
+        /// The entries of `domain` that match `word`: all of them when the domain's name does.
+        public static func matches(_ word: String, domain: String, entries: [String: PropertyListValue]) -> [String: PropertyListValue] {
+            if contains(domain, word) { return entries }
+            return entries.filter { contains($0.key, word) || contains($0.value, word) }
+        }
+
+        private static func contains(_ text: String, _ word: String) -> Bool {
+            text.range(of: word, options: [.caseInsensitive]) != nil
+        }
+
+        private static func contains(_ value: PropertyListValue, _ word: String) -> Bool {
+            switch value {
+            case .string(let text): contains(text, word)
+            case .array(let items): items.contains { contains($0, word) }
+            case .dictionary(let entries): entries.contains { contains($0.key, word) || contains($0.value, word) }
+            default: contains(OutputFormatter.text(value), word)
+            }
+        }
+    }
+
+    /// `prefs is-forced DOMAIN KEY`.
+    public struct IsForced: AsyncParsableCommand {
+        /// The verb's name and help.
+        public static let configuration = CommandConfiguration(
+            commandName: "is-forced",
+            abstract: "Print true when an administrator forces a key, else false.",
+            discussion: """
+                Forced keys come from managed domains (/etc/prefsd/managed/DOMAIN.plist); \
+                writing or deleting them fails with exit status 3.
+
+                Example:
+                  prefs is-forced com.example.Editor FontSize
+                """
+        )
+
+        /// The domain.
+        @Argument(help: "The domain (-g for the global domain).")
+        public var domain: String
+
+        /// The key.
+        @Argument(help: "The key.")
+        public var key: String
+
+        /// Creates the verb (ArgumentParser fills in its options).
+        public init() {}
+
+        /// Asks and prints.
+        public func run() async throws {
+            let client = try connect()
+            defer { client.close() }
+            Output.line(try await client.isForced(domain, key) ? "true" : "false")
+        }
+    }
+}

@@ -1,0 +1,104 @@
+import ArgumentParser
+import DBus
+import Dispatch
+import PreferencesModel
+import PreferencesProtocol
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+extension Prefs {
+    /// `prefs monitor [DOMAIN…]`.
+    public struct Monitor: AsyncParsableCommand {
+        /// The verb's name and help.
+        public static let configuration = CommandConfiguration(
+            commandName: "monitor",
+            abstract: "Print one line per change as it happens, until interrupted.",
+            discussion: """
+                Watches the given domains, or every domain when none is given. Each committed \
+                change prints one line, flushed at once:
+                  com.example.Editor: FontSize = 14; Theme = dark; removed Recent
+                --json prints one JSON object per line instead:
+                  {"domain":"com.example.Editor","changed":{"FontSize":14},"removed":[]}
+                Stops with status 0 on SIGINT (Ctrl-C) or SIGTERM; with 69 if the bus goes away.
+
+                Examples:
+                  prefs monitor com.example.Editor
+                  prefs monitor -g com.example.Editor
+                  prefs monitor --json
+                """
+        )
+
+        /// Print JSON lines instead of text.
+        @Flag(name: .long, help: "Print one JSON object per change.")
+        public var json = false
+
+        /// The domains to watch; every domain when empty.
+        @Argument(help: "The domains to watch (-g for the global domain); every domain when omitted.")
+        public var domains: [String] = []
+
+        /// Creates the verb (ArgumentParser fills in its options).
+        public init() {}
+
+        private enum Ending: Sendable {
+            case interrupted
+            case disconnected
+        }
+
+        /// Subscribes, prints changes, and returns when interrupted.
+        public func run() async throws {
+            for domain in domains {
+                do {
+                    _ = try DomainName(domain)
+                } catch {
+                    throw PrefsError.invalid(detail: error.description)
+                }
+            }
+            let client = try connect()
+            defer { client.close() }
+            let json = json
+            client.connection.setSignalHandler { message in
+                guard message.interface == PreferencesBus.interface, message.member == PreferencesBus.changedSignal,
+                      message.path == PreferencesBus.objectPath, message.body.count == 3,
+                      case .string(let domain) = message.body[0],
+                      let changed = try? PropertyListValue.dictionary(dbus: message.body[1], maximumNesting: Int.max / 2),
+                      case .array(_, let removedValues) = message.body[2]
+                else { return }
+                let removed = removedValues.compactMap(\.stringValue)
+                Output.line(json
+                    ? OutputFormatter.changeJSON(domain: domain, changed: changed, removed: removed)
+                    : OutputFormatter.changeLine(domain: domain, changed: changed, removed: removed))
+            }
+
+            let (endings, ending) = AsyncStream<Ending>.makeStream()
+            client.connection.setDisconnectHandler { ending.yield(.disconnected) }
+            signal(SIGINT, SIG_IGN)
+            signal(SIGTERM, SIG_IGN)
+            let sources = [SIGINT, SIGTERM].map { number in
+                let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+                source.setEventHandler { ending.yield(.interrupted) }
+                source.resume()
+                return source
+            }
+            defer { sources.forEach { $0.cancel() } }
+
+            let rules = domains.isEmpty
+                ? ["type='signal',interface='\(PreferencesBus.interface)',member='\(PreferencesBus.changedSignal)'"]
+                : Set(domains).sorted().map { PreferencesBus.changedMatchRule(domain: $0) }
+            for rule in rules {
+                do {
+                    try await client.connection.addMatch(rule)
+                } catch {
+                    throw PreferencesBusClient.map(error, domain: nil, key: nil)
+                }
+            }
+            for await reason in endings {
+                switch reason {
+                case .interrupted: return
+                case .disconnected: throw PrefsError.noBus(detail: "the session bus went away; monitoring stopped")
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,90 @@
+import ArgumentParser
+
+/// The `prefs` command: reads and writes the preferences prefsd serves, in the manner of
+/// macOS `defaults` and `gsettings`.
+public struct Prefs: AsyncParsableCommand {
+    /// The command's name, verbs and help text.
+    public static let configuration = CommandConfiguration(
+        commandName: "prefs",
+        abstract: "Read, write and watch the preferences prefsd serves on the session bus.",
+        discussion: """
+            Domains are reverse-DNS names like com.example.Editor; -g, -globalDomain and \
+            NSGlobalDomain name the global domain. Values print as old-style property-list \
+            text, the way macOS `defaults` prints them; --json prints JSON instead (dates \
+            as ISO 8601 strings, data as base64 strings). If prefsd is not running, the \
+            session bus starts it.
+
+            Examples:
+              prefs write com.example.Editor FontSize -int 14
+              prefs read com.example.Editor FontSize
+              prefs read -g
+              prefs monitor com.example.Editor
+
+            Exit status:
+            \(exitCodeTable)
+
+            Shell completion: prefs --generate-completion-script bash (or zsh, fish).
+            """,
+        version: "1.0",
+        subcommands: [
+            Read.self, ReadType.self, Write.self, Delete.self, Rename.self, Domains.self, Find.self,
+            Export.self, Import.self, Monitor.self, IsForced.self, Volatile.self,
+        ]
+    )
+
+    /// The exit statuses, one per line, for help texts.
+    public static var exitCodeTable: String {
+        PrefsExitCode.allCases.map { code in
+            let number = String(code.rawValue)
+            return "  " + number + String(repeating: " ", count: max(1, 4 - number.count)) + code.summary
+        }.joined(separator: "\n")
+    }
+
+    /// Creates the command (ArgumentParser fills in its options).
+    public init() {}
+
+    /// Parses `arguments` (without the program name), runs the verb, prints any error as
+    /// one line on standard error, and returns the exit status.
+    public static func execute(arguments: [String]) async -> Int32 {
+        let normalized = ArgumentNormalizer.normalize(arguments)
+        do {
+            var command = try parseAsRoot(normalized)
+            if var asyncCommand = command as? any AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
+            return PrefsExitCode.success.rawValue
+        } catch let error as PrefsError {
+            Output.error(error.description)
+            return error.exitCode.rawValue
+        } catch {
+            return report(error)
+        }
+    }
+
+    /// Prints what ArgumentParser has to say about `error` (help, version, completion
+    /// script, or a usage error) and returns its exit status, with usage errors as 2.
+    private static func report(_ error: any Error) -> Int32 {
+        let code = exitCode(for: error)
+        let message = fullMessage(for: error)
+        if code == .success {
+            if !message.isEmpty { Output.line(message) }
+            return PrefsExitCode.success.rawValue
+        }
+        if code == .validationFailure {
+            Output.errorText(message.hasSuffix("\n") ? message : message + "\n")
+            return PrefsExitCode.usage.rawValue
+        }
+        if !message.isEmpty { Output.error(message) }
+        return code.rawValue
+    }
+}
+
+/// Helpers every verb shares.
+extension AsyncParsableCommand {
+    /// A client on the session bus, closed by the caller.
+    func connect() throws(PrefsError) -> PreferencesBusClient {
+        try PreferencesBusClient.connectToSessionBus()
+    }
+}

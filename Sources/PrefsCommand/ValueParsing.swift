@@ -1,0 +1,187 @@
+import Foundation
+import PreferencesModel
+
+/// What the arguments after `prefs write DOMAIN` ask for.
+public enum WriteRequest: Sendable, Equatable {
+    /// Replace the whole domain with this dictionary (`prefs write DOMAIN '{ … }'`).
+    case replaceDomain([String: PropertyListValue])
+    /// Set `key` to `value`.
+    case set(key: String, value: PropertyListValue)
+    /// Append `items` to the array at `key` (`-array-add`).
+    case arrayAdd(key: String, items: [PropertyListValue])
+    /// Merge `entries` into the dictionary at `key` (`-dict-add`).
+    case dictAdd(key: String, entries: [String: PropertyListValue])
+}
+
+/// Parses the `defaults`-style value arguments of `prefs write`.
+///
+/// A plain VALUE is old-style property-list text (`'(a, b)'`, `'{ k = v; }'`, `<0aff>`);
+/// text that does not parse as one is taken as a plain string. The type flags are
+/// `-string`, `-int`/`-integer`, `-float`, `-bool`/`-boolean` (true/false/yes/no/1/0),
+/// `-date` (`2024-05-01 12:00:00 +0000`, ISO 8601, or `yyyy-MM-dd`), `-data` (hex),
+/// `-array …`, `-array-add …`, `-dict key value …` and `-dict-add key value …`. Inside
+/// arrays and dictionaries each item is a plain value or a scalar type flag and its value.
+public enum ValueParser {
+    /// The scalar type flags, as they are written on the command line.
+    public static let scalarFlags: Set<String> = [
+        "-string", "-int", "-integer", "-float", "-bool", "-boolean", "-date", "-data",
+    ]
+
+    /// Parses everything after `prefs write DOMAIN`.
+    /// - Throws: ``PrefsError/usage(_:)`` saying what is wrong.
+    public static func parseWrite(_ arguments: [String]) throws(PrefsError) -> WriteRequest {
+        guard let first = arguments.first else {
+            throw .usage("give a key and a value, or a whole domain as '{ key = value; }'")
+        }
+        if arguments.count == 1 {
+            guard case .dictionary(let entries) = try? OpenStepPropertyList.parse(first) else {
+                throw .usage("\"\(first)\" is neither a key followed by a value nor a dictionary '{ key = value; }' to replace the domain with")
+            }
+            return .replaceDomain(entries)
+        }
+        let key = first
+        let rest = Array(arguments.dropFirst())
+        switch rest[0] {
+        case "-array":
+            return .set(key: key, value: .array(try parseItems(Array(rest.dropFirst()))))
+        case "-array-add":
+            let items = try parseItems(Array(rest.dropFirst()))
+            guard !items.isEmpty else { throw .usage("-array-add needs at least one value to add") }
+            return .arrayAdd(key: key, items: items)
+        case "-dict":
+            return .set(key: key, value: .dictionary(try parseEntries(Array(rest.dropFirst()), flag: "-dict")))
+        case "-dict-add":
+            let entries = try parseEntries(Array(rest.dropFirst()), flag: "-dict-add")
+            guard !entries.isEmpty else { throw .usage("-dict-add needs at least one key and value to add") }
+            return .dictAdd(key: key, entries: entries)
+        default:
+            var position = 0
+            let value = try parseItem(rest, at: &position)
+            guard position == rest.count else {
+                throw .usage("unexpected \"\(rest[position])\" after the value; quote a value that has spaces, or use -array for several values")
+            }
+            return .set(key: key, value: value)
+        }
+    }
+
+    /// Parses a list of items: plain values or scalar type flags with their values.
+    public static func parseItems(_ arguments: [String]) throws(PrefsError) -> [PropertyListValue] {
+        var items: [PropertyListValue] = []
+        var position = 0
+        while position < arguments.count {
+            items.append(try parseItem(arguments, at: &position))
+        }
+        return items
+    }
+
+    /// Parses `key value key value …` where each value is a plain value or a scalar type
+    /// flag with its value.
+    static func parseEntries(_ arguments: [String], flag: String) throws(PrefsError) -> [String: PropertyListValue] {
+        var entries: [String: PropertyListValue] = [:]
+        var position = 0
+        while position < arguments.count {
+            let key = arguments[position]
+            position += 1
+            guard position < arguments.count else {
+                throw .usage("\(flag) takes pairs of key and value; \"\(key)\" has no value")
+            }
+            entries[key] = try parseItem(arguments, at: &position)
+        }
+        return entries
+    }
+
+    /// Parses one item at `position` (a type flag and its value, or a plain value) and
+    /// moves `position` past it.
+    static func parseItem(_ arguments: [String], at position: inout Int) throws(PrefsError) -> PropertyListValue {
+        let word = arguments[position]
+        position += 1
+        if word == "-array" || word == "-array-add" || word == "-dict" || word == "-dict-add" {
+            throw .usage("\(word) must come right after the key and cannot be nested; write nested values as property-list text like '(a, (b, c))'")
+        }
+        guard scalarFlags.contains(word) else { return parsePlain(word) }
+        guard position < arguments.count else { throw .usage("\(word) needs a value after it") }
+        let text = arguments[position]
+        position += 1
+        return try parseTyped(flag: word, text)
+    }
+
+    /// A plain value: old-style property-list text, or the text itself as a string.
+    public static func parsePlain(_ text: String) -> PropertyListValue {
+        (try? OpenStepPropertyList.parse(text)) ?? .string(text)
+    }
+
+    /// The value of one scalar type flag.
+    /// - Throws: ``PrefsError/usage(_:)`` when the text is not a value of that type.
+    public static func parseTyped(flag: String, _ text: String) throws(PrefsError) -> PropertyListValue {
+        switch flag {
+        case "-string":
+            return .string(text)
+        case "-int", "-integer":
+            let trimmed = text.trimmingCharacters(in: .whitespaces)
+            guard let number = Int64(trimmed.hasPrefix("+") ? String(trimmed.dropFirst()) : trimmed) else {
+                throw .usage("\(flag) needs a whole number between \(Int64.min) and \(Int64.max), not \"\(text)\"")
+            }
+            return .integer(number)
+        case "-float":
+            guard let number = Double(text.trimmingCharacters(in: .whitespaces)), number.isFinite else {
+                throw .usage("\(flag) needs a finite number like 1.5 or -2e3, not \"\(text)\"")
+            }
+            return .real(number)
+        case "-bool", "-boolean":
+            switch text.lowercased() {
+            case "true", "yes", "1": return .boolean(true)
+            case "false", "no", "0": return .boolean(false)
+            default: throw .usage("\(flag) needs true, false, yes, no, 1 or 0, not \"\(text)\"")
+            }
+        case "-date":
+            guard let seconds = parseDate(text) else {
+                throw .usage("-date needs a date like \"2024-05-01 12:00:00 +0000\", \"2024-05-01T12:00:00Z\" or \"2024-05-01\", not \"\(text)\"")
+            }
+            return .date(secondsSince1970: seconds)
+        case "-data":
+            guard let bytes = parseHex(text) else {
+                throw .usage("-data needs an even number of hex digits like 0aff (spaces and <> allowed), not \"\(text)\"")
+            }
+            return .data(bytes)
+        default:
+            throw .usage("unknown type flag \(flag)")
+        }
+    }
+
+    /// Seconds since 1970 for the date formats `-date` takes (UTC unless a zone is given).
+    public static func parseDate(_ text: String) -> Double? {
+        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        let formats = [
+            "yyyy-MM-dd HH:mm:ss Z", "yyyy-MM-dd'T'HH:mm:ssXXXXX", "yyyy-MM-dd'T'HH:mm:ss.SSSXXXXX",
+            "yyyy-MM-dd'T'HH:mm:ss", "yyyy-MM-dd HH:mm:ss", "yyyy-MM-dd",
+        ]
+        for format in formats {
+            formatter.dateFormat = format
+            if let date = formatter.date(from: trimmed) { return date.timeIntervalSince1970 }
+        }
+        return nil
+    }
+
+    /// The bytes of hex text: digits in pairs, with optional `0x`, `<` `>` and white space.
+    public static func parseHex(_ text: String) -> Data? {
+        var digits = text.filter { !$0.isWhitespace && $0 != "<" && $0 != ">" }
+        if digits.hasPrefix("0x") || digits.hasPrefix("0X") { digits.removeFirst(2) }
+        guard digits.count.isMultiple(of: 2) else { return nil }
+        var bytes = Data()
+        bytes.reserveCapacity(digits.count / 2)
+        var high: UInt8?
+        for character in digits {
+            guard let nibble = character.hexDigitValue else { return nil }
+            if let first = high {
+                bytes.append(first << 4 | UInt8(nibble))
+                high = nil
+            } else {
+                high = UInt8(nibble)
+            }
+        }
+        return bytes
+    }
+}

@@ -1,0 +1,135 @@
+import ArgumentParser
+import PreferencesModel
+
+extension Prefs {
+    /// `prefs volatile list|read|set|remove`: domains kept only in prefsd's memory.
+    public struct Volatile: AsyncParsableCommand {
+        /// The verb's name, sub-verbs and help.
+        public static let configuration = CommandConfiguration(
+            commandName: "volatile",
+            abstract: "List, read, create and remove volatile domains (kept in memory only).",
+            discussion: """
+                Volatile domains live only while prefsd runs and are never written to disk. \
+                `prefs write` and `prefs delete DOMAIN KEY` change keys of an existing one.
+
+                Examples:
+                  prefs volatile set com.example.Session '{ Token = abc; }'
+                  prefs volatile list
+                  prefs volatile read com.example.Session Token
+                  prefs volatile remove com.example.Session
+                """,
+            subcommands: [List.self, Read.self, Set.self, Remove.self]
+        )
+
+        /// Creates the verb (ArgumentParser fills in its options).
+        public init() {}
+
+        /// `prefs volatile list`.
+        public struct List: AsyncParsableCommand {
+            /// The sub-verb's name and help.
+            public static let configuration = CommandConfiguration(
+                commandName: "list", abstract: "List the volatile domains, one per line.")
+
+            /// Creates the sub-verb.
+            public init() {}
+
+            /// Prints the names.
+            public func run() async throws {
+                let client = try connect()
+                defer { client.close() }
+                for name in try await client.volatileDomains() { Output.line(name) }
+            }
+        }
+
+        /// `prefs volatile read DOMAIN [KEY]`.
+        public struct Read: AsyncParsableCommand {
+            /// The sub-verb's name and help.
+            public static let configuration = CommandConfiguration(
+                commandName: "read", abstract: "Print a volatile domain, or one of its keys.")
+
+            /// Print JSON instead of old-style text.
+            @Flag(name: .long, help: "Print JSON (dates as ISO 8601 strings, data as base64 strings).")
+            public var json = false
+
+            /// The volatile domain.
+            @Argument(help: "The volatile domain.")
+            public var domain: String
+
+            /// The key, or none for the whole domain.
+            @Argument(help: "The key; the whole domain when omitted.")
+            public var key: String?
+
+            /// Creates the sub-verb.
+            public init() {}
+
+            /// Reads and prints.
+            public func run() async throws {
+                let client = try connect()
+                defer { client.close() }
+                guard try await client.volatileDomains().contains(domain) else {
+                    throw PrefsError.domainNotFound(domain)
+                }
+                let value: PropertyListValue = if let key {
+                    try await client.read(domain, key)
+                } else {
+                    .dictionary(try await client.readDomain(domain))
+                }
+                Output.line(json ? OutputFormatter.json(value) : OutputFormatter.text(value))
+            }
+        }
+
+        /// `prefs volatile set DOMAIN '{ … }'`.
+        public struct Set: AsyncParsableCommand {
+            /// The sub-verb's name and help.
+            public static let configuration = CommandConfiguration(
+                commandName: "set",
+                abstract: "Create a volatile domain holding a dictionary.",
+                discussion: "Exit status 7 when a domain of that name (volatile or persistent) exists.")
+
+            /// The new domain's name.
+            @Argument(help: "The new volatile domain.")
+            public var domain: String
+
+            /// The domain's contents as old-style text.
+            @Argument(help: "Its keys and values as old-style text, like '{ Token = abc; }'.")
+            public var contents: String = "{}"
+
+            /// Creates the sub-verb.
+            public init() {}
+
+            /// Parses the dictionary and creates the domain.
+            public func run() async throws {
+                guard case .dictionary(let entries) = try? OpenStepPropertyList.parse(contents) else {
+                    throw PrefsError.usage("\"\(contents)\" is not a dictionary like '{ Token = abc; }'")
+                }
+                let client = try connect()
+                defer { client.close() }
+                try await client.setVolatileDomain(domain, entries)
+            }
+        }
+
+        /// `prefs volatile remove DOMAIN`.
+        public struct Remove: AsyncParsableCommand {
+            /// The sub-verb's name and help.
+            public static let configuration = CommandConfiguration(
+                commandName: "remove", abstract: "Remove a volatile domain.")
+
+            /// The volatile domain.
+            @Argument(help: "The volatile domain.")
+            public var domain: String
+
+            /// Creates the sub-verb.
+            public init() {}
+
+            /// Removes it; exit status 1 when there is none of that name.
+            public func run() async throws {
+                let client = try connect()
+                defer { client.close() }
+                guard try await client.volatileDomains().contains(domain) else {
+                    throw PrefsError.domainNotFound(domain)
+                }
+                try await client.removeVolatileDomain(domain)
+            }
+        }
+    }
+}

@@ -1,0 +1,81 @@
+import ArgumentParser
+import PreferencesModel
+
+extension Prefs {
+    /// `prefs write DOMAIN KEY VALUE` and `prefs write DOMAIN '{ … }'`.
+    public struct Write: AsyncParsableCommand {
+        /// The verb's name and help.
+        public static let configuration = CommandConfiguration(
+            commandName: "write",
+            abstract: "Set a key, or replace a whole domain.",
+            discussion: """
+                VALUE is old-style property-list text ('(a, b)', '{ k = v; }', <0aff>); text \
+                that does not parse as one is stored as a string. Old-style text has no numbers: \
+                give a type flag for anything but strings:
+                  -string S, -int[eger] N, -float X, -bool[ean] true|false|yes|no,
+                  -date '2024-05-01 12:00:00 +0000' (or ISO 8601, or 2024-05-01), -data HEX,
+                  -array ITEM…, -array-add ITEM…, -dict KEY ITEM…, -dict-add KEY ITEM…
+                Each ITEM is a plain value or a scalar type flag and its value. -array-add and \
+                -dict-add append to the current array or merge into the current dictionary \
+                (creating it when the key is absent). With only a dictionary after DOMAIN, the \
+                whole domain is replaced by it.
+
+                Examples:
+                  prefs write com.example.Editor FontSize -int 14
+                  prefs write com.example.Editor ShowRuler -bool yes
+                  prefs write com.example.Editor Recent -array a.txt b.txt
+                  prefs write com.example.Editor Recent -array-add c.txt
+                  prefs write com.example.Editor Colors -dict-add Background -string black
+                  prefs write -g AppleLanguages '(en, fr)'
+                  prefs write com.example.Editor '{ FontSize = <*I12>; Theme = dark; }'
+                """
+        )
+
+        /// The domain.
+        @Argument(help: "The domain (-g for the global domain).")
+        public var domain: String
+
+        /// The key and value (with type flags), or a dictionary for the whole domain.
+        @Argument(parsing: .captureForPassthrough, help: ArgumentHelp("KEY and VALUE (with type flags), or '{ … }' to replace the domain.", valueName: "key-and-value"))
+        public var values: [String] = []
+
+        /// Creates the verb (ArgumentParser fills in its options).
+        public init() {}
+
+        /// Shows the help when it is asked for where a key would be (the trailing
+        /// arguments are captured raw, so ArgumentParser does not see `--help` there).
+        public func validate() throws {
+            if let first = values.first, ["--help", "-h", "-help"].contains(first) {
+                throw CleanExit.helpRequest(self)
+            }
+        }
+
+        /// Parses the value and writes it.
+        public func run() async throws {
+            let request = try ValueParser.parseWrite(values)
+            let client = try connect()
+            defer { client.close() }
+            switch request {
+            case .replaceDomain(let entries):
+                try await client.replaceDomain(domain, entries)
+            case .set(let key, let value):
+                try await client.write(domain, key, value)
+            case .arrayAdd(let key, let items):
+                switch try await client.readIfPresent(domain, key) {
+                case nil: try await client.write(domain, key, .array(items))
+                case .array(let current)?: try await client.write(domain, key, .array(current + items))
+                case let other?:
+                    throw PrefsError.invalid(detail: "the value of \"\(key)\" in \(domain) is a \(other.typeName), not an array; -array-add cannot append to it (use -array to replace it)")
+                }
+            case .dictAdd(let key, let entries):
+                switch try await client.readIfPresent(domain, key) {
+                case nil: try await client.write(domain, key, .dictionary(entries))
+                case .dictionary(let current)?:
+                    try await client.write(domain, key, .dictionary(current.merging(entries) { $1 }))
+                case let other?:
+                    throw PrefsError.invalid(detail: "the value of \"\(key)\" in \(domain) is a \(other.typeName), not a dictionary; -dict-add cannot merge into it (use -dict to replace it)")
+                }
+            }
+        }
+    }
+}

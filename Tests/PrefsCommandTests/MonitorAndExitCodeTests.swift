@@ -1,0 +1,174 @@
+import Foundation
+import PreferencesModel
+import PreferencesProtocol
+import PrefsdTestSupport
+import Testing
+
+@Suite("prefs monitor")
+struct MonitorTests {
+    /// Starts `prefs monitor` with `arguments`, its output going to a file.
+    private func startMonitor(_ fixture: ServiceFixture, _ arguments: [String]) throws -> (Process, URL) {
+        let output = fixture.bus.directory.appendingPathComponent("monitor-\(UUID().uuidString).out")
+        _ = FileManager.default.createFile(atPath: output.path, contents: nil)
+        let process = Process()
+        process.executableURL = ServiceFixture.prefsBinary
+        process.arguments = ["monitor"] + arguments
+        var environment = ProcessInfo.processInfo.environment
+        environment["DBUS_SESSION_BUS_ADDRESS"] = fixture.bus.address
+        process.environment = environment
+        process.standardOutput = try FileHandle(forWritingTo: output)
+        process.standardError = FileHandle.nullDevice
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        return (process, output)
+    }
+
+    /// Runs `write` (another process each time) until the monitor has printed a line
+    /// containing `expected`: the monitor has no way to say it has subscribed.
+    private func writeUntilSeen(_ fixture: ServiceFixture, output: URL, expected: String, write: (Int) throws -> Void) async throws -> String {
+        let deadline = ContinuousClock.now + .seconds(15)
+        var attempt = 0
+        while ContinuousClock.now < deadline {
+            try write(attempt)
+            attempt += 1
+            for _ in 0..<25 {
+                let text = (try? String(contentsOf: output, encoding: .utf8)) ?? ""
+                if text.contains(expected) { return text }
+                try await Task.sleep(for: .milliseconds(20))
+            }
+        }
+        throw FixtureError("prefs monitor printed no line containing \(expected)")
+    }
+
+    private func stop(_ process: Process, signal number: Int32) async -> Int32? {
+        kill(process.processIdentifier, number)
+        let deadline = ContinuousClock.now + .seconds(10)
+        while process.isRunning, ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(20)) }
+        if process.isRunning {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            return nil
+        }
+        return process.terminationStatus
+    }
+
+    @Test("monitor prints one line per change another process makes, only for its domains, and stops on SIGTERM")
+    func seesOtherProcess() async throws {
+        let fixture = try await ServiceFixture()
+        let (monitor, output) = try startMonitor(fixture, ["com.example.Watch", "-g"])
+        let text = try await writeUntilSeen(fixture, output: output, expected: "com.example.Watch: FontSize = ") { attempt in
+            expectSuccess(try fixture.prefs("write", "com.example.Other", "Ignored", "-int", String(attempt)))
+            expectSuccess(try fixture.prefs("write", "com.example.Watch", "FontSize", "-int", String(attempt)))
+        }
+        #expect(!text.contains("com.example.Other"))
+        expectSuccess(try fixture.prefs("write", "-g", "Languages", "-array", "en", "fr"))
+        expectSuccess(try fixture.prefs("delete", "com.example.Watch", "FontSize"))
+        let later = try await writeUntilSeen(fixture, output: output, expected: "com.example.Watch: removed FontSize") { _ in }
+        #expect(later.contains("NSGlobalDomain: Languages = (en, fr)\n"))
+        #expect(later.split(separator: "\n").allSatisfy { $0.hasPrefix("com.example.Watch: ") || $0.hasPrefix("NSGlobalDomain: ") })
+        #expect(await stop(monitor, signal: SIGTERM) == 0)
+    }
+
+    @Test("monitor without a domain sees every domain; --json prints a JSON object per line; SIGINT stops it")
+    func everyDomainAsJSON() async throws {
+        let fixture = try await ServiceFixture()
+        let (monitor, output) = try startMonitor(fixture, ["--json"])
+        let text = try await writeUntilSeen(fixture, output: output, expected: "\"domain\":\"com.example.Any\"") { attempt in
+            expectSuccess(try fixture.prefs("write", "com.example.Any", "When", "-date", "2024-05-01 12:00:0\(attempt % 10) +0000"))
+        }
+        let line = try #require(text.split(separator: "\n").first)
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+        #expect(object["domain"] as? String == "com.example.Any")
+        #expect((object["changed"] as? [String: Any])?["When"] as? String == "2024-05-01T12:00:00Z")
+        #expect(await stop(monitor, signal: SIGINT) == 0)
+    }
+}
+
+@Suite("prefs exit statuses")
+struct ExitCodeTests {
+    @Test("not found is 1, usage errors are 2, invalid names are 5, each with one line on stderr")
+    func basics() async throws {
+        let fixture = try await ServiceFixture()
+        let missingDomain = try fixture.prefs("read", "com.example.Missing")
+        #expect(missingDomain.status == 1)
+        #expect(missingDomain.stderr == "prefs: the domain com.example.Missing does not exist; `prefs domains` lists the domains\n")
+        expectSuccess(try fixture.prefs("write", "com.example.Here", "A", "1"))
+        let missingKey = try fixture.prefs("read", "com.example.Here", "B")
+        #expect(missingKey.status == 1)
+        #expect(missingKey.stderr.contains("\"B\""))
+        #expect(try fixture.prefs("read-type", "com.example.Here", "B").status == 1)
+
+        for usage in [["frobnicate"], ["read", "a", "b", "c"], ["write", "com.example.Here", "K", "-int", "many"],
+                      ["write", "com.example.Here"], ["read-type", "com.example.Here"], ["rename", "com.example.Here", "A"],
+                      ["read", "--no-such-flag"], ["write", "com.example.Here", "K", "-bool", "maybe"], ["volatile", "set", "com.x", "(a)"]] {
+            let result = try fixture.run(ServiceFixture.prefsBinary.path, usage)
+            #expect(result.status == 2, "\(usage): \(result.stderr)")
+            #expect(!result.stderr.isEmpty)
+        }
+        let badName = try fixture.prefs("write", "bad/name", "K", "v")
+        #expect(badName.status == 5)
+        #expect(badName.stderr.hasPrefix("prefs: ") && badName.stderr.filter { $0 == "\n" }.count == 1)
+        #expect(try fixture.prefs("write", "com.example.Here", "", "v").status == 5)
+        #expect(try fixture.prefs("monitor", "bad'name").status == 5)
+    }
+
+    @Test("a forced key is 3: writing, deleting and renaming it are refused; is-forced says true")
+    func forced() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("prefs-managed-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try PropertyListValue.dictionary(["Proxy": .string("lab-proxy")]).xmlPropertyListData()
+            .write(to: directory.appendingPathComponent("com.example.Lab.plist"))
+        let fixture = try await ServiceFixture(arguments: ["--managed-dir", directory.path, "--allow-unowned-managed-dir"])
+        #expect(try fixture.prefs("is-forced", "com.example.Lab", "Proxy").stdout == "true\n")
+        #expect(try fixture.prefs("read", "com.example.Lab", "Proxy").stdout == "lab-proxy\n")
+        let write = try fixture.prefs("write", "com.example.Lab", "Proxy", "mine")
+        #expect(write.status == 3)
+        #expect(write.stderr.hasPrefix("prefs: ") && write.stderr.contains("administrator"))
+        #expect(try fixture.prefs("delete", "com.example.Lab", "Proxy").status == 3)
+        #expect(try fixture.prefs("rename", "com.example.Lab", "Proxy", "Other").status == 3)
+        #expect(try fixture.prefs("write", "com.example.Lab", "{ Proxy = x; }").status == 3)
+        #expect(try fixture.prefs("read", "com.example.Lab", "Proxy").stdout == "lab-proxy\n")
+    }
+
+    @Test("a value over the size limit is 4")
+    func quota() async throws {
+        let fixture = try await ServiceFixture(arguments: ["--max-value-size", "200"])
+        let result = try fixture.prefs("write", "com.example.Big", "K", "-string", String(repeating: "x", count: 1000))
+        #expect(result.status == 4)
+        #expect(result.stderr.hasPrefix("prefs: ") && result.stderr.filter { $0 == "\n" }.count == 1)
+        expectSuccess(try fixture.prefs("write", "com.example.Big", "K", "-string", "small"))
+    }
+
+    @Test("no session bus, or a bus where prefsd cannot be started, is 69 with a message saying what to do")
+    func unavailable() throws {
+        let noBus = try runCommand(ServiceFixture.prefsBinary.path, ["domains"], environment: ["DBUS_SESSION_BUS_ADDRESS": ""])
+        #expect(noBus.status == 69)
+        #expect(noBus.stderr.contains("DBUS_SESSION_BUS_ADDRESS"))
+        let deadBus = try runCommand(ServiceFixture.prefsBinary.path, ["domains"], environment: ["DBUS_SESSION_BUS_ADDRESS": "unix:path=/nonexistent/bus"])
+        #expect(deadBus.status == 69)
+
+        let bus = try PrivateBus()
+        defer { bus.stop() }
+        let empty = try runCommand(ServiceFixture.prefsBinary.path, ["read", "com.example.X"], environment: ["DBUS_SESSION_BUS_ADDRESS": bus.address])
+        #expect(empty.status == 69)
+        #expect(empty.stderr.contains("make install"))
+    }
+
+    @Test("when prefsd is not running, the bus starts it for prefs (D-Bus activation)")
+    func activation() throws {
+        let bus = try PrivateBus()
+        defer { bus.stop() }
+        let store = bus.directory.appendingPathComponent("store")
+        try """
+            [D-BUS Service]
+            Name=\(PreferencesBus.busName)
+            Exec=\(ServiceFixture.binary.path) --store \(store.path) --log-level warning
+
+            """.write(to: bus.serviceDirectory.appendingPathComponent("\(PreferencesBus.busName).service"), atomically: true, encoding: .utf8)
+        let environment = ["DBUS_SESSION_BUS_ADDRESS": bus.address]
+        let write = try runCommand(ServiceFixture.prefsBinary.path, ["write", "com.example.Started", "K", "-int", "1"], environment: environment)
+        #expect(write.status == 0, "\(write.stderr)")
+        #expect(try runCommand(ServiceFixture.prefsBinary.path, ["read", "com.example.Started", "K"], environment: environment).stdout == "1\n")
+    }
+}
