@@ -16,8 +16,10 @@ public final class PreferencesService: Sendable {
     /// What the lock guards. The domains are mutated in place, never copied out, so a
     /// write costs the same with 10 or 100,000 keys stored.
     private struct Core: Sendable {
-        /// Calls that arrived before the store was loaded.
+        /// Calls that arrived before the service was ready, in order.
         var waiting: [DBusMessage] = []
+        /// Whether calls are dispatched as they arrive (after the waiting ones).
+        var ready = false
         /// The domains, once loaded.
         var domains: DomainState?
         /// The store, once open.
@@ -57,18 +59,31 @@ public final class PreferencesService: Sendable {
     /// Loads the store's domains and starts answering, the waiting calls first.
     /// - Throws: `StoreError` when the store cannot be read.
     public func start(store: DomainStore) throws(StoreError) {
+        // Watch before reading, so no change to the managed directory slips between the two.
+        watchManagedDirectory()
         var domains = DomainState(committed: try store.loadAll(), limits: configuration.limits)
         _ = domains.replaceForced(with: managed.load(previous: [:]))
         let count = domains.committed.count
-        let waiting = core.withLock { core -> [DBusMessage] in
+        core.withLock { core in
             core.domains = domains
             core.store = store
-            defer { core.waiting = [] }
-            return core.waiting
         }
-        logger.info("serving", metadata: ["domains": "\(count)", "waitingCalls": "\(waiting.count)"])
-        for call in waiting { dispatch(call) }
-        watchManagedDirectory()
+        // Answer the calls that waited, in order, until none is left; only then are new
+        // calls dispatched as they arrive, so none overtakes an older one.
+        var answered = 0
+        while true {
+            let waiting = core.withLock { core -> [DBusMessage] in
+                if core.waiting.isEmpty { core.ready = true }
+                defer { core.waiting = [] }
+                return core.waiting
+            }
+            if waiting.isEmpty { break }
+            for call in waiting { dispatch(call) }
+            answered += waiting.count
+        }
+        logger.info("serving", metadata: ["domains": "\(count)", "waitingCalls": "\(answered)"])
+        // A managed file changed while the store loaded is put in force now.
+        reloadManagedDomains()
     }
 
     /// Follows the managed directory: a file added, edited or removed takes effect at once
@@ -115,7 +130,7 @@ public final class PreferencesService: Sendable {
 
     private func receive(_ call: DBusMessage) {
         let ready = core.withLock { core -> Bool in
-            if core.store != nil { return true }
+            if core.ready { return true }
             core.waiting.append(call)
             return false
         }

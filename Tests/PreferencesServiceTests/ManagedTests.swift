@@ -79,6 +79,7 @@ struct ManagedTests {
         let (fixture, directory) = try await managedFixture(files: ["com.example.Lab": .dictionary(["Proxy": .string("good")])])
         defer { try? FileManager.default.removeItem(at: directory) }
         let client = PreferencesClient(connection: try fixture.connect())
+        #expect(try await client.readValue("com.example.Lab", "Proxy") == .string("good"))
         let file = directory.appendingPathComponent("com.example.Lab.plist")
         try Data("<plist><dict><key>Proxy</key>".utf8).write(to: file)
         let deadline = ContinuousClock.now + .seconds(5)
