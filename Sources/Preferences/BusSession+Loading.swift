@@ -77,15 +77,19 @@ extension BusSession {
         if case .array(_, let items)? = forcedReply.body.first {
             for case .string(let key) in items { forced.insert(key) }
         }
+        // Signals sent after the first answer are applied on top of both answers: a
+        // ForcedKeysChanged between the two is not in the forced keys, and applying a
+        // Changed that ReadDomain already shows again changes nothing.
+        let serial = forcedReply.serial
         let reply: DBusMessage
         do {
             reply = try callBlocking(.readDomain, [.string(domain.rawValue)])
         } catch .notFound {
-            return Snapshot(values: [:], forced: forced, serial: forcedReply.serial)
+            return Snapshot(values: [:], forced: forced, serial: serial)
         }
-        guard let body = reply.body.first else { return Snapshot(values: [:], forced: forced, serial: reply.serial) }
+        guard let body = reply.body.first else { return Snapshot(values: [:], forced: forced, serial: serial) }
         do {
-            return Snapshot(values: try PropertyListValue.dictionary(dbus: body), forced: forced, serial: reply.serial)
+            return Snapshot(values: try PropertyListValue.dictionary(dbus: body), forced: forced, serial: serial)
         } catch {
             throw PreferencesError(error)
         }

@@ -190,13 +190,11 @@ final class BusSession: Sendable {
         return result
     }
 
-    /// Registers a preferences object for change delivery.
+    /// Registers a preferences object for change delivery, forgetting those released.
     func subscribe(_ preferences: Preferences) {
-        state.withLock { $0.subscribers[ObjectIdentifier(preferences)] = Subscriber(preferences) }
-    }
-
-    /// Forgets a preferences object.
-    func unsubscribe(_ identifier: ObjectIdentifier) {
-        state.withLock { _ = $0.subscribers.removeValue(forKey: identifier) }
+        state.withLock { state in
+            state.subscribers = state.subscribers.filter { $0.value.preferences != nil }
+            state.subscribers[ObjectIdentifier(preferences)] = Subscriber(preferences)
+        }
     }
 }

@@ -95,7 +95,8 @@ public final class Preferences: Sendable {
     }
 
     deinit {
-        session.unsubscribe(ObjectIdentifier(self))
+        // The session holds this object weakly and drops it by itself: the last reference
+        // may go while the session's lock is held, so no lock of the session is taken here.
         let streams = local.withLock { $0.streams.values }
         for stream in streams { stream.finish() }
     }

@@ -91,8 +91,8 @@ public final class PreferencesService: Sendable {
     private func watchManagedDirectory() {
         let directory = configuration.managedDirectory
         let started = DirectoryWatcher(directory: directory) { [self] in reloadManagedDomains() }
-        if started == nil {
-            logger.debug("not watching the managed directory (it does not exist)", metadata: ["directory": "\(directory.path)"])
+        if case .polling(let reason) = started.mode {
+            logger.debug("polling the managed directory every second", metadata: ["directory": "\(directory.path)", "reason": "\(reason)"])
         }
         watcher.withLock { $0 = started }
     }

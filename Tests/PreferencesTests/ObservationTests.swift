@@ -95,7 +95,8 @@ struct ObservationTests {
         #expect(preferences.string(forKey: "Proxy") == "mine")
         try PropertyListValue.dictionary(["Proxy": .string("lab")]).xmlPropertyListData()
             .write(to: directory.appendingPathComponent("com.example.Lab.plist"))
-        #expect(await eventually { preferences.string(forKey: "Proxy") == "lab" })
+        let forced = await eventually { preferences.string(forKey: "Proxy") == "lab" }
+        #expect(forced, "prefsd log: \(fixture.log)")
         #expect(preferences.objectIsForced(forKey: "Proxy"))
         try FileManager.default.removeItem(at: directory.appendingPathComponent("com.example.Lab.plist"))
         #expect(await eventually { preferences.string(forKey: "Proxy") == "mine" })
