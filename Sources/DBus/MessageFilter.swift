@@ -37,7 +37,8 @@ extension ConnectionCore {
         }
         guard let handler = state.withLock({ $0.signalHandler }) else { return }
         // A signal we cannot decode is dropped: nobody could answer it anyway.
-        guard let decoded = try? MessageDecoder.decode(message) else { return }
+        guard let decoded = try? MessageDecoder.decode(message, valueBudget: MessageDecoder.maximumIncomingValueCount)
+        else { return }
         handler(decoded)
     }
 }
