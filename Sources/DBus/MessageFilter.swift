@@ -33,6 +33,10 @@ extension ConnectionCore {
                 return state.disconnectHandler
             }
             handler?()
+            // Calls still waiting now would wait forever: libdbus completes those it
+            // tracks before Disconnected, but a call sent while the loss was in flight
+            // keeps waiting on a timeout that a lost connection no longer runs.
+            queue.async { [self] in failPendingCalls() }
             return
         }
         guard let handler = state.withLock({ $0.signalHandler }) else { return }
