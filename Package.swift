@@ -172,5 +172,10 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        .testTarget(
+            name: "ReliabilityTests",
+            dependencies: ["DBus", "PrefsdTestSupport", "PreferencesModel", "PreferencesProtocol"],
+            swiftSettings: strict
+        ),
     ]
 )

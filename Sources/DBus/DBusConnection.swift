@@ -98,7 +98,9 @@ public final class DBusConnection: Sendable {
     /// (`dbus_connection_try_register_object_path`). It runs on the connection queue and must
     /// not block; it replies with `send(message.makeReturn(…))` or `makeError`, at once or
     /// later, from any thread. Calls whose body cannot be decoded are answered
-    /// `org.freedesktop.DBus.Error.InvalidArgs` here and never reach it. libdbus keeps
+    /// `org.freedesktop.DBus.Error.InvalidArgs` here and never reach it; so are calls holding
+    /// more than a million values (answered `org.freedesktop.DBus.Error.LimitsExceeded`,
+    /// decoding stops at the budget so such a call costs bounded memory). libdbus keeps
     /// answering `org.freedesktop.DBus.Peer`, and Introspect on parent paths.
     /// A path registered already throws `.remote(name: "org.freedesktop.DBus.Error.ObjectPathInUse", …)`.
     public func registerObject(path: String, handler: @escaping @Sendable (DBusMessage) -> Void) throws(DBusError) {
@@ -106,7 +108,8 @@ public final class DBusConnection: Sendable {
     }
 
     /// Sets the receiver of every incoming signal (through a libdbus filter); it runs on the
-    /// connection queue. Signals arrive when a match rule (``addMatch(_:)``) selects them or
+    /// connection queue. Signals that cannot be decoded, or hold more than a million values,
+    /// are dropped. Signals arrive when a match rule (``addMatch(_:)``) selects them or
     /// when they are sent to this connection directly.
     public func setSignalHandler(_ handler: @escaping @Sendable (DBusMessage) -> Void) {
         core.state.withLock { $0.signalHandler = handler }

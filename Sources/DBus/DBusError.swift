@@ -14,6 +14,8 @@ public enum DBusError: Error, Sendable, CustomStringConvertible {
     case invalidMessage(String)
     /// A received body that cannot be decoded (nesting too deep, unsupported content, ...).
     case invalidArguments(String)
+    /// A received message is beyond what the decoder builds (more values than its budget).
+    case limitsExceeded(String)
     /// The connection is closed or was lost.
     case disconnected
     /// libdbus could not allocate memory.
@@ -32,6 +34,8 @@ public enum DBusError: Error, Sendable, CustomStringConvertible {
             return "The message was not sent because it is invalid: \(reason)."
         case let .invalidArguments(reason):
             return "The received message could not be decoded: \(reason)."
+        case let .limitsExceeded(reason):
+            return "The received message was not decoded because it is too large: \(reason)."
         case .disconnected:
             return "The D-Bus connection is closed or was lost; open a new connection."
         case .outOfMemory:

@@ -8,8 +8,22 @@ enum MessageDecoder {
     /// Containers (arrays, structs, dict entries, variants) nested deeper than this are refused.
     static let maximumDepth = 64
 
+    /// The most values (every basic value, container and variant counts one; a byte array
+    /// counts one) decoded from one message a peer sent us unasked: a method call to a
+    /// registered object or a signal.
+    ///
+    /// A message may be as large as the protocol's 128 MiB, and one made of tiny elements
+    /// (an `as` of empty strings, an `av` of bytes) would take gigabytes as Swift values.
+    /// Decoding stops with ``DBusError/limitsExceeded(_:)`` as soon as the count passes
+    /// this, so at most this many values are ever built from such a message. No legitimate
+    /// call needs as many: a preferences value is at most 1 MiB.
+    static let maximumIncomingValueCount = 1 << 20
+
     /// Decodes header and body of a message the caller keeps owning.
-    static func decode(_ pointer: OpaquePointer) throws(DBusError) -> DBusMessage {
+    ///
+    /// - Parameter valueBudget: the most values the body may hold (see
+    ///   ``maximumIncomingValueCount``); `nil` for no limit (replies to our own calls).
+    static func decode(_ pointer: OpaquePointer, valueBudget: Int? = nil) throws(DBusError) -> DBusMessage {
         let kind: DBusMessage.Kind
         switch dbus_message_get_type(pointer) {
         case CDBUS_MESSAGE_TYPE_METHOD_CALL: kind = .methodCall
@@ -19,7 +33,7 @@ enum MessageDecoder {
         default: throw .invalidArguments("the message has an unknown type")
         }
         let replySerial = dbus_message_get_reply_serial(pointer)
-        let body = try decodeBody(pointer)
+        let body = try decodeBody(pointer, valueBudget: valueBudget)
         return DBusMessage(
             kind: kind,
             serial: dbus_message_get_serial(pointer),
@@ -35,15 +49,32 @@ enum MessageDecoder {
             body: body)
     }
 
+    /// Counts the values decoded from one message against its budget.
+    private struct Budget {
+        /// Values that may still be decoded; `Int.max` for no limit.
+        var remaining: Int
+        /// The budget it started with, for the error message.
+        let total: Int
+
+        /// Takes one value, or throws once the budget is spent.
+        mutating func take() throws(DBusError) {
+            guard remaining > 0 else {
+                throw .limitsExceeded("the message holds more than \(total) values")
+            }
+            remaining -= 1
+        }
+    }
+
     /// Decodes only the body.
-    static func decodeBody(_ pointer: OpaquePointer) throws(DBusError) -> [DBusValue] {
+    static func decodeBody(_ pointer: OpaquePointer, valueBudget: Int? = nil) throws(DBusError) -> [DBusValue] {
         let iter = UnsafeMutablePointer<DBusMessageIter>.allocate(capacity: 1)
         iter.initialize(to: DBusMessageIter())
         defer { iter.deallocate() }
         guard dbus_message_iter_init(pointer, iter) != 0 else { return [] }
+        var budget = Budget(remaining: max(valueBudget ?? Int.max, 0), total: valueBudget ?? Int.max)
         var values: [DBusValue] = []
         while dbus_message_iter_get_arg_type(iter) != CDBUS_TYPE_INVALID {
-            values.append(try decodeValue(iter, depth: 0))
+            values.append(try decodeValue(iter, depth: 0, budget: &budget))
             dbus_message_iter_next(iter)
         }
         return values
@@ -72,7 +103,10 @@ enum MessageDecoder {
         return String(cString: cString)
     }
 
-    private static func decodeValue(_ iter: UnsafeMutablePointer<DBusMessageIter>, depth: Int) throws(DBusError) -> DBusValue {
+    private static func decodeValue(
+        _ iter: UnsafeMutablePointer<DBusMessageIter>, depth: Int, budget: inout Budget
+    ) throws(DBusError) -> DBusValue {
+        try budget.take()
         let type = dbus_message_iter_get_arg_type(iter)
         switch type {
         case CDBUS_TYPE_BYTE: return .byte(basic(iter, UInt8(0)))
@@ -96,14 +130,14 @@ enum MessageDecoder {
             guard depth < maximumDepth else {
                 throw .invalidArguments("containers are nested more than \(maximumDepth) deep")
             }
-            return try decodeContainer(type, iter, depth: depth + 1)
+            return try decodeContainer(type, iter, depth: depth + 1, budget: &budget)
         default:
             throw .invalidArguments("the body holds a value of unknown type code \(type)")
         }
     }
 
     private static func decodeContainer(
-        _ type: Int32, _ iter: UnsafeMutablePointer<DBusMessageIter>, depth: Int
+        _ type: Int32, _ iter: UnsafeMutablePointer<DBusMessageIter>, depth: Int, budget: inout Budget
     ) throws(DBusError) -> DBusValue {
         let arraySignature = type == CDBUS_TYPE_ARRAY ? try currentSignature(iter) : ""
         let sub = UnsafeMutablePointer<DBusMessageIter>.allocate(capacity: 1)
@@ -121,7 +155,7 @@ enum MessageDecoder {
 
         var items: [DBusValue] = []
         while dbus_message_iter_get_arg_type(sub) != CDBUS_TYPE_INVALID {
-            items.append(try decodeValue(sub, depth: depth))
+            items.append(try decodeValue(sub, depth: depth, budget: &budget))
             dbus_message_iter_next(sub)
         }
 

@@ -33,11 +33,16 @@ extension ConnectionCore {
                 return state.disconnectHandler
             }
             handler?()
+            // Calls still waiting now would wait forever: libdbus completes those it
+            // tracks before Disconnected, but a call sent while the loss was in flight
+            // keeps waiting on a timeout that a lost connection no longer runs.
+            queue.async { [self] in failPendingCalls() }
             return
         }
         guard let handler = state.withLock({ $0.signalHandler }) else { return }
         // A signal we cannot decode is dropped: nobody could answer it anyway.
-        guard let decoded = try? MessageDecoder.decode(message) else { return }
+        guard let decoded = try? MessageDecoder.decode(message, valueBudget: MessageDecoder.maximumIncomingValueCount)
+        else { return }
         handler(decoded)
     }
 }

@@ -18,11 +18,13 @@ private let objectMessage: @convention(c) (OpaquePointer?, OpaquePointer?, Unsaf
     let box = Unmanaged<ObjectHandlerBox>.fromOpaque(data).takeUnretainedValue()
     let decoded: DBusMessage
     do throws(DBusError) {
-        decoded = try MessageDecoder.decode(message)
+        decoded = try MessageDecoder.decode(message, valueBudget: MessageDecoder.maximumIncomingValueCount)
     } catch {
         // Answered here: the handler never sees a body it could not read.
+        let name: String
+        if case .limitsExceeded = error { name = DBUS_ERROR_LIMITS_EXCEEDED } else { name = DBUS_ERROR_INVALID_ARGS }
         if dbus_message_get_no_reply(message) == 0,
-            let reply = dbus_message_new_error(message, DBUS_ERROR_INVALID_ARGS, error.description)
+            let reply = dbus_message_new_error(message, name, error.description)
         {
             _ = dbus_connection_send(connection, reply, nil)
             dbus_message_unref(reply)

@@ -27,6 +27,13 @@ public final class StoreLock: Sendable {
         guard descriptor >= 0 else {
             throw .cannotOpen(path: url.path, reason: String(cString: strerror(errno)))
         }
+        // O_CREAT's mode applies only to a new file: narrow one left wider by anyone.
+        var status = stat()
+        if fstat(descriptor, &status) == 0, status.st_mode & 0o7777 != 0o600, fchmod(descriptor, 0o600) != 0 {
+            let reason = String(cString: strerror(errno))
+            close(descriptor)
+            throw .cannotOpen(path: url.path, reason: "cannot restrict the lock file to mode 0600: \(reason)")
+        }
         let deadline = ContinuousClock.now + timeout
         while flock(descriptor, LOCK_EX | LOCK_NB) != 0 {
             guard errno == EWOULDBLOCK || errno == EINTR, ContinuousClock.now < deadline else {

@@ -69,6 +69,10 @@ struct Prefsd: AsyncParsableCommand {
     }
 
     func run() async throws {
+        // Past a file-size limit (RLIMIT_FSIZE) the kernel sends SIGXFSZ, whose default
+        // action kills the process: ignored, the write fails with EFBIG instead, the
+        // transaction is rolled back and the call is answered `StorageFailed`.
+        signal(SIGXFSZ, SIG_IGN)
         let level = Logger.Level(rawValue: logLevel) ?? .info
         LoggingSystem.bootstrap { label in
             var handler = StreamLogHandler.standardError(label: label)

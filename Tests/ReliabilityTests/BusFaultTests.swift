@@ -1,0 +1,168 @@
+import DBus
+import Foundation
+import PreferencesModel
+import PreferencesProtocol
+import PrefsdTestSupport
+import Testing
+
+/// Writers that stream writes to their own keys and record what was answered.
+struct WriteStream: Sendable {
+    let acknowledged = Locked<[String: Int64]>([:])
+    let refused = Locked(0)
+
+    /// Starts `count` writers on `fixture`'s bus; each keeps writing (and survives refusals)
+    /// until cancelled.
+    func start(_ fixture: ServiceFixture, writers count: Int, domain: String) -> [Task<Void, Never>] {
+        (0..<count).map { writer in
+            Task {
+                guard let connection = try? fixture.connect() else { return }
+                defer { connection.close() }
+                let client = PreferencesClient(connection: connection)
+                var sequence: Int64 = 0
+                while !Task.isCancelled {
+                    sequence += 1
+                    let key = "w\(writer)-\(sequence)"
+                    do {
+                        try await client.write(domain, key, .integer(sequence))
+                        acknowledged.withLock { $0[key] = sequence }
+                    } catch DBusError.disconnected {
+                        return
+                    } catch {
+                        refused.withLock { $0 += 1 }
+                        try? await Task.sleep(for: .milliseconds(2))
+                    }
+                }
+            }
+        }
+    }
+
+    /// The acknowledged keys missing from `stored`.
+    func missing(from stored: [String: PropertyListValue]) -> [String] {
+        acknowledged.withLock { $0 }.filter { stored[$0.key] != .integer($0.value) }.map(\.key).sorted()
+    }
+}
+
+extension Reliability {
+    /// Issue 6, point 6: clients that vanish mid-call, a bus that goes away, a second
+    /// prefsd, and a `--replace` hand-over under load.
+    @Suite("Bus faults")
+    struct BusFaults {
+        @Test("a client that disconnects in the middle of a call: prefsd unharmed, the write fully there or absent")
+        func clientVanishes() async throws {
+            let fixture = try await ServiceFixture()
+            let rounds = Long.pick(200, long: 2000)
+            let payload = { (index: Int) in PropertyListValue.data(Data(repeating: UInt8(index % 256), count: 64 << 10)) }
+            for index in 0..<rounds {
+                let connection = try fixture.connect()
+                var message = DBusMessage.methodCall(
+                    destination: PreferencesBus.busName, path: PreferencesBus.objectPath, interface: PreferencesBus.interface,
+                    member: index % 2 == 0 ? "Write" : "Apply",
+                    body: index % 2 == 0
+                        ? [.string("com.example.Vanish"), .string("k\(index)"), payload(index).dbusVariant]
+                        : [.string("com.example.Vanish"), PreferencesClient.values(["a\(index)": payload(index), "b\(index)": .integer(Int64(index))]), .stringArray([])]
+                )
+                message.noReplyExpected = false
+                try connection.send(message)
+                connection.close()
+            }
+            let client = PreferencesClient(connection: try fixture.connect())
+            try await fixture.ping(client.connection)
+            #expect(fixture.isRunning)
+            try await Task.sleep(for: .milliseconds(200))
+            let running = try await client.readDomain("com.example.Vanish")
+            var present = 0
+            for index in 0..<rounds {
+                if index % 2 == 0 {
+                    if let value = running["k\(index)"] { present += 1; #expect(value == payload(index)) }
+                } else {
+                    // Apply is all or nothing.
+                    #expect((running["a\(index)"] == nil) == (running["b\(index)"] == nil), "Apply \(index) half there")
+                    if running["a\(index)"] != nil { present += 1; #expect(running["a\(index)"] == payload(index)) }
+                }
+            }
+            client.connection.close()
+            #expect(fixture.stopService() == 0)
+            try await fixture.startService()
+            let after = PreferencesClient(connection: try fixture.connect())
+            defer { after.connection.close() }
+            #expect(try await after.readDomain("com.example.Vanish") == running, "a restart changed what was there")
+            print("reliability.busfault.vanishing_clients calls=\(rounds) present=\(present) absent=\(rounds - present) partial=0 prefsd_running=true")
+        }
+
+        @Test("the bus goes away during writes: prefsd exits 0 and every acknowledged write is on disk")
+        func busGoesAway() async throws {
+            let store = FileManager.default.temporaryDirectory.appendingPathComponent("prefsd-store-\(UUID().uuidString)")
+            defer { try? FileManager.default.removeItem(at: store) }
+            let fixture = try await ServiceFixture(arguments: ["--store", store.path])
+            let stream = WriteStream()
+            let writers = stream.start(fixture, writers: 4, domain: "com.example.BusGone")
+            try await Task.sleep(for: .milliseconds(300))
+            fixture.bus.stop()
+            let status = await fixture.waitForExit()
+            for writer in writers { writer.cancel(); await writer.value }
+            #expect(status == 0, "prefsd ended with \(String(describing: status)) when its bus went away")
+
+            let next = try await ServiceFixture(arguments: ["--store", store.path])
+            let client = PreferencesClient(connection: try next.connect())
+            defer { client.connection.close() }
+            let stored = try await client.readDomain("com.example.BusGone")
+            let missing = stream.missing(from: stored)
+            #expect(missing.isEmpty, "acknowledged but lost: \(missing.prefix(10))")
+            let acknowledged = stream.acknowledged.withLock { $0.count }
+            #expect(acknowledged > 0)
+            print("reliability.busfault.bus_gone exit_status=\(status.map(String.init) ?? "none") acknowledged=\(acknowledged) lost=\(missing.count)")
+        }
+
+        @Test("a second prefsd for the same store on another bus is refused while the first serves")
+        func secondInstanceSameStore() async throws {
+            let fixture = try await ServiceFixture()
+            let other = try PrivateBus()
+            defer { other.stop() }
+            let result = try runCommand(ServiceFixture.binary.path, [
+                "--address", other.address, "--store", fixture.storeDirectory.path, "--log-level", "warning",
+            ], timeout: .seconds(60))
+            #expect(result.status == 74, "second prefsd: \(result.status) \(result.stderr)")
+            #expect(result.stderr.contains("another prefsd is serving this store"), "\(result.stderr)")
+            let client = PreferencesClient(connection: try fixture.connect())
+            defer { client.connection.close() }
+            try await client.write("com.example.App", "k", .integer(1))
+            print("reliability.busfault.second_instance same_bus_status=75(LifecycleTests) same_store_status=\(result.status)")
+        }
+
+        @Test("--replace under a stream of writes loses no acknowledged write")
+        func replaceUnderLoad() async throws {
+            let fixture = try await ServiceFixture()
+            let stream = WriteStream()
+            let writers = stream.start(fixture, writers: 6, domain: "com.example.Replace")
+            try await Task.sleep(for: .milliseconds(300))
+            let successor = Process()
+            successor.executableURL = ServiceFixture.binary
+            successor.arguments = ["--address", fixture.bus.address, "--store", fixture.storeDirectory.path, "--replace", "--log-level", "warning"]
+            try successor.run()
+            defer { if successor.isRunning { kill(successor.processIdentifier, SIGKILL) }; successor.waitUntilExit() }
+            #expect(await fixture.waitForExit() == 0, "the replaced prefsd did not exit cleanly")
+            // Writes go on, now to the successor.
+            let atHandover = stream.acknowledged.withLock { $0.count }
+            try await Task.sleep(for: .milliseconds(500))
+            for writer in writers { writer.cancel(); await writer.value }
+            let total = stream.acknowledged.withLock { $0.count }
+            #expect(total > atHandover, "no write was answered by the successor")
+
+            let client = PreferencesClient(connection: try fixture.connect())
+            let stored = try await client.readDomain("com.example.Replace")
+            var missing = stream.missing(from: stored)
+            #expect(missing.isEmpty, "lost in the hand-over: \(missing.prefix(10))")
+            client.connection.close()
+            // And on disk: stop the successor and read the store with a fresh prefsd.
+            kill(successor.processIdentifier, SIGTERM)
+            successor.waitUntilExit()
+            #expect(successor.terminationStatus == 0)
+            try await fixture.startService()
+            let after = PreferencesClient(connection: try fixture.connect())
+            defer { after.connection.close() }
+            missing = stream.missing(from: try await after.readDomain("com.example.Replace"))
+            #expect(missing.isEmpty, "lost after the successor stopped: \(missing.prefix(10))")
+            print("reliability.busfault.replace acknowledged=\(total) before_handover=\(atHandover) refused_during_handover=\(stream.refused.withLock { $0 }) lost=\(missing.count)")
+        }
+    }
+}

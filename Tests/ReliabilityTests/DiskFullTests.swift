@@ -1,0 +1,126 @@
+import DBus
+import Foundation
+import PreferencesModel
+import PreferencesProtocol
+import PrefsdTestSupport
+import Testing
+
+extension Reliability {
+    /// Issue 6, point 3: when the disk is full (or a file-size limit is reached) a write is
+    /// refused with `StorageFailed`, the service stays up, and writes work again with room.
+    @Suite("Disk full and I/O errors")
+    struct DiskFull {
+        /// Writes 64 KiB values under new keys until one is refused; returns the keys that
+        /// were acknowledged and the refusal.
+        static func fill(_ client: PreferencesClient, domain: String, limit: Int = 400) async throws -> (keys: [String], refusal: DBusError?) {
+            var keys: [String] = []
+            for index in 0..<limit {
+                let key = "fill\(index)"
+                do {
+                    try await client.write(domain, key, .data(Data(repeating: UInt8(index % 256), count: 64 << 10)))
+                    keys.append(key)
+                } catch let error as DBusError {
+                    return (keys, error)
+                }
+            }
+            return (keys, nil)
+        }
+
+        /// Checks that the refusal is `StorageFailed` with a message a person can act on,
+        /// and that prefsd serves on with its data intact.
+        static func checkRefusedAndIntact(
+            _ fixture: ServiceFixture, _ client: PreferencesClient, refusal: DBusError?, domain: String, keys: [String]
+        ) async throws {
+            guard case .remote(let name, let message)? = refusal else {
+                Issue.record("no write was refused: \(String(describing: refusal))")
+                return
+            }
+            #expect(name == PreferencesErrorName.storageFailed.busName)
+            #expect(message.contains("not saved"), "unclear message: \(message)")
+            print("reliability.diskfull refusal=\(name) message=\"\(message)\"")
+            #expect(fixture.isRunning, "prefsd died when the disk filled")
+            try await fixture.ping(client.connection)
+            #expect(try await client.readValue("com.example.Early", "kept") == .string("before the disk filled"))
+            let stored = try await client.readDomain(domain)
+            #expect(Set(stored.keys) == Set(keys), "memory and acknowledged writes disagree after the refusal")
+        }
+
+        @Test("a file-size limit (prlimit --fsize): StorageFailed, service up, writes succeed again once raised")
+        func fileSizeLimit() async throws {
+            let fixture = try await ServiceFixture()
+            let client = PreferencesClient(connection: try fixture.connect())
+            defer { client.connection.close() }
+            try await client.write("com.example.Early", "kept", .string("before the disk filled"))
+            guard let pid = fixture.pid else { throw FixtureError("no prefsd") }
+
+            // Files may grow 1 MiB past what the store holds now; SIGXFSZ must not kill prefsd.
+            let sizes = fixture.storeEntries.map { name in
+                ((try? FileManager.default.attributesOfItem(atPath: fixture.storeDirectory.appendingPathComponent(name).path))?[.size] as? Int) ?? 0
+            }
+            let limit = (sizes.max() ?? 0) + (1 << 20)
+            let lowered = try runCommand("prlimit", ["--pid", "\(pid)", "--fsize=\(limit):unlimited"])
+            #expect(lowered.status == 0, "prlimit: \(lowered.stderr)")
+
+            let (keys, refusal) = try await Self.fill(client, domain: "com.example.Fill")
+            #expect(!keys.isEmpty)
+            try await Self.checkRefusedAndIntact(fixture, client, refusal: refusal, domain: "com.example.Fill", keys: keys)
+            // Several more refusals in a row do not harm it either.
+            for attempt in 0..<5 {
+                #expect(await client.refusal("Write", [.string("com.example.Fill"), .string("again\(attempt)"),
+                                                       .variant(.bytes(Array(repeating: 1, count: 512 << 10)))])
+                        == PreferencesErrorName.storageFailed.busName)
+            }
+
+            // Room again: the same process takes writes.
+            let raised = try runCommand("prlimit", ["--pid", "\(pid)", "--fsize=unlimited:unlimited"])
+            #expect(raised.status == 0, "prlimit: \(raised.stderr)")
+            try await client.write("com.example.Fill", "afterRoom", .integer(1))
+            #expect(fixture.pid == pid, "prefsd was restarted")
+
+            // And a restart keeps everything acknowledged.
+            #expect(fixture.stopService() == 0)
+            try await fixture.startService()
+            let after = PreferencesClient(connection: try fixture.connect())
+            defer { after.connection.close() }
+            let stored = try await after.readDomain("com.example.Fill")
+            #expect(Set(stored.keys) == Set(keys + ["afterRoom"]))
+            #expect(try await after.readValue("com.example.Early", "kept") == .string("before the disk filled"))
+            print("reliability.diskfull kind=prlimit-fsize limit=\(limit) acknowledged_before_full=\(keys.count) lost=0 recovered_without_restart=true")
+        }
+
+        @Test("a full tmpfs (ENOSPC): StorageFailed, service up, writes succeed again once it grows")
+        func fullFileSystem() async throws {
+            let mountPoint = FileManager.default.temporaryDirectory.appendingPathComponent("prefsd-tmpfs-\(getpid())-\(UInt32.random(in: 0...UInt32.max))")
+            try FileManager.default.createDirectory(at: mountPoint, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(at: mountPoint) }
+            let mounted = try runCommand("mount", ["-t", "tmpfs", "-o", "size=3m,mode=0700", "tmpfs", mountPoint.path])
+            guard mounted.status == 0 else {
+                print("reliability.diskfull kind=tmpfs skipped: cannot mount here (\(mounted.stderr.trimmingCharacters(in: .whitespacesAndNewlines)))")
+                return
+            }
+            defer { _ = try? runCommand("umount", ["-l", mountPoint.path]) }
+            let store = mountPoint.appendingPathComponent("store")
+            let fixture = try await ServiceFixture(arguments: ["--store", store.path])
+            let client = PreferencesClient(connection: try fixture.connect())
+            defer { client.connection.close() }
+            try await client.write("com.example.Early", "kept", .string("before the disk filled"))
+
+            let (keys, refusal) = try await Self.fill(client, domain: "com.example.Fill")
+            #expect(!keys.isEmpty)
+            try await Self.checkRefusedAndIntact(fixture, client, refusal: refusal, domain: "com.example.Fill", keys: keys)
+
+            let grown = try runCommand("mount", ["-o", "remount,size=64m", mountPoint.path])
+            #expect(grown.status == 0, "remount: \(grown.stderr)")
+            try await client.write("com.example.Fill", "afterRoom", .integer(1))
+
+            #expect(fixture.stopService() == 0)
+            try await fixture.startService(arguments: ["--store", store.path])
+            let after = PreferencesClient(connection: try fixture.connect())
+            defer { after.connection.close() }
+            #expect(Set(try await after.readDomain("com.example.Fill").keys) == Set(keys + ["afterRoom"]))
+            #expect(try await after.readValue("com.example.Early", "kept") == .string("before the disk filled"))
+            fixture.stopService()
+            print("reliability.diskfull kind=tmpfs size=3MiB acknowledged_before_full=\(keys.count) lost=0 recovered_without_restart=true")
+        }
+    }
+}
