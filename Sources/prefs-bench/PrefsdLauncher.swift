@@ -32,10 +32,24 @@ final class PrefsdInstance {
     func stop() { child.stop(grace: 30) }
 }
 
-/// Where the release build's other executables are: next to this one.
+/// Where the release build's other executables are: next to this one. `swift run prefs-bench`
+/// builds only the benchmark, so a missing sibling is built with `swift build` (same
+/// configuration) when the working directory is the package.
 func siblingExecutable(_ name: String) throws -> String {
     let me = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
-    let candidate = me.deletingLastPathComponent().appendingPathComponent(name).path
+    let directory = me.deletingLastPathComponent()
+    let candidate = directory.appendingPathComponent(name).path
+    if !FileManager.default.isExecutableFile(atPath: candidate),
+       FileManager.default.fileExists(atPath: "Package.swift"), let swift = findExecutable("swift")
+    {
+        let configuration = directory.lastPathComponent == "debug" ? "debug" : "release"
+        log("building \(name) (swift build -c \(configuration) --product \(name))")
+        let build = Process()
+        build.executableURL = URL(fileURLWithPath: swift)
+        build.arguments = ["build", "-c", configuration, "--product", name]
+        try build.run()
+        build.waitUntilExit()
+    }
     guard FileManager.default.isExecutableFile(atPath: candidate) else {
         throw BenchError("\(candidate) is missing: run `swift build -c release --product \(name)` first (or `make bench`)")
     }
