@@ -26,6 +26,11 @@ struct PrefsBench: ParsableCommand {
     @Flag(help: "Install the Debian package dconf-service with apt-get when it is missing.")
     var installDconf = false
 
+    @Option(help: ArgumentHelp(
+        "Largest store dconf is filled to: it rewrites its whole database on every change, and filling 100k keys takes minutes.",
+        valueName: "n"))
+    var dconfMaxKeys = 10_000
+
     @Option(help: ArgumentHelp("Seconds allowed for filling dconf; sizes it cannot reach in time are capped.", valueName: "s"))
     var dconfFillSeconds: Double = 120
 
