@@ -5,7 +5,7 @@ DBUS_SERVICES_DIR ?= $(PREFIX)/share/dbus-1/services
 SYSTEMD_USER_DIR ?= $(PREFIX)/share/systemd/user
 SWIFT ?= swift
 
-.PHONY: all deps build run test install uninstall clean
+.PHONY: all deps build run test bench install uninstall clean
 
 all: build
 
@@ -21,6 +21,11 @@ run: deps
 test: deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
+
+# The benchmark (not part of `make test`): prefsd beside the bus's Ping floor and dconf-service.
+bench: deps
+	$(SWIFT) build -c release --product prefsd
+	$(SWIFT) run -c release prefs-bench $(BENCH_FLAGS)
 
 install: build
 	install -d "$(DESTDIR)$(BINDIR)" "$(DESTDIR)$(DBUS_SERVICES_DIR)" "$(DESTDIR)$(SYSTEMD_USER_DIR)"

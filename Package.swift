@@ -103,6 +103,23 @@ let package = Package(
             swiftSettings: strict
         ),
 
+        // MARK: Benchmark
+        .target(
+            name: "BenchmarkKit",
+            swiftSettings: strict
+        ),
+        .executableTarget(
+            name: "prefs-bench",
+            dependencies: [
+                "BenchmarkKit",
+                "DBus",
+                "Preferences",
+                "PreferencesProtocol",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: strict
+        ),
+
         // MARK: Build tools
         .executableTarget(
             name: "embed-text",
@@ -141,6 +158,11 @@ let package = Package(
         .testTarget(
             name: "DBusTests",
             dependencies: ["DBus", "BusTestSupport"],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "BenchmarkTests",
+            dependencies: ["BenchmarkKit"],
             swiftSettings: strict
         ),
         .testTarget(

@@ -165,7 +165,7 @@ public struct PreferencesBusClient: Sendable {
             return .noBus(detail: "lost the session bus: \(error.description)")
         case .invalidMessage(let reason):
             return .invalid(detail: "the request cannot be sent: \(reason)")
-        case .invalidArguments(let reason):
+        case .invalidArguments(let reason), .limitsExceeded(let reason):
             return .unexpectedReply(reason)
         case .outOfMemory:
             return .unexpectedReply(error.description)

@@ -1,0 +1,58 @@
+import ArgumentParser
+import BenchmarkKit
+import DBus
+import Foundation
+
+@main
+struct PrefsBench: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "prefs-bench",
+        abstract: "Measures prefsd next to the bus's own floor and dconf-service, on one private bus.",
+        discussion: """
+        Everything runs on this machine: a private dbus-daemon on a unix socket, prefsd \
+        (the release build next to this executable) and, unless skipped or missing, \
+        /usr/libexec/dconf-service. Prints a Markdown table of medians, p99s and ratios.
+        """)
+
+    @Flag(help: "A short run: fewer samples, shorter loops (figures are noisier).")
+    var quick = false
+
+    @Option(help: ArgumentHelp("Store sizes for the Read/Write sweep, comma-separated.", valueName: "n,n,…"))
+    var keys = "0,1000,10000,100000"
+
+    @Flag(help: "Do not run dconf-service (its columns say so).")
+    var skipDconf = false
+
+    @Flag(help: "Install the Debian package dconf-service with apt-get when it is missing.")
+    var installDconf = false
+
+    @Option(help: ArgumentHelp(
+        "Largest store dconf is filled to: it rewrites its whole database on every change, and filling 100k keys takes minutes.",
+        valueName: "n"))
+    var dconfMaxKeys = 10_000
+
+    @Option(help: ArgumentHelp("Seconds allowed for filling dconf; sizes it cannot reach in time are capped.", valueName: "s"))
+    var dconfFillSeconds: Double = 120
+
+    @Flag(help: .hidden) var observerChild = false
+    @Option(help: .hidden) var address: String?
+    @Option(help: .hidden) var childCount = 1
+
+    func validate() throws {
+        guard sizes != nil else { throw ValidationError("--keys takes comma-separated non-negative numbers") }
+    }
+
+    var sizes: [Int]? {
+        let parts = keys.split(separator: ",").map { Int($0.trimmingCharacters(in: .whitespaces)) }
+        guard !parts.isEmpty, parts.allSatisfy({ ($0 ?? -1) >= 0 }) else { return nil }
+        return parts.compactMap { $0 }.sorted()
+    }
+
+    func run() throws {
+        if observerChild {
+            guard let address else { throw ValidationError("--observer-child needs --address") }
+            throw ExitCode(runObserverChild(bus: address, count: childCount))
+        }
+        try Benchmark(options: self).run()
+    }
+}

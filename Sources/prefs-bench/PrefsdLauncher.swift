@@ -1,0 +1,57 @@
+import DBus
+import Foundation
+
+/// prefsd on the private bus, with its own store directory.
+final class PrefsdInstance {
+    let child: Child
+    /// Seconds from launch to the first `Read` answered (error replies such as NotFound count:
+    /// they come from prefsd itself, after it has loaded its store and taken its name).
+    let startup: Double
+
+    /// Launches `executable --address BUS --store STORE` and waits (at most 60 s) until it
+    /// answers a `Read`.
+    init(executable: String, bus: String, store: URL, log: URL, probe: DBusConnection) throws {
+        let start = now()
+        child = try Child(executable, ["--address", bus, "--store", store.path, "--log-level", "warning"], log: log)
+        let read = Calls.read("bench.coldstart", "absent")
+        while true {
+            do {
+                _ = try probe.callBlocking(read, timeout: .seconds(5))
+                break
+            } catch let DBusError.remote(name, _) where name.hasPrefix("io.github.prefsd.") {
+                break
+            } catch {
+                if !child.process.isRunning { throw BenchError("prefsd exited at start; see \(log.path)") }
+                if now() - start > 60 { child.stop(); throw BenchError("prefsd did not answer within 60 s") }
+                usleep(200)
+            }
+        }
+        startup = now() - start
+    }
+
+    func stop() { child.stop(grace: 30) }
+}
+
+/// Where the release build's other executables are: next to this one. `swift run prefs-bench`
+/// builds only the benchmark, so a missing sibling is built with `swift build` (same
+/// configuration) when the working directory is the package.
+func siblingExecutable(_ name: String) throws -> String {
+    let me = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+    let directory = me.deletingLastPathComponent()
+    let candidate = directory.appendingPathComponent(name).path
+    if !FileManager.default.isExecutableFile(atPath: candidate),
+       FileManager.default.fileExists(atPath: "Package.swift"), let swift = findExecutable("swift")
+    {
+        let configuration = directory.lastPathComponent == "debug" ? "debug" : "release"
+        log("building \(name) (swift build -c \(configuration) --product \(name))")
+        let build = Process()
+        build.executableURL = URL(fileURLWithPath: swift)
+        build.arguments = ["build", "-c", configuration, "--product", name]
+        try build.run()
+        build.waitUntilExit()
+    }
+    guard FileManager.default.isExecutableFile(atPath: candidate) else {
+        throw BenchError("\(candidate) is missing: run `swift build -c release --product \(name)` first (or `make bench`)")
+    }
+    return candidate
+}

@@ -1,0 +1,108 @@
+import Foundation
+import Synchronization
+
+/// Errors of the benchmark's own setup.
+struct BenchError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// Monotonic time in seconds (CLOCK_MONOTONIC: comparable between processes on this machine).
+@inline(__always) func now() -> Double {
+    var spec = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &spec)
+    return Double(spec.tv_sec) + Double(spec.tv_nsec) * 1e-9
+}
+
+/// A fresh directory under /tmp.
+func makeTemporaryDirectory(_ prefix: String) throws -> URL {
+    var template = Array("/tmp/\(prefix)-XXXXXX".utf8CString)
+    guard let made = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) else {
+        throw BenchError("mkdtemp failed: errno \(errno)")
+    }
+    return URL(fileURLWithPath: String(cString: made), isDirectory: true)
+}
+
+/// The first executable called `name` on PATH (or `name` itself when it holds a slash).
+func findExecutable(_ name: String, extra: [String] = []) -> String? {
+    if name.contains("/") { return FileManager.default.isExecutableFile(atPath: name) ? name : nil }
+    let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
+    for directory in path.split(separator: ":").map(String.init) + extra {
+        let candidate = directory + "/" + name
+        if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
+    }
+    return nil
+}
+
+/// A child process whose standard output is read line by line (with a time bound) and whose
+/// standard error goes to a log file. Stopped with SIGTERM, then SIGKILL after a grace time.
+final class Child: Sendable {
+    let process: Process
+    let logFile: URL
+    private let output: FileHandle
+    private let buffer = Mutex<[UInt8]>([])
+
+    var pid: Int32 { process.processIdentifier }
+
+    init(_ executable: String, _ arguments: [String], environment: [String: String]? = nil, log: URL) throws {
+        process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        if let environment { process.environment = environment }
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardInput = FileHandle.nullDevice
+        _ = FileManager.default.createFile(atPath: log.path, contents: nil)
+        process.standardError = try FileHandle(forWritingTo: log)
+        logFile = log
+        output = pipe.fileHandleForReading
+        try process.run()
+    }
+
+    /// The next line of standard output, or nil when none arrives within `timeout` seconds or
+    /// the output ends.
+    func readLine(timeout: Double) -> String? {
+        let deadline = now() + timeout
+        let fd = output.fileDescriptor
+        while true {
+            let line = buffer.withLock { buffer -> String? in
+                guard let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) else { return nil }
+                let text = String(decoding: buffer[..<newline], as: UTF8.self)
+                buffer.removeSubrange(...newline)
+                return text
+            }
+            if let line { return line }
+            let left = deadline - now()
+            if left <= 0 { return nil }
+            var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            let ready = poll(&poller, 1, Int32(min(left * 1000, 1000)) + 1)
+            if ready < 0 && errno != EINTR { return nil }
+            if ready > 0 {
+                var chunk = [UInt8](repeating: 0, count: 4096)
+                let count = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, 4096) }
+                if count <= 0 { return nil }
+                buffer.withLock { $0 += chunk[..<count] }
+            }
+        }
+    }
+
+    /// SIGTERM, up to `grace` seconds to exit, then SIGKILL; waits for the exit. Idempotent.
+    func stop(grace: Double = 5) {
+        guard process.isRunning else { return }
+        kill(pid, SIGTERM)
+        let deadline = now() + grace
+        while process.isRunning && now() < deadline { usleep(2000) }
+        if process.isRunning { kill(pid, SIGKILL) }
+        process.waitUntilExit()
+    }
+
+    /// `VmHWM` (peak resident set) from /proc/PID/status, in bytes.
+    func peakResidentBytes() -> Int? {
+        guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else { return nil }
+        for line in status.split(separator: "\n") where line.hasPrefix("VmHWM:") {
+            let kilobytes = line.split(separator: " ").dropFirst().first.flatMap { Int($0) }
+            return kilobytes.map { $0 * 1024 }
+        }
+        return nil
+    }
+}

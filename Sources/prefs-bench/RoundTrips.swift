@@ -1,0 +1,75 @@
+import BenchmarkKit
+import DBus
+
+/// One row of the size sweep.
+struct SizeResult {
+    var keys: Int
+    var ping: Figure
+    var read: Figure
+    var write: Figure
+    var dconfWrite: Figure
+    var dconfKeys: Int?
+}
+
+/// The big domain the sweep fills; all its keys sit in this ONE domain.
+let bigDomain = "bench.big"
+
+/// Adds keys `k<from>`…`k<to-1>` to prefsd's big domain with `Apply` batches of 5,000.
+func fillPrefsd(_ connection: DBusConnection, from: Int, to: Int) throws {
+    var start = from
+    while start < to {
+        let end = min(start + 5000, to)
+        _ = try connection.callBlocking(Calls.apply(bigDomain, keys: start..<end), timeout: .seconds(300))
+        start = end
+    }
+}
+
+/// Adds keys `/bench/k<from>`… to dconf, `chunk` keys per changeset, until done or `deadline`;
+/// returns how many keys dconf holds.
+func fillDconf(_ connection: DBusConnection, from: Int, to: Int, chunk: Int, deadline: Double) throws -> Int {
+    var start = from
+    while start < to {
+        if now() > deadline { return start }
+        let end = min(start + chunk, to)
+        _ = try connection.callBlocking(
+            Calls.dconfChange((start..<end).map { ("/bench/k\($0)", .int32(Int32($0))) }), timeout: .seconds(600))
+        start = end
+    }
+    return start
+}
+
+/// `Read` of one key of the big domain interleaved with `Peer.Ping` to prefsd: lane 0 is
+/// Ping, lane 1 is Read.
+func measureReads(_ connection: DBusConnection, budget: Budget) throws -> (ping: Figure, read: Figure) {
+    let ping = Calls.ping(Calls.prefsdName)
+    let read = Calls.read(bigDomain, "probe")
+    // Warm up.
+    for _ in 0..<50 { _ = try connection.timed(ping); _ = try connection.timed(read) }
+    let lanes = try sample(budget, 2) { _ in [try connection.timed(ping), try connection.timed(read)] }
+    return (Figure(lanes[0]), Figure(lanes[1]))
+}
+
+/// Durable `Write`s of one key of the big domain, a new value each time.
+func measureWrites(_ connection: DBusConnection, budget: Budget, serial: inout Int64) throws -> Figure {
+    for _ in 0..<5 { serial += 1; _ = try connection.timed(Calls.write(bigDomain, "w", serial)) }
+    var local = serial
+    let lanes = try sample(budget) { _ in
+        local += 1
+        return [try connection.timed(Calls.write(bigDomain, "w", local))]
+    }
+    serial = local
+    return Figure(lanes[0])
+}
+
+/// dconf `Change`s of one key, a new value each time.
+func measureDconfWrites(_ connection: DBusConnection, budget: Budget, serial: inout Int32) throws -> Figure {
+    serial += 1
+    _ = try connection.timed(Calls.dconfChange([("/bench/w", .int32(serial))]))
+    var local = serial
+    let lanes = try sample(budget) { _ in
+        local += 1
+        return [try connection.timed(Calls.dconfChange([("/bench/w", .int32(local))]))]
+    }
+    serial = local
+    return Figure(lanes[0])
+}
