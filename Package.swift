@@ -112,6 +112,7 @@ let package = Package(
             name: "prefs-bench",
             dependencies: [
                 "BenchmarkKit",
+                "BusTestSupport",
                 "DBus",
                 "Preferences",
                 "PreferencesProtocol",

@@ -1,5 +1,6 @@
 import BenchmarkKit
 import DBus
+import BusTestSupport
 import Foundation
 
 /// One run: sets everything up, measures in a fixed order, prints the report.
@@ -15,7 +16,7 @@ struct Benchmark {
         // Foundation's UserDefaults keeps its files under XDG_CONFIG_HOME: keep them in the run's directory.
         setenv("XDG_CONFIG_HOME", work.appendingPathComponent("foundation").path, 1)
         let prefsdPath = try siblingExecutable("prefsd")
-        let bus = try BenchBus()
+        let bus = try PrivateBus()
         var report = Report(machine: Machine.description, quick: quick)
         defer {
             bus.stop()
@@ -132,7 +133,7 @@ struct Benchmark {
         if !FileManager.default.isExecutableFile(atPath: DconfInstance.executable) && options.installDconf {
             log("installing dconf-service with apt-get")
             let apt = Process()
-            apt.executableURL = URL(fileURLWithPath: findExecutable("apt-get") ?? "/usr/bin/apt-get")
+            apt.executableURL = URL(fileURLWithPath: (try? findExecutable("apt-get")) ?? "/usr/bin/apt-get")
             apt.arguments = ["install", "-y", "--no-install-recommends", "dconf-service"]
             try apt.run()
             apt.waitUntilExit()

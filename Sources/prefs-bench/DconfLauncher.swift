@@ -1,5 +1,6 @@
 import BenchmarkKit
 import DBus
+import BusTestSupport
 import Foundation
 import Synchronization
 
@@ -86,7 +87,7 @@ final class DconfInstance {
             throw BenchError("dconf's Notify names \(paths), not /bench/verify/answer: the encoder is wrong")
         }
         var verified = "dconf answered Change with tag \(tag) and its Notify named /bench/verify/answer"
-        if let dconf = findExecutable("dconf") {
+        if let dconf = try? findExecutable("dconf") {
             let process = Process()
             process.executableURL = URL(fileURLWithPath: dconf)
             process.arguments = ["read", "/bench/verify/answer"]

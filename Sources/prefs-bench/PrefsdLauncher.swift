@@ -1,4 +1,5 @@
 import DBus
+import BusTestSupport
 import Foundation
 
 /// prefsd on the private bus, with its own store directory.
@@ -40,7 +41,7 @@ func siblingExecutable(_ name: String) throws -> String {
     let directory = me.deletingLastPathComponent()
     let candidate = directory.appendingPathComponent(name).path
     if !FileManager.default.isExecutableFile(atPath: candidate),
-       FileManager.default.fileExists(atPath: "Package.swift"), let swift = findExecutable("swift")
+       FileManager.default.fileExists(atPath: "Package.swift"), let swift = try? findExecutable("swift")
     {
         let configuration = directory.lastPathComponent == "debug" ? "debug" : "release"
         log("building \(name) (swift build -c \(configuration) --product \(name))")

@@ -23,17 +23,6 @@ func makeTemporaryDirectory(_ prefix: String) throws -> URL {
     return URL(fileURLWithPath: String(cString: made), isDirectory: true)
 }
 
-/// The first executable called `name` on PATH (or `name` itself when it holds a slash).
-func findExecutable(_ name: String, extra: [String] = []) -> String? {
-    if name.contains("/") { return FileManager.default.isExecutableFile(atPath: name) ? name : nil }
-    let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
-    for directory in path.split(separator: ":").map(String.init) + extra {
-        let candidate = directory + "/" + name
-        if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
-    }
-    return nil
-}
-
 /// A child process whose standard output is read line by line (with a time bound) and whose
 /// standard error goes to a log file. Stopped with SIGTERM, then SIGKILL after a grace time.
 final class Child: Sendable {
