@@ -23,6 +23,8 @@ final class DirectoryWatcher: Sendable {
     nonisolated(unsafe) private let source: any DispatchSourceProtocol
     /// How the directory is watched.
     let mode: Mode
+    /// Schedules the handler (coalesced with events already seen).
+    private let changed: @Sendable () -> Void
 
     /// Starts watching `directory`.
     init(directory: URL, delay: DispatchTimeInterval = .milliseconds(100), handler: @escaping @Sendable () -> Void) {
@@ -35,6 +37,7 @@ final class DirectoryWatcher: Sendable {
                 handler()
             }
         }
+        self.changed = changed
         switch Self.inotify(directory) {
         case .success(let descriptor):
             let read = DispatchSource.makeReadSource(fileDescriptor: descriptor, queue: queue)
@@ -62,6 +65,11 @@ final class DirectoryWatcher: Sendable {
 
     deinit {
         source.cancel()
+    }
+
+    /// Calls the handler soon, as if the directory had changed.
+    func trigger() {
+        changed()
     }
 
     /// Stops watching.

@@ -68,10 +68,17 @@ struct ManagedDomains {
     }
 }
 
+/// What putting a new set of forced keys in force changed.
+struct ForcedUpdate: Sendable {
+    /// Per domain, how the values readers see changed.
+    var changes: [Change] = []
+    /// The domains whose set of forced keys changed, with their keys now (sorted).
+    var forcedKeys: [DomainName: [String]] = [:]
+}
+
 extension DomainState {
-    /// Puts a new set of forced keys in force and returns, per domain, how the values
-    /// readers see changed.
-    mutating func replaceForced(with newForced: [DomainName: [String: PropertyListValue]]) -> [Change] {
+    /// Puts a new set of forced keys in force and says what changed.
+    mutating func replaceForced(with newForced: [DomainName: [String: PropertyListValue]]) -> ForcedUpdate {
         let domains = Set(forced.keys).union(newForced.keys).sorted()
         var keys: [DomainName: Set<String>] = [:]
         var before: [DomainName: [String: PropertyListValue]] = [:]
@@ -80,8 +87,12 @@ extension DomainState {
             keys[domain] = affected
             for key in affected { before[domain, default: [:]][key] = value(domain: domain, key: key) }
         }
+        let keysBefore = forced.mapValues { Set($0.keys) }
         forced = newForced.filter { !$0.value.isEmpty }
-        var changes: [Change] = []
+        var update = ForcedUpdate()
+        for domain in domains where keysBefore[domain] != forced[domain].map({ Set($0.keys) }) {
+            update.forcedKeys[domain] = forcedKeys(domain: domain)
+        }
         for domain in domains {
             var change = Change(domain: domain)
             for key in (keys[domain] ?? []).sorted() {
@@ -89,8 +100,8 @@ extension DomainState {
                 guard now != before[domain]?[key] else { continue }
                 if let now { change.changed[key] = now } else { change.removed.append(key) }
             }
-            if !change.isEmpty { changes.append(change) }
+            if !change.isEmpty { update.changes.append(change) }
         }
-        return changes
+        return update
     }
 }

@@ -82,8 +82,9 @@ public final class PreferencesService: Sendable {
             answered += waiting.count
         }
         logger.info("serving", metadata: ["domains": "\(count)", "waitingCalls": "\(answered)"])
-        // A managed file changed while the store loaded is put in force now.
-        reloadManagedDomains()
+        // A managed file changed while the store loaded is put in force now, on the
+        // watcher's queue like every reload.
+        watcher.withLock { $0?.trigger() }
     }
 
     /// Follows the managed directory: a file added, edited or removed takes effect at once
@@ -97,28 +98,23 @@ public final class PreferencesService: Sendable {
         watcher.withLock { $0 = started }
     }
 
-    /// Reads the managed directory again and puts what it forces in force.
-    func reloadManagedDomains() {
+    /// Reads the managed directory again and puts what it forces in force. Runs on the
+    /// watcher's queue only, so reloads never overlap.
+    private func reloadManagedDomains() {
         let previous = core.withLock { $0.domains?.forced ?? [:] }
         let forced = managed.load(previous: previous)
-        let (changes, forcedKeys) = core.withLock { core -> ([Change], [DomainName: [String]]) in
-            guard core.domains != nil else { return ([], [:]) }
-            let before = core.domains!.forced.mapValues { $0.keys.sorted() }
-            let changes = core.domains!.replaceForced(with: forced)
-            let after = core.domains!.forced.mapValues { $0.keys.sorted() }
-            let domains = Set(before.keys).union(after.keys).filter { before[$0] != after[$0] }
-            return (changes, Dictionary(uniqueKeysWithValues: domains.map { ($0, after[$0] ?? []) }))
+        let update = core.withLock { $0.domains?.replaceForced(with: forced) } ?? ForcedUpdate()
+        let domains = Set(update.changes.map(\.domain)).union(update.forcedKeys.keys)
+        if !domains.isEmpty {
+            logger.info("managed preferences changed", metadata: ["domains": "\(domains.map(\.rawValue).sorted())"])
         }
-        if !changes.isEmpty || !forcedKeys.isEmpty {
-            logger.info("managed preferences changed", metadata: ["domains": "\(Set(changes.map(\.domain.rawValue)).union(forcedKeys.keys.map(\.rawValue)).sorted())"])
-        }
-        for (domain, keys) in forcedKeys.sorted(by: { $0.key < $1.key }) {
+        for (domain, keys) in update.forcedKeys.sorted(by: { $0.key < $1.key }) {
             send(.signal(
                 path: PreferencesBus.objectPath, interface: PreferencesBus.interface,
                 member: PreferencesBus.forcedKeysChangedSignal, body: [.string(domain.rawValue), .stringArray(keys)]
             ))
         }
-        for change in changes { emit(change) }
+        for change in update.changes { emit(change) }
     }
 
     /// Waits until every accepted write is durable and answered, then closes the store.
