@@ -13,8 +13,12 @@ extension BusSession {
     func ensureLoaded(_ domains: [DomainName]) -> Bool {
         var mine: [DomainName] = []
         var others: [DispatchGroup] = []
+        let now = ContinuousClock.now
         let allLoaded = state.withLock { state -> Bool in
+            var allLoaded = true
             for domain in domains where !state.cache.isLoaded(domain) {
+                allLoaded = false
+                if let retry = state.retryAfter[domain], now < retry { continue }
                 if let loading = state.loading[domain] {
                     others.append(loading.done)
                 } else {
@@ -24,9 +28,9 @@ extension BusSession {
                     mine.append(domain)
                 }
             }
-            return mine.isEmpty && others.isEmpty
+            return allLoaded
         }
-        if allLoaded { return true }
+        if mine.isEmpty && others.isEmpty { return allLoaded }
         for domain in mine { load(domain) }
         for group in others { _ = group.wait(timeout: .now() + .seconds(30)) }
         return state.withLock { state in domains.allSatisfy { state.cache.isLoaded($0) } }
@@ -49,7 +53,10 @@ extension BusSession {
         } catch {
             answer = nil
         }
-        let loading = state.withLock { $0.loading.removeValue(forKey: domain) }
+        let loading = state.withLock { state in
+            state.retryAfter[domain] = answer == nil ? .now + .seconds(1) : nil
+            return state.loading.removeValue(forKey: domain)
+        }
         if let answer {
             mutate(notify: false) { cache in
                 cache.load(domain, values: answer.values, forced: answer.forced)

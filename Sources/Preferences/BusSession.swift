@@ -52,6 +52,9 @@ final class BusSession: Sendable {
         var loading: [DomainName: Loading] = [:]
         /// The preferences objects to tell about changes.
         var subscribers: [ObjectIdentifier: Subscriber] = [:]
+        /// Domains whose load failed, not tried again before the instant given, so that
+        /// reads without prefsd stay fast.
+        var retryAfter: [DomainName: ContinuousClock.Instant] = [:]
     }
 
     struct Loading: Sendable {
