@@ -35,45 +35,25 @@ enum StartupError: Error, CustomStringConvertible {
     }
 }
 
-/// Why a running prefsd stops.
-enum ShutdownReason: Sendable, CustomStringConvertible {
-    case signal(Int32)
-    case busGone
-    case replaced
-
-    var description: String {
-        switch self {
-        case .signal(let number): number == SIGTERM ? "SIGTERM" : number == SIGINT ? "SIGINT" : "signal \(number)"
-        case .busGone: "the bus connection was lost"
-        case .replaced: "another prefsd took over the bus name (--replace)"
-        }
-    }
-}
-
 /// A running prefsd: the connection, the service and the store, and what ends them.
 final class Daemon: Sendable {
     private let connection: DBusConnection
     private let service: PreferencesService
     private let lock: StoreLock
-    private let shutdown = Mutex<(reason: ShutdownReason?, waiter: CheckedContinuation<ShutdownReason, Never>?)>((nil, nil))
-    // DispatchSources are safe to use from any thread; Dispatch does not mark them Sendable.
-    nonisolated(unsafe) private let signalSources: [any DispatchSourceSignal]
+    private let shutdown: Shutdown
 
-    private init(connection: DBusConnection, service: PreferencesService, lock: StoreLock) {
+    private init(connection: DBusConnection, service: PreferencesService, lock: StoreLock, shutdown: Shutdown) {
         self.connection = connection
         self.service = service
         self.lock = lock
-        signalSources = [SIGTERM, SIGINT].map { number in
-            signal(number, SIG_IGN)
-            return DispatchSource.makeSignalSource(signal: number, queue: .global())
-        }
+        self.shutdown = shutdown
     }
 
     /// Connects, exports the object, takes the bus name, then opens and loads the store.
     /// The object is exported before the name is taken, so calls that activated the
     /// service wait for the store instead of finding no object.
     static func start(
-        configuration: ServiceConfiguration, busAddress: String?, replace: Bool, logger: Logger
+        configuration: ServiceConfiguration, busAddress: String?, replace: Bool, shutdown: Shutdown, logger: Logger
     ) async throws -> Daemon {
         let connection: DBusConnection
         do {
@@ -119,51 +99,24 @@ final class Daemon: Sendable {
             logger.error("the store was damaged and has been moved aside; prefsd started with an empty store",
                          metadata: ["damagedCopy": "\(recovered.path)"])
         }
-        let daemon = Daemon(connection: connection, service: service, lock: lock)
-        daemon.watchForShutdown()
-        return daemon
-    }
-
-    private func watchForShutdown() {
-        connection.setDisconnectHandler { [self] in end(.busGone) }
-        connection.setSignalHandler { [self] message in
+        connection.setDisconnectHandler { shutdown.end(.busGone) }
+        connection.setSignalHandler { message in
             if message.sender == "org.freedesktop.DBus", message.member == "NameLost",
                message.body.first == .string(PreferencesBus.busName) {
-                end(.replaced)
+                shutdown.end(.replaced)
             }
         }
-        for source in signalSources {
-            let number = Int32(source.handle)
-            source.setEventHandler { [self] in end(.signal(number)) }
-            source.resume()
-        }
-    }
-
-    private func end(_ reason: ShutdownReason) {
-        let waiter = shutdown.withLock { state -> CheckedContinuation<ShutdownReason, Never>? in
-            guard state.reason == nil else { return nil }
-            state.reason = reason
-            defer { state.waiter = nil }
-            return state.waiter
-        }
-        waiter?.resume(returning: reason)
+        return Daemon(connection: connection, service: service, lock: lock, shutdown: shutdown)
     }
 
     /// Waits until a signal, the bus or a replacement ends the service.
     func waitForShutdown() async -> ShutdownReason {
-        await withCheckedContinuation { continuation in
-            let reason = shutdown.withLock { state -> ShutdownReason? in
-                if let reason = state.reason { return reason }
-                state.waiter = continuation
-                return nil
-            }
-            if let reason { continuation.resume(returning: reason) }
-        }
+        await shutdown.wait()
     }
 
     /// Finishes every accepted write, answers it, and closes the store and the bus.
     func stop() {
-        for source in signalSources { source.cancel() }
+        shutdown.cancel()
         service.stop()
         connection.close()
         _ = lock

@@ -69,6 +69,8 @@ struct Prefsd: AsyncParsableCommand {
     }
 
     func run() async throws {
+        // Listen for SIGTERM and SIGINT before anything else, so none is lost while starting.
+        let shutdown = Shutdown()
         // Past a file-size limit (RLIMIT_FSIZE) the kernel sends SIGXFSZ, whose default
         // action kills the process: ignored, the write fails with EFBIG instead, the
         // transaction is rolled back and the call is answered `StorageFailed`.
@@ -93,7 +95,7 @@ struct Prefsd: AsyncParsableCommand {
         )
         do {
             let daemon = try await Daemon.start(
-                configuration: configuration, busAddress: busAddress, replace: replace, logger: logger
+                configuration: configuration, busAddress: busAddress, replace: replace, shutdown: shutdown, logger: logger
             )
             let reason = await daemon.waitForShutdown()
             logger.info("shutting down", metadata: ["reason": "\(reason)"])

@@ -84,10 +84,7 @@ public final class PrivateBus: Sendable {
             return process
         }
         guard let taken else { return }
-        if taken.isRunning {
-            kill(taken.processIdentifier, SIGKILL)
-        }
-        taken.waitUntilExit()
+        BusTestSupport.stop(taken, signal: SIGKILL)
         try? FileManager.default.removeItem(at: directory)
     }
 

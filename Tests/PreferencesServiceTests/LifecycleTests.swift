@@ -71,7 +71,7 @@ struct LifecycleTests {
         successor.executableURL = ServiceFixture.binary
         successor.arguments = ["--address", fixture.bus.address, "--store", fixture.storeDirectory.path, "--replace", "--log-level", "warning"]
         try successor.run()
-        defer { kill(successor.processIdentifier, SIGKILL); successor.waitUntilExit() }
+        defer { stop(successor, signal: SIGKILL) }
         // The old one exits by itself, cleanly, once its writes are done.
         #expect(await fixture.waitForExit() == 0)
         #expect(try await client.readValue("com.example.App", "before") == .integer(1))

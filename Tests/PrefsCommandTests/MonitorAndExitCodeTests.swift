@@ -45,8 +45,7 @@ struct MonitorTests {
         let deadline = ContinuousClock.now + .seconds(10)
         while process.isRunning, ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(20)) }
         if process.isRunning {
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
+            BusTestSupport.stop(process, signal: SIGKILL)
             return nil
         }
         return process.terminationStatus

@@ -109,16 +109,15 @@ public final class ServiceFixture: Sendable {
         throw FixtureError("prefsd did not own \(PreferencesBus.busName) within \(timeout)")
     }
 
-    /// Sends `signal` to prefsd and waits for it to exit; returns its exit status.
+    /// Sends `signal` to prefsd and waits for it to exit; returns its exit status, or `nil`
+    /// when it had to be killed after not exiting within 20 seconds.
     @discardableResult
     public func stopService(signal number: Int32 = SIGTERM) -> Int32? {
         guard let process = process.withLock({ current -> Process? in
             defer { current = nil }
             return current
         }) else { return nil }
-        kill(process.processIdentifier, number)
-        process.waitUntilExit()
-        return process.terminationStatus
+        return stop(process, signal: number)
     }
 
     /// Waits for prefsd to exit by itself; returns its exit status, or `nil` if it still

@@ -139,7 +139,7 @@ extension Reliability {
             successor.executableURL = ServiceFixture.binary
             successor.arguments = ["--address", fixture.bus.address, "--store", fixture.storeDirectory.path, "--replace", "--log-level", "warning"]
             try successor.run()
-            defer { if successor.isRunning { kill(successor.processIdentifier, SIGKILL) }; successor.waitUntilExit() }
+            defer { stop(successor, signal: SIGKILL) }
             #expect(await fixture.waitForExit() == 0, "the replaced prefsd did not exit cleanly")
             // Writes go on, now to the successor.
             let atHandover = stream.acknowledged.withLock { $0.count }
@@ -154,9 +154,7 @@ extension Reliability {
             #expect(missing.isEmpty, "lost in the hand-over: \(missing.prefix(10))")
             client.connection.close()
             // And on disk: stop the successor and read the store with a fresh prefsd.
-            kill(successor.processIdentifier, SIGTERM)
-            successor.waitUntilExit()
-            #expect(successor.terminationStatus == 0)
+            #expect(stop(successor) == 0)
             try await fixture.startService()
             let after = PreferencesClient(connection: try fixture.connect())
             defer { after.connection.close() }

@@ -47,15 +47,13 @@ extension Reliability {
             #expect(Self.mode(store.path) == 0o755)
 
             let process = try Self.startWithOpenUmask(fixture, store: store)
-            defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) }; process.waitUntilExit() }
+            defer { stop(process, signal: SIGKILL) }
             try await fixture.waitUntilOwned()
             let client = PreferencesClient(connection: try fixture.connect())
             for index in 0..<20 { try await client.write("com.example.Modes", "k\(index)", .integer(Int64(index))) }
             client.connection.close()
             let report = Self.checkModes(store, expecting: ["store.sqlite", "store.sqlite-wal", "store.sqlite-shm", "lock"])
-            kill(process.processIdentifier, SIGTERM)
-            process.waitUntilExit()
-            #expect(process.terminationStatus == 0)
+            #expect(stop(process) == 0)
             print("reliability.permissions umask=000 directory=700 \(report.joined(separator: " "))")
         }
 
