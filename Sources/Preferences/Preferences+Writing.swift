@@ -76,7 +76,7 @@ extension Preferences {
             completion?(.failure(error))
             return
         }
-        session.write(value, key: key.precomposedStringWithCanonicalMapping, domain: domain, completion: completion)
+        session.write(value, key: PreferenceKey.normalized(key), domain: domain, completion: completion)
     }
 
     /// Adds values to the registration domain: the fallbacks used when no other domain

@@ -1,3 +1,5 @@
+import Foundation
+
 /// The name of a preferences domain: `com.example.Editor`, or `NSGlobalDomain`.
 ///
 /// A valid name is 1–255 bytes of `A-Z a-z 0-9 . _ -` and does not start with `.` or `-`,
@@ -75,6 +77,15 @@ public enum PreferenceKey {
         if count > maximumLength { return "it is \(count) bytes long, over the limit of \(maximumLength)" }
         if key.utf8.contains(0) { return "it contains a NUL byte" }
         return nil
+    }
+
+    /// `key` in Unicode normalization form C, the one spelling a key is stored under.
+    ///
+    /// Swift compares strings by canonical equivalence, so two spellings of "é" are one key
+    /// in a dictionary: they must be one row on disk too. ASCII keys, the usual case, are
+    /// returned as they are without calling into Foundation.
+    public static func normalized(_ key: String) -> String {
+        key.utf8.allSatisfy { $0 < 0x80 } ? key : key.precomposedStringWithCanonicalMapping
     }
 
     /// Checks `key`.

@@ -1,5 +1,4 @@
 import DBus
-import Foundation
 import PreferencesModel
 import PreferencesProtocol
 
@@ -27,7 +26,7 @@ struct Arguments {
     func key(_ index: Int) throws(PreferencesServiceError) -> String {
         let text = try string(index)
         try Self.validate(key: text)
-        return Self.normalized(text)
+        return PreferenceKey.normalized(text)
     }
 
     /// The `as` argument at `index`.
@@ -45,7 +44,7 @@ struct Arguments {
     func keys(_ index: Int) throws(PreferencesServiceError) -> [String] {
         let keys = try strings(index)
         for key in keys { try Self.validate(key: key) }
-        return keys.map(Self.normalized)
+        return keys.map(PreferenceKey.normalized)
     }
 
     /// The `as` argument at `index` as validated domain names.
@@ -79,7 +78,7 @@ struct Arguments {
         for (key, value) in values {
             try Self.validate(key: key)
             try checkSize(of: value, key: key)
-            normalized[Self.normalized(key)] = value
+            normalized[PreferenceKey.normalized(key)] = value
         }
         return normalized
     }
@@ -93,12 +92,6 @@ struct Arguments {
         if size > limits.valueBytes {
             throw .quotaExceeded("\(subject) takes \(size) bytes, over the limit of \(limits.valueBytes) for one value (prefsd --max-value-size); store large data in a file and keep its path instead")
         }
-    }
-
-    /// Keys are stored in normalization form C: Swift compares strings by canonical
-    /// equivalence, so two spellings of "é" are one key in memory and must be one row on disk.
-    private static func normalized(_ key: String) -> String {
-        key.precomposedStringWithCanonicalMapping
     }
 
     private static func validate(key: String) throws(PreferencesServiceError) {

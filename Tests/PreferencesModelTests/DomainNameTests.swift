@@ -33,4 +33,11 @@ struct DomainNameTests {
         #expect(PreferenceKey.problem(with: String(repeating: "k", count: 1025)) != nil)
         #expect(PreferenceKey.problem(with: "a\0b") != nil)
     }
+
+    @Test("keys are stored in normalization form C")
+    func normalization() {
+        let decomposed = "Caf\u{65}\u{301}"
+        #expect(Array(PreferenceKey.normalized(decomposed).utf8) == Array("Caf\u{e9}".utf8))
+        #expect(PreferenceKey.normalized("FontSize") == "FontSize")
+    }
 }

@@ -148,6 +148,21 @@ struct MethodTests {
         #expect(try await client.strings("Domains") == [])
     }
 
+    @Test("two spellings of one key are one key, stored once")
+    func normalizedKeys() async throws {
+        let fixture = try await ServiceFixture()
+        let client = PreferencesClient(connection: try fixture.connect())
+        try await client.write("com.example.App", "Caf\u{65}\u{301}", .integer(1))
+        try await client.write("com.example.App", "Caf\u{e9}", .integer(2))
+        #expect(try await client.readDomain("com.example.App").count == 1)
+        #expect(try await client.readValue("com.example.App", "Caf\u{65}\u{301}") == .integer(2))
+        try await client.call("Remove", [.string("com.example.App"), .string("Caf\u{65}\u{301}")])
+        fixture.stopService()
+        try await fixture.startService()
+        let restarted = PreferencesClient(connection: try fixture.connect())
+        #expect(try await restarted.strings("Domains") == [], "no second spelling was left on disk")
+    }
+
     @Test("Invalid keys are InvalidName")
     func invalidKeys() async throws {
         let fixture = try await ServiceFixture()
