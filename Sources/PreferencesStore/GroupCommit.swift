@@ -50,7 +50,7 @@ extension DomainStore {
     /// If the transaction fails, every batch in it gets `.failure(.writeFailed(...))` and
     /// nothing of them is stored; later commits work again once the cause is gone. An empty
     /// `mutations` completes after everything queued before it is durable. After ``close()``
-    /// the completion gets `.failure(.closed)`.
+    /// the completion gets `.failure(.closed)` at once, on the calling thread.
     public func commit(
         _ mutations: [StoreMutation], completion: @escaping @Sendable (Result<Void, StoreError>) -> Void
     ) {

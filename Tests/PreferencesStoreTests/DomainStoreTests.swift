@@ -111,6 +111,35 @@ struct DomainStoreTests {
         #expect(try reopened.loadAll().values.reduce(0) { $0 + $1.count } == count)
     }
 
+    @Test("batches queued while a transaction is in flight go together into the next one")
+    func nextTransaction() throws {
+        let temporary = try TemporaryDirectory()
+        let store = try DomainStore(directory: temporary.store, logger: LogRecorder().logger)
+        defer { store.close() }
+        let name = domain("com.example.Next")
+        let release = DispatchSemaphore(value: 0)
+        let held = DispatchSemaphore(value: 0)
+        store.commit([.set(name, key: "first", value: .integer(0))]) { _ in
+            held.signal()
+            release.wait()
+        }
+        held.wait()
+        let order = Mutex<[Int]>([])
+        let group = DispatchGroup()
+        for index in 1 ... 5 {
+            group.enter()
+            store.commit([.set(name, key: "k\(index)", value: .integer(Int64(index)))]) { result in
+                if case .success = result { order.withLock { $0.append(index) } }
+                group.leave()
+            }
+        }
+        release.signal()
+        #expect(group.wait(timeout: .now() + 30) == .success)
+        #expect(order.withLock { $0 } == [1, 2, 3, 4, 5])
+        #expect(store.statistics == (transactions: 2, batches: 6))
+        #expect(try store.loadAll()[name]?.count == 6)
+    }
+
     @Test("an empty commit completes after everything queued before it")
     func emptyCommit() throws {
         let temporary = try TemporaryDirectory()
