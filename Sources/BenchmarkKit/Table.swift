@@ -1,12 +1,16 @@
 /// A Markdown table: a header row and rows of cells, columns padded to line up.
 public struct MarkdownTable: Sendable {
+    /// The column titles.
     public var header: [String]
+    /// The rows, each a list of cells in column order.
     public var rows: [[String]] = []
 
+    /// An empty table with these column titles.
     public init(header: [String]) {
         self.header = header
     }
 
+    /// Appends a row.
     public mutating func add(_ row: [String]) {
         rows.append(row)
     }
