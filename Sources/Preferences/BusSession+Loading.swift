@@ -53,19 +53,21 @@ extension BusSession {
         } catch {
             answer = nil
         }
+        // One critical section from "loading" to "loaded": a signal arriving meanwhile is
+        // either buffered here or applied after, never dropped or applied out of order.
         let loading = state.withLock { state in
             state.retryAfter[domain] = answer == nil ? .now + .seconds(1) : nil
-            return state.loading.removeValue(forKey: domain)
-        }
-        if let answer {
-            mutate(notify: false) { cache in
-                cache.load(domain, values: answer.values, forced: answer.forced)
+            let loading = state.loading.removeValue(forKey: domain)
+            if let answer {
+                state.cache.load(domain, values: answer.values, forced: answer.forced)
+                // Signals that came after the service read the domain for us still apply;
+                // those that came before are in what it answered.
+                for signal in loading?.buffered ?? [] where signal.serial > answer.serial {
+                    DomainSignal(signal)?.apply(to: &state.cache)
+                }
             }
-            // Signals that came after the service read the domain for us still apply; those
-            // that came before are in what it answered.
-            for signal in loading?.buffered ?? [] where signal.serial > answer.serial {
-                apply(signal)
-            }
+            generation.add(1, ordering: .releasing)
+            return loading
         }
         loading?.done.leave()
     }
@@ -122,26 +124,57 @@ extension BusSession {
     }
 
     private func apply(_ signal: DBusMessage) {
-        guard case .string(let name)? = signal.body.first, let domain = try? DomainName(name) else { return }
+        guard let parsed = DomainSignal(signal) else { return }
+        let previous = state.withLock { $0.cache.domains[parsed.domain]?.forced ?? [] }
+        mutate(domain: parsed.domain, keys: parsed.keys(forcedBefore: previous)) { parsed.apply(to: &$0) }
+    }
+}
+
+/// A signal of the service about one domain, parsed.
+enum DomainSignal {
+    case changed(DomainName, changed: [String: PropertyListValue], removed: [String])
+    case forcedKeys(DomainName, Set<String>)
+
+    /// Parses `Changed` and `ForcedKeysChanged`; `nil` for anything else or a malformed body.
+    init?(_ signal: DBusMessage) {
+        guard case .string(let name)? = signal.body.first, let domain = try? DomainName(name) else { return nil }
         switch (signal.member, signal.body.count) {
         case (PreferencesBus.changedSignal?, 3):
             guard let changed = try? PropertyListValue.dictionary(dbus: signal.body[1]),
-                  case .array(_, let removedValues) = signal.body[2] else { return }
+                  case .array(_, let removedValues) = signal.body[2] else { return nil }
             var removed: [String] = []
             for case .string(let key) in removedValues { removed.append(key) }
-            mutate(domain: domain, keys: Set(changed.keys).union(removed)) { cache in
-                cache.applyChange(domain, changed: changed, removed: removed)
-            }
+            self = .changed(domain, changed: changed, removed: removed)
         case (PreferencesBus.forcedKeysChangedSignal?, 2):
-            guard case .array(_, let keyValues) = signal.body[1] else { return }
+            guard case .array(_, let keyValues) = signal.body[1] else { return nil }
             var keys: Set<String> = []
             for case .string(let key) in keyValues { keys.insert(key) }
-            let previous = state.withLock { $0.cache.domains[domain]?.forced ?? [] }
-            mutate(domain: domain, keys: keys.union(previous)) { cache in
-                cache.setForced(domain, keys)
-            }
+            self = .forcedKeys(domain, keys)
         default:
-            break
+            return nil
+        }
+    }
+
+    /// The domain the signal is about.
+    var domain: DomainName {
+        switch self {
+        case .changed(let domain, _, _), .forcedKeys(let domain, _): domain
+        }
+    }
+
+    /// The keys whose value may change, given the keys forced before.
+    func keys(forcedBefore previous: Set<String>) -> Set<String> {
+        switch self {
+        case .changed(_, let changed, let removed): Set(changed.keys).union(removed)
+        case .forcedKeys(_, let keys): keys.union(previous)
+        }
+    }
+
+    /// Applies the signal to the cache.
+    func apply(to cache: inout DomainCache) {
+        switch self {
+        case .changed(let domain, let changed, let removed): cache.applyChange(domain, changed: changed, removed: removed)
+        case .forcedKeys(let domain, let keys): cache.setForced(domain, keys)
         }
     }
 }

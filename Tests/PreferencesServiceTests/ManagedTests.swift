@@ -109,17 +109,18 @@ struct ManagedTests {
     func createdLater() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("prefsd-managed-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
-        let fixture = try await ServiceFixture(arguments: ["--managed-dir", directory.path, "--allow-unowned-managed-dir"])
+        let fixture = try await ServiceFixture(arguments: ["--managed-dir", directory.path, "--allow-unowned-managed-dir", "--log-level", "debug"])
         let client = PreferencesClient(connection: try fixture.connect())
         #expect(try await client.call("IsForced", [.string("com.example.Lab"), .string("K")]) == [.boolean(false)])
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         try place(.dictionary(["K": .integer(1)]), domain: "com.example.Lab", in: directory)
-        let deadline = ContinuousClock.now + .seconds(10)
+        // Polled once a second; the deadline only bounds a machine that stalls under load.
+        let deadline = ContinuousClock.now + .seconds(30)
         var forced = false
         while !forced, ContinuousClock.now < deadline {
             forced = try await client.call("IsForced", [.string("com.example.Lab"), .string("K")]) == [.boolean(true)]
             if !forced { try await Task.sleep(for: .milliseconds(50)) }
         }
-        #expect(forced)
+        #expect(forced, "prefsd log: \(fixture.log)")
     }
 }

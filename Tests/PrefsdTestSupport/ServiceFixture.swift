@@ -91,7 +91,7 @@ public final class ServiceFixture: Sendable {
     public var pid: Int32? { process.withLock { $0?.processIdentifier } }
 
     /// Waits until some connection owns the service's bus name.
-    public func waitUntilOwned(timeout: Duration = .seconds(20)) async throws {
+    public func waitUntilOwned(timeout: Duration = .seconds(60)) async throws {
         let client = try connect()
         defer { client.close() }
         let deadline = ContinuousClock.now + timeout
@@ -106,7 +106,7 @@ public final class ServiceFixture: Sendable {
             }
             try await Task.sleep(for: .milliseconds(20))
         }
-        throw FixtureError("prefsd did not own \(PreferencesBus.busName) within \(timeout)")
+        throw FixtureError("prefsd did not own \(PreferencesBus.busName) within \(timeout); its log ends: \(log.suffix(2000))")
     }
 
     /// Sends `signal` to prefsd and waits for it to exit; returns its exit status, or `nil`
