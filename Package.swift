@@ -16,6 +16,7 @@ let package = Package(
         .library(name: "Preferences", targets: ["Preferences"]),
         .library(name: "DBus", targets: ["DBus"]),
         .library(name: "PreferencesModel", targets: ["PreferencesModel"]),
+        .library(name: "PreferencesProxy", targets: ["PreferencesProxy"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
@@ -67,6 +68,11 @@ let package = Package(
             plugins: ["EmbedIntrospection"]
         ),
 
+        .target(
+            name: "PreferencesProxy",
+            dependencies: ["DBus", "PreferencesModel", "PreferencesProtocol"],
+            swiftSettings: strict
+        ),
         .target(
             name: "Preferences",
             dependencies: ["DBus", "PreferencesModel", "PreferencesProtocol"],
@@ -149,6 +155,11 @@ let package = Package(
             name: "preferences-probe",
             dependencies: ["Preferences", "PreferencesModel"],
             path: "Tests/PreferencesProbe",
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "PreferencesProxyTests",
+            dependencies: ["DBus", "PreferencesModel", "PreferencesProtocol", "PreferencesProxy", "PrefsdTestSupport"],
             swiftSettings: strict
         ),
         .testTarget(

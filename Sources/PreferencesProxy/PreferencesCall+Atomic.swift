@@ -1,0 +1,25 @@
+import DBus
+import PreferencesModel
+import PreferencesProtocol
+
+extension PreferencesCall {
+    /// `ReadVolatileDomain(s domain) -> a{sv}`: a whole volatile domain (`NotFound` when none).
+    public static func readVolatileDomain(_ domain: String) -> PreferencesRequest<[String: PropertyListValue]> {
+        PreferencesRequest(member: "ReadVolatileDomain", [.string(domain)], reply: "a{sv}") { body throws(PreferencesProxyError) in try ReplyValues.dictionary(body[0]) } // MERGE-FIX
+    }
+
+    /// `ApplyIf(s domain, a{sv} expected, as absent, a{sv} set, as remove) -> b applied`:
+    /// applies the batch like `Apply` only when every key of `expected` has exactly that
+    /// value and every key of `absent` is absent; otherwise changes nothing and answers false.
+    public static func applyIf(
+        _ domain: String, expected: [String: PropertyListValue], absent: [String],
+        set: [String: PropertyListValue], remove: [String]
+    ) -> PreferencesRequest<Bool> {
+        PreferencesRequest(
+            member: "ApplyIf", // MERGE-FIX
+            [.string(domain), ReplyValues.dictionaryArgument(expected), .stringArray(absent),
+             ReplyValues.dictionaryArgument(set), .stringArray(remove)],
+            reply: "b"
+        ) { body in body[0] == .boolean(true) }
+    }
+}

@@ -1,0 +1,67 @@
+import Synchronization
+
+/// prefsd's signals (`Changed`, `VolatileChanged`, `ForcedKeysChanged`), per domain, as
+/// an `AsyncSequence` or a callback.
+///
+/// Each domain's match rule (`arg0='DOMAIN'`) is added when its first subscriber comes
+/// and removed when its last one goes. A signal is accepted only from the unique name
+/// that owns `io.github.prefsd.Preferences1` (the proxy follows it with `GetNameOwner` and
+/// `NameOwnerChanged`): any other peer can send a signal of the same shape, even to this
+/// connection alone, and it is dropped. The keys a signal invalidated are re-read before
+/// the change is handed on, so a ``DomainChange`` is always complete; a restart of prefsd
+/// comes as ``PreferencesEvent/ownerChanged(previous:current:)``.
+extension PreferencesProxy {
+    /// The events about `domains` (every domain when `nil`), from now until the stream
+    /// is dropped or the connection closes. Returns once the match rules are in force:
+    /// every change committed after it returns is in the stream.
+    /// - Throws: ``PreferencesProxyError/invalidName(_:)`` for a domain name that breaks
+    ///   the rules; ``PreferencesProxyError/serviceUnavailable(_:)`` when the bus is gone.
+    public func events(in domains: [String]? = nil) async throws(PreferencesProxyError) -> AsyncStream<PreferencesEvent> {
+        let (stream, continuation) = AsyncStream<PreferencesEvent>.makeStream()
+        let identifier = try await router.subscribe(SignalRouter.Subscriber(
+            domains: domains.map(Set.init),
+            deliver: { continuation.yield($0) },
+            finish: { continuation.finish() }))
+        let router = router
+        continuation.onTermination = { _ in router.unsubscribe(identifier) }
+        return stream
+    }
+
+    /// Calls `handler` with each event about `domains` (every domain when `nil`), one at a
+    /// time, in order, until the returned subscription is cancelled or released. The
+    /// handler runs on the proxy's own task: it must not block for long (and must not
+    /// make a blocking call).
+    public func observe(
+        _ domains: [String]? = nil, _ handler: @escaping @Sendable (PreferencesEvent) -> Void
+    ) async throws(PreferencesProxyError) -> PreferencesSubscription {
+        let identifier = try await router.subscribe(SignalRouter.Subscriber(
+            domains: domains.map(Set.init), deliver: handler, finish: {}))
+        return PreferencesSubscription(router: router, identifier: identifier)
+    }
+
+    /// The match rules the proxy has added, with how many subscriptions need each.
+    public var matchRules: [String: Int] { router.ruleCounts }
+}
+
+/// A callback subscription of ``PreferencesProxy/observe(_:_:)``; cancelled when
+/// ``cancel()`` is called or when it is released.
+public final class PreferencesSubscription: Sendable {
+    private let router: SignalRouter
+    private let identifier: UInt64
+    private let cancelled = Atomic(false)
+
+    init(router: SignalRouter, identifier: UInt64) {
+        self.router = router
+        self.identifier = identifier
+    }
+
+    deinit {
+        cancel()
+    }
+
+    /// Stops the callbacks; the last subscription of a domain removes its match rule.
+    public func cancel() {
+        guard !cancelled.exchange(true, ordering: .relaxed) else { return }
+        router.unsubscribe(identifier)
+    }
+}

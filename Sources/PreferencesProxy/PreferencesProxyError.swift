@@ -1,0 +1,124 @@
+import DBus
+import PreferencesProtocol
+
+/// Why a call to prefsd failed, the same for every client of the proxy.
+///
+/// Every D-Bus error name the service or the bus can answer maps to one case, by one
+/// rule: no bus, a lost connection, `NameHasNoOwner`, `ServiceUnknown`, a failed
+/// activation (`Spawn.*`), `NoReply` and `Timeout` all mean ``serviceUnavailable(_:)``.
+/// Each case carries the service's own message, and ``description`` is a sentence a
+/// person can act on.
+public enum PreferencesProxyError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// No bus, a lost connection, or prefsd is not running and cannot be started or did
+    /// not answer in time.
+    case serviceUnavailable(String)
+    /// `Error.NotFound`: no such key or domain.
+    case notFound(String)
+    /// `Error.InvalidName`: a domain name or key that breaks the naming rules.
+    case invalidName(String)
+    /// `Error.InvalidValue`: a value that is not a property-list value, or nests too deeply.
+    case invalidValue(String)
+    /// `Error.Forced`: an administrator forces the key.
+    case forced(String)
+    /// `Error.Exists`: a domain of that name exists already.
+    case exists(String)
+    /// `Error.QuotaExceeded`: a size limit of the service would be passed.
+    case quotaExceeded(String)
+    /// `Error.StorageFailed`: the service could not write to its store.
+    case storageFailed(String)
+    /// `Error.AccessDenied` (or the bus's `AccessDenied`): the caller may not touch that domain.
+    case accessDenied(String)
+    /// `org.freedesktop.DBus.Error.InvalidArgs`: arguments the service refused as a whole
+    /// (a key both set and removed, or named twice, in one batch).
+    case invalidArguments(String)
+    /// `org.freedesktop.DBus.Error.LimitsExceeded`: a call or reply larger than the bus or
+    /// the service carries.
+    case limitsExceeded(String)
+    /// The request could not be sent as it is (a NUL in a string, an invalid UTF-8 name).
+    case invalidRequest(String)
+    /// A read-modify-write (``PreferencesProxy/update(_:keys:attempts:_:)``) kept finding
+    /// the keys changed by another writer and gave up.
+    case contended(String)
+    /// prefsd answered something the interface does not allow.
+    case unexpectedReply(String)
+    /// Another D-Bus error, with its name.
+    case refused(name: String, message: String)
+
+    /// A sentence a person can act on.
+    public var description: String {
+        switch self {
+        case .serviceUnavailable(let text): "prefsd is unavailable: \(text)"
+        case .notFound(let text), .invalidName(let text), .invalidValue(let text), .forced(let text),
+             .exists(let text), .quotaExceeded(let text), .storageFailed(let text), .accessDenied(let text),
+             .invalidArguments(let text), .limitsExceeded(let text):
+            text
+        case .invalidRequest(let text): "the request cannot be sent: \(text)"
+        case .contended(let text): text
+        case .unexpectedReply(let text): "prefsd answered something unexpected: \(text); check that prefsd and this program are the same version"
+        case .refused(let name, let message): message.isEmpty ? name : "\(name): \(message)"
+        }
+    }
+
+    /// Whether the error means prefsd could not be reached (as opposed to a refusal).
+    public var isServiceUnavailable: Bool {
+        if case .serviceUnavailable = self { return true }
+        return false
+    }
+
+    /// The error for a failed bus call or connection.
+    public init(_ error: DBusError) {
+        switch error {
+        case .remote(let name, let message):
+            self.init(errorName: name, message: message)
+        case .noSessionBus:
+            self = .serviceUnavailable("there is no session bus (DBUS_SESSION_BUS_ADDRESS is not set); run inside a desktop session, or under `dbus-run-session -- …` with prefsd installed")
+        case .connectionFailed, .disconnected:
+            self = .serviceUnavailable("\(error.description)")
+        case .invalidMessage(let reason):
+            self = .invalidRequest(reason)
+        case .invalidArguments(let reason):
+            self = .unexpectedReply(reason)
+        case .limitsExceeded(let reason):
+            self = .limitsExceeded("the answer is larger than this client decodes: \(reason)")
+        case .outOfMemory:
+            self = .refused(name: "org.freedesktop.DBus.Error.NoMemory", message: error.description)
+        }
+    }
+
+    /// The error for a D-Bus error reply named `name`.
+    public init(errorName name: String, message: String) {
+        let text = message.isEmpty ? name : message
+        if let serviceError = PreferencesErrorName(busName: name) {
+            switch serviceError {
+            case .notFound: self = .notFound(text)
+            case .invalidName: self = .invalidName(text)
+            case .invalidValue: self = .invalidValue(text)
+            case .forced: self = .forced(text)
+            case .exists: self = .exists(text)
+            case .quotaExceeded: self = .quotaExceeded(text)
+            case .storageFailed: self = .storageFailed(text)
+            }
+            return
+        }
+        switch name {
+        case PreferencesErrorName.prefix + "AccessDenied", "org.freedesktop.DBus.Error.AccessDenied":
+            self = .accessDenied(text)
+        case StandardErrorName.invalidArgs:
+            self = .invalidArguments(text)
+        case "org.freedesktop.DBus.Error.LimitsExceeded":
+            self = .limitsExceeded(text)
+        case "org.freedesktop.DBus.Error.ServiceUnknown", "org.freedesktop.DBus.Error.NameHasNoOwner":
+            self = .serviceUnavailable("prefsd is not running and the bus cannot start it (\(text)); install it with `make install PREFIX=~/.local` or start `prefsd` yourself")
+        case "org.freedesktop.DBus.Error.NoReply", "org.freedesktop.DBus.Error.Timeout", "org.freedesktop.DBus.Error.TimedOut":
+            self = .serviceUnavailable("prefsd did not answer in time (\(text)); check that it is running (`journalctl --user -u prefsd`) and retry")
+        case "org.freedesktop.DBus.Error.Disconnected", "org.freedesktop.DBus.Error.NoServer":
+            self = .serviceUnavailable("the connection to the bus went away (\(text)); retry")
+        default:
+            if name.hasPrefix("org.freedesktop.DBus.Error.Spawn.") {
+                self = .serviceUnavailable("the bus could not start prefsd (\(text)); check the D-Bus service file and prefsd's log")
+            } else {
+                self = .refused(name: name, message: message)
+            }
+        }
+    }
+}

@@ -1,0 +1,48 @@
+import DBus
+import PreferencesModel
+import PreferencesProtocol
+
+/// A signal of prefsd's interface, parsed (the one place a client reads their bodies).
+enum ServiceSignal: Sendable {
+    /// `Changed` or `VolatileChanged`, before its invalidated keys are re-read.
+    case changed(DomainChange, invalidated: [String], volatile: Bool)
+    /// `ForcedKeysChanged`.
+    case forcedKeys(domain: String, keys: [String])
+
+    /// The member names of the interface's signals with their signatures, as the
+    /// Introspection XML gives them.
+    static let signatures: [String: String] = [
+        PreferencesBus.changedSignal: "sa{sv}asas",
+        volatileChangedSignal: "sa{sv}asas",
+        PreferencesBus.forcedKeysChangedSignal: "sas",
+    ]
+
+    /// `VolatileChanged`.
+    static let volatileChangedSignal = "VolatileChanged"
+
+    /// Parses a signal of prefsd's interface and object; `nil` for anything else or a body
+    /// of another signature. (A `Changed` of three arguments, as a 0.1 service sends,
+    /// reads as one with nothing invalidated.)
+    init?(_ message: DBusMessage) {
+        guard message.kind == .signal, message.interface == PreferencesBus.interface,
+              message.path == PreferencesBus.objectPath, let member = message.member,
+              case .string(let domain)? = message.body.first else { return nil }
+        let body = message.body
+        switch member {
+        case PreferencesBus.changedSignal, Self.volatileChangedSignal:
+            guard body.count == 3 || body.count == 4,
+                  let changed = try? PropertyListValue.dictionary(dbus: body[1], maximumNesting: ReplyValues.nesting),
+                  body[2].signature == .stringArray, body.count == 3 || body[3].signature == .stringArray
+            else { return nil }
+            let invalidated = body.count == 4 ? ReplyValues.strings(body[3]) : []
+            self = .changed(
+                DomainChange(domain: domain, changed: changed, removed: ReplyValues.strings(body[2]), serial: message.serial),
+                invalidated: invalidated, volatile: member == Self.volatileChangedSignal)
+        case PreferencesBus.forcedKeysChangedSignal:
+            guard body.count == 2, body[1].signature == .stringArray else { return nil }
+            self = .forcedKeys(domain: domain, keys: ReplyValues.strings(body[1]))
+        default:
+            return nil
+        }
+    }
+}

@@ -1,0 +1,157 @@
+import DBus
+import Foundation
+import PreferencesModel
+import PreferencesProtocol
+import PreferencesProxy
+import PrefsdTestSupport
+import Testing
+
+@Suite("Proxy signals", .timeLimit(.minutes(2)))
+struct ProxySignalTests {
+    /// The next event of `iterator` (the suite's time limit bounds a stalled machine).
+    /// Changes come with their signal's serial set to 0, to compare them with expected ones.
+    static func next(_ iterator: inout AsyncStream<PreferencesEvent>.Iterator) async throws -> PreferencesEvent {
+        guard let event = await iterator.next() else { throw FixtureError("the event stream ended") }
+        switch event {
+        case .changed(var change):
+            change.serial = 0
+            return .changed(change)
+        case .volatileChanged(var change):
+            change.serial = 0
+            return .volatileChanged(change)
+        default:
+            return event
+        }
+    }
+
+    @Test("changes of a domain arrive complete and in order; other domains are filtered out")
+    func changes() async throws {
+        let fixture = try await ServiceFixture()
+        let proxy = PreferencesProxy(connection: try fixture.connect())
+        let writer = PreferencesProxy(connection: try fixture.connect())
+        defer { proxy.close(); writer.close() }
+        var events = try await proxy.events(in: ["com.example.Watched"]).makeAsyncIterator()
+
+        try await writer.write("com.example.Other", "a", .integer(1))
+        try await writer.write("com.example.Watched", "a", .integer(1))
+        try await writer.apply("com.example.Watched", set: ["b": .string("x")], remove: ["a"])
+        #expect(try await Self.next(&events) == .changed(Self.change("com.example.Watched", ["a": .integer(1)], [])))
+        #expect(try await Self.next(&events) == .changed(Self.change("com.example.Watched", ["b": .string("x")], ["a"])))
+    }
+
+    @Test("a signal of prefsd's shape from another peer, broadcast or sent to the client alone, is dropped")
+    func spoofedSignals() async throws {
+        let fixture = try await ServiceFixture()
+        let proxy = PreferencesProxy(connection: try fixture.connect())
+        let writer = PreferencesProxy(connection: try fixture.connect())
+        let intruder = try fixture.connect()
+        defer { proxy.close(); writer.close(); intruder.close() }
+        var events = try await proxy.events(in: ["com.example.Watched"]).makeAsyncIterator()
+
+        let body: [DBusValue] = [
+            .string("com.example.Watched"), PropertyListValue.dictionary(["Proxy": .string("evil")]).dbusValue,
+            .stringArray([]), .stringArray([]),
+        ]
+        var broadcast = DBusMessage.signal(path: PreferencesBus.objectPath, interface: PreferencesBus.interface, member: "Changed", body: body)
+        try intruder.send(broadcast)
+        broadcast.destination = proxy.connection.uniqueName   // unicast: bypasses the match rule's sender=
+        try intruder.send(broadcast)
+        var forced = DBusMessage.signal(path: PreferencesBus.objectPath, interface: PreferencesBus.interface, member: "ForcedKeysChanged",
+                                        body: [.string("com.example.Watched"), .stringArray(["Proxy"])])
+        forced.destination = proxy.connection.uniqueName
+        try intruder.send(forced)
+        intruder.flush()
+        // The sentinel: a real change, sent after the forgeries on the same bus.
+        try await writer.write("com.example.Watched", "Sentinel", .integer(1))
+        #expect(try await Self.next(&events) == .changed(Self.change("com.example.Watched", ["Sentinel": .integer(1)], [])))
+    }
+
+    @Test("a domain's match rule is added once and removed when its last subscriber goes")
+    func matchRules() async throws {
+        let fixture = try await ServiceFixture()
+        let proxy = PreferencesProxy(connection: try fixture.connect())
+        defer { proxy.close() }
+        let ruleA = PreferencesBus.domainMatchRule(domain: "com.example.A")
+        let ruleB = PreferencesBus.domainMatchRule(domain: "com.example.B")
+        var first: AsyncStream<PreferencesEvent>? = try await proxy.events(in: ["com.example.A"])
+        let second = try await proxy.observe(["com.example.A", "com.example.B"]) { _ in }
+        #expect(proxy.matchRules == [ruleA: 2, ruleB: 1])
+        second.cancel()
+        #expect(proxy.matchRules == [ruleA: 1])
+        // The bus holds no rule for B any more (the proxy's RemoveMatch went out first on
+        // the same connection), and exactly one for A.
+        #expect(try await Self.busRemoves(ruleB, on: proxy.connection) == false)
+        #expect(try await Self.busRemoves(ruleA, on: proxy.connection) == true)
+        #expect(try await Self.busRemoves(ruleA, on: proxy.connection) == false)
+        try await proxy.connection.addMatch(ruleA)  // as it was, for the stream's own removal
+        first = nil  // dropping the stream ends its subscription
+        #expect(first == nil)
+        try await Self.eventually { proxy.matchRules.isEmpty }
+        #expect(try await Self.busRemoves(ruleA, on: proxy.connection) == false)
+    }
+
+    /// Whether the bus had `rule` for `connection` (and removed it now).
+    static func busRemoves(_ rule: String, on connection: DBusConnection) async throws -> Bool {
+        do {
+            try await connection.removeMatch(rule)
+            return true
+        } catch DBusError.remote(name: "org.freedesktop.DBus.Error.MatchRuleNotFound", _) {
+            return false
+        }
+    }
+
+    @Test("a restart of prefsd is reported as a new owner; a change after it still arrives")
+    func restart() async throws {
+        let fixture = try await ServiceFixture()
+        let proxy = PreferencesProxy(connection: try fixture.connect())
+        defer { proxy.close() }
+        var events = try await proxy.events(in: ["com.example.Restart"]).makeAsyncIterator()
+        fixture.stopService()
+        guard case .ownerChanged(let previous?, nil) = try await Self.next(&events) else {
+            Issue.record("no owner change to none")
+            return
+        }
+        try await fixture.startService()
+        guard case .ownerChanged(nil, let current?) = try await Self.next(&events) else {
+            Issue.record("no owner change to the new prefsd")
+            return
+        }
+        #expect(previous != current)
+        try await proxy.write("com.example.Restart", "k", .integer(2))
+        #expect(try await Self.next(&events) == .changed(Self.change("com.example.Restart", ["k": .integer(2)], [])))
+    }
+
+    @Test("invalidated keys are re-read with Read, a whole invalidated domain with ReadDomain")
+    func invalidated() async throws {
+        let fixture = try await ServiceFixture()
+        let proxy = PreferencesProxy(connection: try fixture.connect())
+        defer { proxy.close() }
+        var events = try await proxy.events(in: ["com.example.Big"]).makeAsyncIterator()
+        // 40 values of 200 bytes: more than the 4 KiB a signal carries.
+        let values = Dictionary(uniqueKeysWithValues: (0..<40).map { ("k\($0)", PropertyListValue.string(String(repeating: "v", count: 200))) })
+        try await proxy.apply("com.example.Big", set: values)
+        #expect(try await Self.next(&events) == .changed(Self.change("com.example.Big", values, [])))
+        // 300 key names of 60 bytes: even the names pass 4 KiB.
+        let many = Dictionary(uniqueKeysWithValues: (0..<300).map { (String(format: "%060d", $0), PropertyListValue.integer(Int64($0))) })
+        try await proxy.replaceDomain("com.example.Big", many)
+        guard case .changed(let change) = try await Self.next(&events) else {
+            Issue.record("no change")
+            return
+        }
+        #expect(change.isWholeDomain)
+        #expect(change.changed == many)
+    }
+
+    static func change(_ domain: String, _ changed: [String: PropertyListValue], _ removed: [String]) -> DomainChange {
+        DomainChange(domain: domain, changed: changed, removed: removed)
+    }
+
+    /// Polls `condition` until it holds, within a bound for a stalled machine.
+    static func eventually(_ condition: () async throws -> Bool) async throws {
+        let deadline = ContinuousClock.now + .seconds(20)
+        while try await !condition() {
+            guard ContinuousClock.now < deadline else { throw FixtureError("the condition did not hold within 20 s") }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+    }
+}
