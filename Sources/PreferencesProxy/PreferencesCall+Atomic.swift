@@ -5,7 +5,7 @@ import PreferencesProtocol
 extension PreferencesCall {
     /// `ReadVolatileDomain(s domain) -> a{sv}`: a whole volatile domain (`NotFound` when none).
     public static func readVolatileDomain(_ domain: String) -> PreferencesRequest<[String: PropertyListValue]> {
-        PreferencesRequest(member: "ReadVolatileDomain", [.string(domain)], reply: "a{sv}") { body throws(PreferencesProxyError) in try ReplyValues.dictionary(body[0]) } // MERGE-FIX
+        dictionary(.readVolatileDomain, [.string(domain)])
     }
 
     /// `ApplyIf(s domain, a{sv} expected, as absent, a{sv} set, as remove) -> b applied`:
@@ -16,7 +16,7 @@ extension PreferencesCall {
         set: [String: PropertyListValue], remove: [String]
     ) -> PreferencesRequest<Bool> {
         PreferencesRequest(
-            member: "ApplyIf", // MERGE-FIX
+            member: PreferencesMethod.applyIf.rawValue,
             [.string(domain), ReplyValues.dictionaryArgument(expected), .stringArray(absent),
              ReplyValues.dictionaryArgument(set), .stringArray(remove)],
             reply: "b"

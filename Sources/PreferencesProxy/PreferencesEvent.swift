@@ -2,9 +2,11 @@ import PreferencesModel
 
 /// What a subscriber of ``PreferencesProxy`` is told, in the order prefsd committed it.
 public enum PreferencesEvent: Sendable, Hashable {
-    /// A persistent domain changed (`Changed`), its invalidated keys already re-read.
+    /// A persistent domain changed (`Changed`); its invalidated keys are re-read unless
+    /// the subscription asked for raw signals.
     case changed(DomainChange)
-    /// A volatile domain changed (`VolatileChanged`), its invalidated keys already re-read.
+    /// A volatile domain changed (`VolatileChanged`); its invalidated keys are re-read
+    /// unless the subscription asked for raw signals.
     case volatileChanged(DomainChange)
     /// The keys an administrator forces in `domain` are now `keys` (`ForcedKeysChanged`).
     case forcedKeysChanged(domain: String, keys: [String])
@@ -38,6 +40,10 @@ public struct DomainChange: Sendable, Hashable {
     public var changed: [String: PropertyListValue]
     /// The keys removed.
     public var removed: [String]
+    /// The keys prefsd left out of the signal to keep it small (`[""]`: even their names).
+    /// In a change the proxy resolved, they have been re-read: their values are in
+    /// `changed` and `removed`.
+    public var invalidated: [String]
     /// True when the service left out even the names of the changed keys (`invalidated`
     /// was `[""]`): `changed` then holds the whole domain as it was re-read, and every key
     /// not in it is gone.
@@ -46,10 +52,14 @@ public struct DomainChange: Sendable, Hashable {
     public var serial: UInt32
 
     /// A change.
-    public init(domain: String, changed: [String: PropertyListValue], removed: [String], isWholeDomain: Bool = false, serial: UInt32 = 0) {
+    public init(
+        domain: String, changed: [String: PropertyListValue], removed: [String], invalidated: [String] = [],
+        isWholeDomain: Bool = false, serial: UInt32 = 0
+    ) {
         self.domain = domain
         self.changed = changed
         self.removed = removed
+        self.invalidated = invalidated
         self.isWholeDomain = isWholeDomain
         self.serial = serial
     }

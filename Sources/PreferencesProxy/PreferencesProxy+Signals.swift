@@ -16,10 +16,12 @@ extension PreferencesProxy {
     /// every change committed after it returns is in the stream.
     /// - Throws: ``PreferencesProxyError/invalidName(_:)`` for a domain name that breaks
     ///   the rules; ``PreferencesProxyError/serviceUnavailable(_:)`` when the bus is gone.
-    public func events(in domains: [String]? = nil) async throws(PreferencesProxyError) -> AsyncStream<PreferencesEvent> {
+    /// - Parameter resolving: false to get the signals as prefsd sent them, their
+    ///   ``DomainChange/invalidated`` keys not re-read (for tests of the service itself).
+    public func events(in domains: [String]? = nil, resolving: Bool = true) async throws(PreferencesProxyError) -> AsyncStream<PreferencesEvent> {
         let (stream, continuation) = AsyncStream<PreferencesEvent>.makeStream()
         let identifier = try await router.subscribe(SignalRouter.Subscriber(
-            domains: domains.map(Set.init),
+            domains: domains.map(Set.init), resolving: resolving,
             deliver: { continuation.yield($0) },
             finish: { continuation.finish() }))
         let router = router
@@ -31,11 +33,13 @@ extension PreferencesProxy {
     /// time, in order, until the returned subscription is cancelled or released. The
     /// handler runs on the proxy's own task: it must not block for long (and must not
     /// make a blocking call).
+    /// - Parameter resolving: false to get the signals as prefsd sent them, their
+    ///   ``DomainChange/invalidated`` keys not re-read.
     public func observe(
-        _ domains: [String]? = nil, _ handler: @escaping @Sendable (PreferencesEvent) -> Void
+        _ domains: [String]? = nil, resolving: Bool = true, _ handler: @escaping @Sendable (PreferencesEvent) -> Void
     ) async throws(PreferencesProxyError) -> PreferencesSubscription {
         let identifier = try await router.subscribe(SignalRouter.Subscriber(
-            domains: domains.map(Set.init), deliver: handler, finish: {}))
+            domains: domains.map(Set.init), resolving: resolving, deliver: handler, finish: {}))
         return PreferencesSubscription(router: router, identifier: identifier)
     }
 

@@ -97,15 +97,16 @@ public enum PreferencesProxyError: Error, Sendable, Hashable, CustomStringConver
             case .exists: self = .exists(text)
             case .quotaExceeded: self = .quotaExceeded(text)
             case .storageFailed: self = .storageFailed(text)
+            case .accessDenied: self = .accessDenied(text)
             }
             return
         }
         switch name {
-        case PreferencesErrorName.prefix + "AccessDenied", "org.freedesktop.DBus.Error.AccessDenied":
+        case "org.freedesktop.DBus.Error.AccessDenied":
             self = .accessDenied(text)
         case StandardErrorName.invalidArgs:
             self = .invalidArguments(text)
-        case "org.freedesktop.DBus.Error.LimitsExceeded":
+        case StandardErrorName.limitsExceeded:
             self = .limitsExceeded(text)
         case "org.freedesktop.DBus.Error.ServiceUnknown", "org.freedesktop.DBus.Error.NameHasNoOwner":
             self = .serviceUnavailable("prefsd is not running and the bus cannot start it (\(text)); install it with `make install PREFIX=~/.local` or start `prefsd` yourself")

@@ -5,7 +5,7 @@ import PreferencesProtocol
 /// A signal of prefsd's interface, parsed (the one place a client reads their bodies).
 enum ServiceSignal: Sendable {
     /// `Changed` or `VolatileChanged`, before its invalidated keys are re-read.
-    case changed(DomainChange, invalidated: [String], volatile: Bool)
+    case changed(DomainChange, volatile: Bool)
     /// `ForcedKeysChanged`.
     case forcedKeys(domain: String, keys: [String])
 
@@ -13,12 +13,9 @@ enum ServiceSignal: Sendable {
     /// Introspection XML gives them.
     static let signatures: [String: String] = [
         PreferencesBus.changedSignal: "sa{sv}asas",
-        volatileChangedSignal: "sa{sv}asas",
+        PreferencesBus.volatileChangedSignal: "sa{sv}asas",
         PreferencesBus.forcedKeysChangedSignal: "sas",
     ]
-
-    /// `VolatileChanged`.
-    static let volatileChangedSignal = "VolatileChanged"
 
     /// Parses a signal of prefsd's interface and object; `nil` for anything else or a body
     /// of another signature. (A `Changed` of three arguments, as a 0.1 service sends,
@@ -29,20 +26,38 @@ enum ServiceSignal: Sendable {
               case .string(let domain)? = message.body.first else { return nil }
         let body = message.body
         switch member {
-        case PreferencesBus.changedSignal, Self.volatileChangedSignal:
+        case PreferencesBus.changedSignal, PreferencesBus.volatileChangedSignal:
             guard body.count == 3 || body.count == 4,
                   let changed = try? PropertyListValue.dictionary(dbus: body[1], maximumNesting: ReplyValues.nesting),
                   body[2].signature == .stringArray, body.count == 3 || body[3].signature == .stringArray
             else { return nil }
             let invalidated = body.count == 4 ? ReplyValues.strings(body[3]) : []
             self = .changed(
-                DomainChange(domain: domain, changed: changed, removed: ReplyValues.strings(body[2]), serial: message.serial),
-                invalidated: invalidated, volatile: member == Self.volatileChangedSignal)
+                DomainChange(
+                    domain: domain, changed: changed, removed: ReplyValues.strings(body[2]), invalidated: invalidated,
+                    serial: message.serial),
+                volatile: member == PreferencesBus.volatileChangedSignal)
         case PreferencesBus.forcedKeysChangedSignal:
             guard body.count == 2, body[1].signature == .stringArray else { return nil }
             self = .forcedKeys(domain: domain, keys: ReplyValues.strings(body[1]))
         default:
             return nil
         }
+    }
+}
+
+extension ServiceSignal {
+    /// The event as the signal says it, invalidated keys not re-read.
+    var rawEvent: PreferencesEvent {
+        switch self {
+        case .changed(let change, let volatile): volatile ? .volatileChanged(change) : .changed(change)
+        case .forcedKeys(let domain, let keys): .forcedKeysChanged(domain: domain, keys: keys)
+        }
+    }
+
+    /// Whether the proxy must re-read something before handing the change on.
+    var needsResolving: Bool {
+        if case .changed(let change, _) = self { return !change.invalidated.isEmpty }
+        return false
     }
 }

@@ -49,6 +49,8 @@ final class SignalRouter: Sendable {
     struct Subscriber: Sendable {
         /// The domains it follows; `nil` for every domain.
         let domains: Set<String>?
+        /// Whether it wants invalidated keys re-read (else the signals as they came).
+        let resolving: Bool
         let deliver: @Sendable (PreferencesEvent) -> Void
         let finish: @Sendable () -> Void
 
@@ -227,7 +229,16 @@ final class SignalRouter: Sendable {
             // from any other peer (broadcast or sent to us alone) is dropped.
             let owner = state.withLock { $0.owner }
             guard case .known(let name?) = owner, message.sender == name, let signal = ServiceSignal(message) else { return }
-            deliver(await resolve(signal))
+            let raw = signal.rawEvent
+            guard signal.needsResolving else { return deliver(raw) }
+            let (asIs, resolving) = state.withLock { state in
+                let wanting = state.subscribers.values.filter { $0.wants(raw) }
+                return (wanting.filter { !$0.resolving }, wanting.filter(\.resolving))
+            }
+            for subscriber in asIs { subscriber.deliver(raw) }
+            guard !resolving.isEmpty else { return }
+            let resolved = await resolve(signal)
+            for subscriber in resolving { subscriber.deliver(resolved) }
         }
     }
 
@@ -250,10 +261,11 @@ final class SignalRouter: Sendable {
     /// when it invalidated `""` or is volatile (there is no `Read` of a volatile key).
     private func resolve(_ signal: ServiceSignal) async -> PreferencesEvent {
         switch signal {
-        case .forcedKeys(let domain, let keys):
-            return .forcedKeysChanged(domain: domain, keys: keys)
-        case .changed(var change, let invalidated, let volatile):
+        case .forcedKeys:
+            return signal.rawEvent
+        case .changed(var change, let volatile):
             let wrap: (DomainChange) -> PreferencesEvent = volatile ? { .volatileChanged($0) } : { .changed($0) }
+            let invalidated = change.invalidated
             guard !invalidated.isEmpty else { return wrap(change) }
             do throws(PreferencesProxyError) {
                 if volatile || invalidated.contains("") {

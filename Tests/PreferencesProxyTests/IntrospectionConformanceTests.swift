@@ -43,6 +43,8 @@ struct IntrospectionConformanceTests {
         case .isForced: return shape(PreferencesCall.isForced("d", "k"))
         case .lookup: return shape(PreferencesCall.lookup(["d"], "k"))
         case .forcedKeys: return shape(PreferencesCall.forcedKeys("d"))
+        case .readVolatileDomain: return shape(PreferencesCall.readVolatileDomain("d"))
+        case .applyIf: return shape(PreferencesCall.applyIf("d", expected: ["k": value], absent: ["a"], set: ["k": value], remove: ["j"]))
         }
     }
 

@@ -121,25 +121,42 @@ struct ProxySignalTests {
         #expect(try await Self.next(&events) == .changed(Self.change("com.example.Restart", ["k": .integer(2)], [])))
     }
 
-    @Test("invalidated keys are re-read with Read, a whole invalidated domain with ReadDomain")
+    @Test("invalidated keys are re-read with Read, a whole invalidated domain with ReadDomain, volatile ones with ReadVolatileDomain")
     func invalidated() async throws {
         let fixture = try await ServiceFixture()
         let proxy = PreferencesProxy(connection: try fixture.connect())
         defer { proxy.close() }
         var events = try await proxy.events(in: ["com.example.Big"]).makeAsyncIterator()
+        var raw = try await proxy.events(in: ["com.example.Big"], resolving: false).makeAsyncIterator()
         // 40 values of 200 bytes: more than the 4 KiB a signal carries.
         let values = Dictionary(uniqueKeysWithValues: (0..<40).map { ("k\($0)", PropertyListValue.string(String(repeating: "v", count: 200))) })
         try await proxy.apply("com.example.Big", set: values)
-        #expect(try await Self.next(&events) == .changed(Self.change("com.example.Big", values, [])))
-        // 300 key names of 60 bytes: even the names pass 4 KiB.
-        let many = Dictionary(uniqueKeysWithValues: (0..<300).map { (String(format: "%060d", $0), PropertyListValue.integer(Int64($0))) })
-        try await proxy.replaceDomain("com.example.Big", many)
-        guard case .changed(let change) = try await Self.next(&events) else {
+        guard case .changed(let bounded) = try await Self.next(&raw), case .changed(let change) = try await Self.next(&events) else {
             Issue.record("no change")
             return
         }
-        #expect(change.isWholeDomain)
-        #expect(change.changed == many)
+        #expect(!bounded.invalidated.isEmpty && bounded.changed.count < values.count)
+        #expect(change.changed == values && change.removed.isEmpty && !change.isWholeDomain)
+        #expect(change.invalidated == bounded.invalidated)
+
+        // 300 key names of 60 bytes: even the names pass 4 KiB.
+        let many = Dictionary(uniqueKeysWithValues: (0..<300).map { (String(format: "%060d", $0), PropertyListValue.integer(Int64($0))) })
+        try await proxy.replaceDomain("com.example.Big", many)
+        guard case .changed(let whole) = try await Self.next(&events), case .changed(let wholeRaw) = try await Self.next(&raw) else {
+            Issue.record("no change")
+            return
+        }
+        #expect(wholeRaw.invalidated == [""])
+        #expect(whole.isWholeDomain && whole.changed == many && whole.removed.isEmpty)
+
+        // A volatile domain: no Read of one key, so the domain is read whole.
+        var volatileEvents = try await proxy.events(in: ["com.example.Session"]).makeAsyncIterator()
+        try await proxy.setVolatileDomain("com.example.Session", values)
+        guard case .volatileChanged(let session) = try await Self.next(&volatileEvents) else {
+            Issue.record("no volatile change")
+            return
+        }
+        #expect(session.changed == values && !session.invalidated.isEmpty)
     }
 
     static func change(_ domain: String, _ changed: [String: PropertyListValue], _ removed: [String]) -> DomainChange {
