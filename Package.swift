@@ -96,9 +96,8 @@ let package = Package(
         .target(
             name: "PrefsCommand",
             dependencies: [
-                "DBus",
                 "PreferencesModel",
-                "PreferencesProtocol",
+                "PreferencesProxy",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict

@@ -81,6 +81,20 @@ struct MonitorTests {
         #expect((object["changed"] as? [String: Any])?["When"] as? String == "2024-05-01T12:00:00Z")
         #expect(await stop(monitor, signal: SIGINT) == 0)
     }
+
+    @Test("monitor prints the values a change left out of its signal (invalidated), re-read from prefsd")
+    func invalidatedValues() async throws {
+        let fixture = try await ServiceFixture()
+        let (monitor, output) = try startMonitor(fixture, ["com.example.Big"])
+        // 5,000 bytes: more than a signal's 4 KiB, so prefsd names the key in invalidated.
+        let blob = String(repeating: "x", count: 5000)
+        let text = try await writeUntilSeen(fixture, output: output, expected: "Blob = ") { attempt in
+            expectSuccess(try fixture.prefs("write", "com.example.Big", "Blob", "-string", blob + String(attempt)))
+        }
+        let line = try #require(text.split(separator: "\n").first { $0.contains("Blob = ") })
+        #expect(line.hasPrefix("com.example.Big: Blob = \(blob)"))
+        #expect(await stop(monitor, signal: SIGTERM) == 0)
+    }
 }
 
 @Suite("prefs exit statuses")
