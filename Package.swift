@@ -146,7 +146,7 @@ let package = Package(
         ),
         .target(
             name: "PrefsdTestSupport",
-            dependencies: ["BusTestSupport", "DBus", "PreferencesModel", "PreferencesProtocol"],
+            dependencies: ["BusTestSupport", "DBus", "PreferencesModel", "PreferencesProtocol", "PreferencesProxy"],
             path: "Tests/PrefsdTestSupport",
             swiftSettings: strict
         ),
