@@ -120,7 +120,9 @@ let package = Package(
                 "BusTestSupport",
                 "DBus",
                 "Preferences",
+                "PreferencesModel",
                 "PreferencesProtocol",
+                "PreferencesProxy",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict
