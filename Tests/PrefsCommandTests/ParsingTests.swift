@@ -89,7 +89,7 @@ struct ParsingTests {
         #expect(parsed["i"] as? Int == -3)
         #expect(text.contains("\"r\": 2.0"))
         #expect(text.contains("\"t\": true"))
-        #expect(OutputFormatter.iso8601(0.5) == "1970-01-01T00:00:00.500Z")
+        #expect(ValueText.iso8601(0.5) == "1970-01-01T00:00:00.500Z")
     }
 
     @Test("monitor lines stay on one line")
