@@ -209,7 +209,7 @@ let package = Package(
         ),
         .testTarget(
             name: "ReliabilityTests",
-            dependencies: ["DBus", "PrefsdTestSupport", "PreferencesModel", "PreferencesProtocol"],
+            dependencies: ["DBus", "PrefsdTestSupport", "PreferencesModel", "PreferencesProtocol", "PreferencesProxy"],
             swiftSettings: strict
         ),
     ]
