@@ -159,6 +159,31 @@ struct ProxySignalTests {
         #expect(session.changed == values && !session.invalidated.isEmpty)
     }
 
+    @Test("an administrator's managed file comes as ForcedKeysChanged, then Changed; update refuses a forced key as Forced")
+    func forcedKeys() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("prefsd-managed-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let fixture = try await ServiceFixture(arguments: ["--managed-dir", directory.path, "--allow-unowned-managed-dir"])
+        let proxy = PreferencesProxy(connection: try fixture.connect())
+        defer { proxy.close() }
+        var events = try await proxy.events(in: ["com.example.Lab"]).makeAsyncIterator()
+        let temporary = directory.appendingPathComponent(".lab.tmp")
+        try PropertyListValue.dictionary(["Locked": .boolean(true)]).xmlPropertyListData().write(to: temporary)
+        try FileManager.default.moveItem(at: temporary, to: directory.appendingPathComponent("com.example.Lab.plist"))
+        guard case .forcedKeysChanged("com.example.Lab", ["Locked"], _) = try await Self.next(&events) else {
+            Issue.record("no ForcedKeysChanged first")
+            return
+        }
+        #expect(try await Self.next(&events) == .changed(Self.change("com.example.Lab", ["Locked": .boolean(true)], [])))
+        do {
+            try await proxy.update("com.example.Lab", keys: ["Locked"]) { _ in PreferencesBatch(set: ["Locked": .boolean(false)]) }
+            Issue.record("a forced key was updated")
+        } catch let error as PreferencesProxyError {
+            guard case .forced = error else { Issue.record("\(error)"); return }
+        }
+    }
+
     static func change(_ domain: String, _ changed: [String: PropertyListValue], _ removed: [String]) -> DomainChange {
         DomainChange(domain: domain, changed: changed, removed: removed)
     }
