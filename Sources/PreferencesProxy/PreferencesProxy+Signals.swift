@@ -1,3 +1,4 @@
+import Dispatch
 import Synchronization
 
 /// prefsd's signals (`Changed`, `VolatileChanged`, `ForcedKeysChanged`), per domain, as
@@ -20,7 +21,7 @@ extension PreferencesProxy {
     ///   ``DomainChange/invalidated`` keys not re-read (for tests of the service itself).
     public func events(in domains: [String]? = nil, resolving: Bool = true) async throws(PreferencesProxyError) -> AsyncStream<PreferencesEvent> {
         let (stream, continuation) = AsyncStream<PreferencesEvent>.makeStream()
-        let identifier = try await router.subscribe(SignalRouter.Subscriber(
+        let identifier = try await subscribe(SignalRouter.Subscriber(
             domains: domains.map(Set.init), resolving: resolving,
             deliver: { continuation.yield($0) },
             finish: { continuation.finish() }))
@@ -38,9 +39,37 @@ extension PreferencesProxy {
     public func observe(
         _ domains: [String]? = nil, resolving: Bool = true, _ handler: @escaping @Sendable (PreferencesEvent) -> Void
     ) async throws(PreferencesProxyError) -> PreferencesSubscription {
-        let identifier = try await router.subscribe(SignalRouter.Subscriber(
+        let identifier = try await subscribe(SignalRouter.Subscriber(
             domains: domains.map(Set.init), resolving: resolving, deliver: handler, finish: {}))
         return PreferencesSubscription(router: router, identifier: identifier)
+    }
+
+    /// ``observe(_:resolving:_:)`` for a caller that cannot suspend: blocks the calling
+    /// thread until the match rules are in force. Its bus calls complete on the
+    /// connection's own queue, so it never waits for Swift's concurrency threads; never
+    /// call it from a subscription's handler.
+    public func observeBlocking(
+        _ domains: [String]? = nil, resolving: Bool = true, _ handler: @escaping @Sendable (PreferencesEvent) -> Void
+    ) throws(PreferencesProxyError) -> PreferencesSubscription {
+        let done = DispatchSemaphore(value: 0)
+        let outcome = Mutex<Result<UInt64, PreferencesProxyError>?>(nil)
+        router.subscribe(SignalRouter.Subscriber(
+            domains: domains.map(Set.init), resolving: resolving, deliver: handler, finish: {}
+        )) { result in
+            outcome.withLock { $0 = result }
+            done.signal()
+        }
+        done.wait()
+        let identifier = try (outcome.withLock { $0 } ?? .failure(.serviceUnavailable("the subscription was not answered"))).get()
+        return PreferencesSubscription(router: router, identifier: identifier)
+    }
+
+    private func subscribe(_ subscriber: SignalRouter.Subscriber) async throws(PreferencesProxyError) -> UInt64 {
+        let router = router
+        let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<UInt64, PreferencesProxyError>, Never>) in
+            router.subscribe(subscriber) { continuation.resume(returning: $0) }
+        }
+        return try result.get()
     }
 
     /// The match rules the proxy has added, with how many subscriptions need each.

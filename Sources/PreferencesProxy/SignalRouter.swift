@@ -7,31 +7,35 @@ import Synchronization
 /// prefsd's name, and hands each accepted signal, complete, to the subscribers of its
 /// domain, in the order they arrived.
 ///
-/// Everything the connection receives (signals, and the answer to `GetNameOwner`) goes
-/// through one ordered inbox, read by one task: so an owner change and the signals around
-/// it are judged in the order the bus sent them, and the re-reads of invalidated keys
-/// never reorder changes.
+/// The owner is judged on the connection's queue, where signals arrive in order: a
+/// `NameOwnerChanged` updates it there, and each of prefsd's signals is accepted or
+/// dropped there against the owner of that moment. What is accepted goes through one
+/// ordered inbox, read by one task that re-reads invalidated keys, so changes are never
+/// reordered. Subscribing needs only the connection's queue (its bus calls complete
+/// there), so a caller may wait for it while blocking its own thread.
 final class SignalRouter: Sendable {
     private let connection: DBusConnection
     private let state = Mutex(State())
     private let inbox: AsyncStream<Inbound>.Continuation
 
-    /// What the inbox carries.
+    /// What the inbox carries: what to deliver, in order.
     private enum Inbound: Sendable {
-        case message(DBusMessage)
-        /// The answer of `GetNameOwner`, and whom to wake once it is applied.
-        case ownerAnswer(String?, CheckedContinuation<Void, Never>)
+        case signal(ServiceSignal)
+        case event(PreferencesEvent)
         case disconnected
     }
+
+    /// Called once with the outcome of a bus call the router waits on.
+    typealias Completion = @Sendable (PreferencesProxyError?) -> Void
 
     private struct State: Sendable {
         var subscribers: [UInt64: Subscriber] = [:]
         var nextIdentifier: UInt64 = 0
-        /// Match rules added, with how many subscribers need each.
+        /// Match rules, with how many subscribers need each.
         var rules: [String: Rule] = [:]
-        /// Following the owner: started once, by the first subscriber.
-        var tracking: Task<Result<Void, PreferencesProxyError>, Never>?
-        /// The unique name owning prefsd's bus name; `.none` while unknown.
+        /// Following the owner: started by the first subscriber.
+        var tracking: Progress = .idle
+        /// The unique name owning prefsd's bus name; `.unknown` before the answer of `GetNameOwner`.
         var owner: Owner = .unknown
         var closed = false
     }
@@ -41,9 +45,16 @@ final class SignalRouter: Sendable {
         case known(String?)
     }
 
+    /// A bus call that many may wait on.
+    private enum Progress: Sendable {
+        case idle
+        case running([Completion])
+        case done
+    }
+
     private struct Rule: Sendable {
         var count: Int
-        let added: Task<Result<Void, PreferencesProxyError>, Never>
+        var progress: Progress
     }
 
     struct Subscriber: Sendable {
@@ -57,6 +68,10 @@ final class SignalRouter: Sendable {
         func wants(_ event: PreferencesEvent) -> Bool {
             guard let domains, let domain = event.domain else { return true }
             return domains.contains(domain)
+        }
+
+        var rules: [String] {
+            domains.map { $0.sorted().map(SignalRouter.rule(domain:)) } ?? [SignalRouter.rule(domain: nil)]
         }
     }
 
@@ -73,7 +88,7 @@ final class SignalRouter: Sendable {
         self.connection = connection
         let (stream, inbox) = AsyncStream<Inbound>.makeStream()
         self.inbox = inbox
-        connection.setSignalHandler { message in inbox.yield(.message(message)) }
+        connection.setSignalHandler { [weak self] message in self?.receive(message) }
         connection.setDisconnectHandler { inbox.yield(.disconnected) }
         Task { [weak self] in
             for await item in stream {
@@ -85,150 +100,205 @@ final class SignalRouter: Sendable {
 
     /// Ends every subscription (each is told nothing more) and stops the inbox.
     func close() {
-        let subscribers = state.withLock { state -> [Subscriber] in
+        for subscriber in takeAllSubscribers() { subscriber.finish() }
+        inbox.finish()
+    }
+
+    private func takeAllSubscribers() -> [Subscriber] {
+        state.withLock { state -> [Subscriber] in
             state.closed = true
             defer { state.subscribers = [:] }
             return Array(state.subscribers.values)
         }
-        for subscriber in subscribers { subscriber.finish() }
-        inbox.finish()
     }
 
     // MARK: Subscribing
 
-    /// Adds a subscriber for `domains` (every domain when `nil`): follows the owner of
-    /// prefsd's name first, then adds each domain's match rule unless another subscriber
-    /// did. Returns once the rules are in force.
-    func subscribe(_ subscriber: Subscriber) async throws(PreferencesProxyError) -> UInt64 {
+    /// Adds a subscriber: follows the owner of prefsd's name first, then adds each of its
+    /// match rules that no other subscriber holds, and calls `completion` once they are in
+    /// force (on the connection's queue, or at once).
+    func subscribe(_ subscriber: Subscriber, completion: @escaping @Sendable (Result<UInt64, PreferencesProxyError>) -> Void) {
         for domain in subscriber.domains ?? [] {
             do {
                 _ = try DomainName(domain)
             } catch {
-                throw .invalidName(error.description)
+                return completion(.failure(.invalidName(error.description)))
             }
         }
-        try await followOwner()
-        let keys = subscriber.domains.map { $0.sorted().map(Self.rule(domain:)) } ?? [Self.rule(domain: nil)]
-        let (identifier, waits) = try state.withLock { state throws(PreferencesProxyError) -> (UInt64, [Task<Result<Void, PreferencesProxyError>, Never>]) in
-            guard !state.closed else { throw .serviceUnavailable("the proxy is closed") }
+        followOwner { [self] error in
+            if let error { return completion(.failure(error)) }
+            addRules(of: subscriber, completion: completion)
+        }
+    }
+
+    private func addRules(of subscriber: Subscriber, completion: @escaping @Sendable (Result<UInt64, PreferencesProxyError>) -> Void) {
+        let keys = subscriber.rules
+        let pending = Mutex((left: keys.count, failure: PreferencesProxyError?.none))
+        let registered = state.withLock { state -> UInt64? in
+            guard !state.closed else { return nil }
             state.nextIdentifier += 1
             state.subscribers[state.nextIdentifier] = subscriber
-            var waits: [Task<Result<Void, PreferencesProxyError>, Never>] = []
-            for key in keys {
-                if state.rules[key] == nil {
-                    let connection = connection
-                    state.rules[key] = Rule(count: 0, added: Task {
-                        do throws(DBusError) {
-                            try await connection.addMatch(key)
-                            return .success(())
-                        } catch {
-                            return .failure(PreferencesProxyError(error))
-                        }
-                    })
-                }
-                state.rules[key]?.count += 1
-                if let added = state.rules[key]?.added { waits.append(added) }
-            }
-            return (state.nextIdentifier, waits)
+            return state.nextIdentifier
         }
-        for wait in waits {
-            if case .failure(let error) = await wait.value {
+        guard let identifier = registered else {
+            return completion(.failure(.serviceUnavailable("the connection to prefsd is closed")))
+        }
+        let ruleDone: Completion = { [self] error in
+            let finished = pending.withLock { pending -> PreferencesProxyError?? in
+                pending.left -= 1
+                if pending.failure == nil { pending.failure = error }
+                return pending.left == 0 ? .some(pending.failure) : .none
+            }
+            guard case .some(let failure) = finished else { return }
+            if let failure {
                 unsubscribe(identifier)
-                throw error
+                completion(.failure(failure))
+            } else {
+                completion(.success(identifier))
             }
         }
-        return identifier
+        for key in keys {
+            enum Step { case inForce, waiting, add }
+            let step = state.withLock { state -> Step in
+                var rule = state.rules[key] ?? Rule(count: 0, progress: .idle)
+                rule.count += 1
+                defer { state.rules[key] = rule }
+                switch rule.progress {
+                case .done:
+                    return .inForce
+                case .running(let waiters):
+                    rule.progress = .running(waiters + [ruleDone])
+                    return .waiting
+                case .idle:
+                    rule.progress = .running([ruleDone])
+                    return .add
+                }
+            }
+            switch step {
+            case .inForce: ruleDone(nil)
+            case .waiting: break
+            case .add:
+                busCall("AddMatch", key) { [self] error in
+                    let waiters = state.withLock { state -> [Completion] in
+                        guard var rule = state.rules[key], case .running(let waiters) = rule.progress else { return [] }
+                        rule.progress = error == nil ? .done : .idle
+                        state.rules[key] = rule
+                        return waiters
+                    }
+                    for waiter in waiters { waiter(error) }
+                }
+            }
+        }
     }
 
     /// Removes a subscriber; a match rule no subscriber needs any more is removed.
     func unsubscribe(_ identifier: UInt64) {
         let unused = state.withLock { state -> [String] in
             guard let subscriber = state.subscribers.removeValue(forKey: identifier) else { return [] }
-            let keys = subscriber.domains.map { $0.map(Self.rule(domain:)) } ?? [Self.rule(domain: nil)]
             var unused: [String] = []
-            for key in keys {
+            for key in subscriber.rules {
                 state.rules[key]?.count -= 1
-                if state.rules[key]?.count == 0 {
+                if let rule = state.rules[key], rule.count <= 0 {
                     state.rules[key] = nil
-                    unused.append(key)
+                    if case .done = rule.progress { unused.append(key) }
                 }
             }
             return unused
         }
-        for rule in unused {
-            connection.call(.methodCall(
-                destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
-                member: "RemoveMatch", body: [.string(rule)])) { _ in }
-        }
+        for rule in unused { busCall("RemoveMatch", rule) { _ in } }
     }
 
-    /// The match rules in force, with how many subscribers need each (for tests).
+    /// The match rules in force or being added, with how many subscribers need each.
     var ruleCounts: [String: Int] {
         state.withLock { $0.rules.mapValues(\.count) }
     }
 
-    /// Starts following the owner of prefsd's name once: adds the `NameOwnerChanged` rule,
-    /// then asks `GetNameOwner`, whose answer goes through the inbox so that it is ordered
-    /// with the owner changes around it.
-    private func followOwner() async throws(PreferencesProxyError) {
-        let tracking = state.withLock { state in
-            if let tracking = state.tracking { return tracking }
-            let connection = connection
-            let inbox = inbox
-            let tracking = Task { () -> Result<Void, PreferencesProxyError> in
-                do throws(DBusError) {
-                    try await connection.addMatch(Self.ownerRule)
-                } catch {
-                    return .failure(PreferencesProxyError(error))
-                }
-                await withCheckedContinuation { (applied: CheckedContinuation<Void, Never>) in
-                    connection.call(.methodCall(
-                        destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
-                        member: "GetNameOwner", body: [.string(PreferencesBus.busName)]
-                    )) { reply in
-                        let owner = (try? reply.get())?.body.first?.stringValue
-                        if case .terminated = inbox.yield(.ownerAnswer(owner, applied)) { applied.resume() }
-                    }
-                }
-                return .success(())
+    /// Follows the owner of prefsd's name (once): adds the `NameOwnerChanged` rule, then
+    /// asks `GetNameOwner`. The answer is applied on the connection's queue, like the
+    /// owner changes; a change that libdbus dispatches after the answer although it came
+    /// before is one the answer already reflects, and the last one always agrees with it.
+    private func followOwner(_ completion: @escaping Completion) {
+        let start = state.withLock { state -> Bool? in
+            switch state.tracking {
+            case .done: return nil
+            case .running(let waiters):
+                state.tracking = .running(waiters + [completion])
+                return false
+            case .idle:
+                state.tracking = .running([completion])
+                return true
             }
-            state.tracking = tracking
-            return tracking
         }
-        if case .failure(let error) = await tracking.value {
-            state.withLock { $0.tracking = nil }
-            throw error
+        guard let start else { return completion(nil) }
+        guard start else { return }
+        let finish: Completion = { [self] error in
+            let waiters = state.withLock { state -> [Completion] in
+                guard case .running(let waiters) = state.tracking else { return [] }
+                state.tracking = error == nil ? .done : .idle
+                return waiters
+            }
+            for waiter in waiters { waiter(error) }
+        }
+        busCall("AddMatch", Self.ownerRule) { [self] error in
+            if let error { return finish(error) }
+            connection.call(.methodCall(
+                destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
+                member: "GetNameOwner", body: [.string(PreferencesBus.busName)]
+            )) { [self] reply in
+                let owner = (try? reply.get())?.body.first?.stringValue
+                state.withLock { $0.owner = .known(owner) }
+                finish(nil)
+            }
+        }
+    }
+
+    /// Calls a method of the bus driver taking one rule.
+    private func busCall(_ member: String, _ rule: String, completion: @escaping Completion) {
+        connection.call(.methodCall(
+            destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
+            member: member, body: [.string(rule)]
+        )) { result in
+            switch result {
+            case .success: completion(nil)
+            case .failure(let error): completion(PreferencesProxyError(error))
+            }
         }
     }
 
     // MARK: Receiving
 
+    /// Judges a signal on the connection's queue, in the order signals arrive.
+    private func receive(_ message: DBusMessage) {
+        if message.sender == "org.freedesktop.DBus", message.member == "NameOwnerChanged",
+           message.body.count == 3, message.body[0] == .string(PreferencesBus.busName),
+           case .string(let newOwner) = message.body[2] {
+            let current = newOwner.isEmpty ? nil : newOwner
+            let previous = state.withLock { state -> Owner in
+                defer { state.owner = .known(current) }
+                return state.owner
+            }
+            if case .known(let before) = previous, before != current {
+                inbox.yield(.event(.ownerChanged(previous: before, current: current)))
+            }
+            return
+        }
+        // Only the owner of prefsd's name speaks for prefsd: a signal of the same shape
+        // from any other peer (broadcast or sent to us alone) is dropped.
+        let owner = state.withLock { $0.owner }
+        guard case .known(let name?) = owner, message.sender == name, let signal = ServiceSignal(message) else { return }
+        inbox.yield(.signal(signal))
+    }
+
     private func process(_ item: Inbound) async {
         switch item {
-        case .ownerAnswer(let owner, let applied):
-            setOwner(owner, announce: false)
-            applied.resume()
+        case .event(let event):
+            deliver(event)
         case .disconnected:
-            let subscribers = state.withLock { state -> [Subscriber] in
-                state.closed = true
-                defer { state.subscribers = [:] }
-                return Array(state.subscribers.values)
-            }
-            for subscriber in subscribers {
+            for subscriber in takeAllSubscribers() {
                 subscriber.deliver(.disconnected)
                 subscriber.finish()
             }
-        case .message(let message):
-            if message.sender == "org.freedesktop.DBus", message.member == "NameOwnerChanged",
-               message.body.count == 3, message.body[0] == .string(PreferencesBus.busName),
-               case .string(let newOwner) = message.body[2] {
-                setOwner(newOwner.isEmpty ? nil : newOwner, announce: true)
-                return
-            }
-            // Only the owner of prefsd's name speaks for prefsd: a signal of the same shape
-            // from any other peer (broadcast or sent to us alone) is dropped.
-            let owner = state.withLock { $0.owner }
-            guard case .known(let name?) = owner, message.sender == name, let signal = ServiceSignal(message) else { return }
+        case .signal(let signal):
             let raw = signal.rawEvent
             guard signal.needsResolving else { return deliver(raw) }
             let (asIs, resolving) = state.withLock { state in
@@ -242,20 +312,10 @@ final class SignalRouter: Sendable {
         }
     }
 
-    private func setOwner(_ owner: String?, announce: Bool) {
-        let previous = state.withLock { state -> Owner in
-            defer { state.owner = .known(owner) }
-            return state.owner
-        }
-        guard announce, case .known(let before) = previous, before != owner else { return }
-        deliver(.ownerChanged(previous: before, current: owner))
-    }
-
     private func deliver(_ event: PreferencesEvent) {
         let subscribers = state.withLock { $0.subscribers.values.filter { $0.wants(event) } }
         for subscriber in subscribers { subscriber.deliver(event) }
     }
-
     /// The event for a signal, with the keys it invalidated re-read: each key with `Read`
     /// (a persistent domain), or the whole domain with `ReadDomain` / `ReadVolatileDomain`
     /// when it invalidated `""` or is volatile (there is no `Read` of a volatile key).

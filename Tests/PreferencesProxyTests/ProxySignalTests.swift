@@ -184,6 +184,23 @@ struct ProxySignalTests {
         }
     }
 
+    @Test("a blocking subscription from a plain thread gets its domain's changes through the callback")
+    func blockingSubscription() async throws {
+        let fixture = try await ServiceFixture()
+        let proxy = PreferencesProxy(connection: try fixture.connect())
+        defer { proxy.close() }
+        let (events, continuation) = AsyncStream<PreferencesEvent>.makeStream()
+        let subscription = try await withCheckedThrowingContinuation { (made: CheckedContinuation<PreferencesSubscription, any Error>) in
+            DispatchQueue.global().async {
+                made.resume(with: Result { try proxy.observeBlocking(["com.example.Blocking"]) { continuation.yield($0) } })
+            }
+        }
+        defer { subscription.cancel() }
+        try proxy.performBlocking(PreferencesCall.write("com.example.Blocking", "k", .integer(7)))
+        var iterator = events.makeAsyncIterator()
+        #expect(try await Self.next(&iterator) == .changed(Self.change("com.example.Blocking", ["k": .integer(7)], [])))
+    }
+
     static func change(_ domain: String, _ changed: [String: PropertyListValue], _ removed: [String]) -> DomainChange {
         DomainChange(domain: domain, changed: changed, removed: removed)
     }
