@@ -72,6 +72,20 @@ extension PreferencesProxy {
         return try result.get()
     }
 
+    /// Returns once every signal prefsd sent before a round trip made now has been handed
+    /// to the subscribers (its invalidated keys re-read): a cache is then as new as prefsd.
+    public func catchUp() async {
+        let router = router
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in router.catchUp { done.resume() } }
+    }
+
+    /// ``catchUp()`` for a caller that cannot suspend; never call it from a subscription's handler.
+    public func catchUpBlocking() {
+        let done = DispatchSemaphore(value: 0)
+        router.catchUp { done.signal() }
+        done.wait()
+    }
+
     /// The match rules the proxy has added, with how many subscriptions need each.
     public var matchRules: [String: Int] { router.ruleCounts }
 }

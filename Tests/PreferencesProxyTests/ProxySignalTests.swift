@@ -201,6 +201,30 @@ struct ProxySignalTests {
         #expect(try await Self.next(&iterator) == .changed(Self.change("com.example.Blocking", ["k": .integer(7)], [])))
     }
 
+    @Test("catchUp returns once every change committed before it has been delivered, re-reads included")
+    func catchUp() async throws {
+        let fixture = try await ServiceFixture()
+        let proxy = PreferencesProxy(connection: try fixture.connect())
+        let writer = PreferencesProxy(connection: try fixture.connect())
+        defer { proxy.close(); writer.close() }
+        let seen = Locked<[DomainChange]>([])
+        let subscription = try await proxy.observe(["com.example.Burst"]) { event in
+            if case .changed(let change) = event { seen.withLock { $0.append(change) } }
+        }
+        defer { subscription.cancel() }
+        for index in 0..<40 {
+            try await writer.write("com.example.Burst", "k\(index % 4)", .integer(Int64(index)))
+        }
+        // The last one is left out of its signal (over 4 KiB): delivered only once re-read.
+        let big = PropertyListValue.string(String(repeating: "b", count: 6000))
+        try await writer.write("com.example.Burst", "big", big)
+        await proxy.catchUp()
+        let changes = seen.withLock { $0 }
+        #expect(changes.count == 41)
+        #expect(changes.last?.changed == ["big": big])
+        #expect(changes.dropLast().enumerated().allSatisfy { $0.element.changed == ["k\($0.offset % 4)": .integer(Int64($0.offset))] })
+    }
+
     static func change(_ domain: String, _ changed: [String: PropertyListValue], _ removed: [String]) -> DomainChange {
         DomainChange(domain: domain, changed: changed, removed: removed)
     }
