@@ -32,7 +32,7 @@ extension PreferencesProxy {
 
     /// Calls `handler` with each event about `domains` (every domain when `nil`), one at a
     /// time, in order, until the returned subscription is cancelled or released. The
-    /// handler runs on the proxy's own task: it must not block for long (and must not
+    /// handler runs on the proxy's own serial queue: it must not block for long (and must not
     /// make a blocking call).
     /// - Parameter resolving: false to get the signals as prefsd sent them, their
     ///   ``DomainChange/invalidated`` keys not re-read.
