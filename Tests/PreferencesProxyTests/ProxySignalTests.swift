@@ -225,6 +225,28 @@ struct ProxySignalTests {
         #expect(changes.dropLast().enumerated().allSatisfy { $0.element.changed == ["k\($0.offset % 4)": .integer(Int64($0.offset))] })
     }
 
+    @Test("the bus going away ends the streams with .disconnected, and calls then say the service is unavailable")
+    func busGone() async throws {
+        let fixture = try await ServiceFixture()
+        let proxy = PreferencesProxy(connection: try fixture.connect())
+        defer { proxy.close() }
+        var events = try await proxy.events(in: ["com.example.Gone"]).makeAsyncIterator()
+        fixture.killService()
+        guard case .ownerChanged(_?, nil) = try await Self.next(&events) else {
+            Issue.record("no owner change when prefsd died")
+            return
+        }
+        fixture.bus.stop()
+        #expect(try await Self.next(&events) == .disconnected)
+        #expect(await events.next() == nil)
+        do {
+            _ = try await proxy.domains()
+            Issue.record("a call succeeded without a bus")
+        } catch {
+            #expect(error.isServiceUnavailable, "\(error)")
+        }
+    }
+
     static func change(_ domain: String, _ changed: [String: PropertyListValue], _ removed: [String]) -> DomainChange {
         DomainChange(domain: domain, changed: changed, removed: removed)
     }
