@@ -154,6 +154,8 @@ final class SignalRouter: Sendable {
         guard let identifier = registered else {
             return completion(.failure(.serviceUnavailable("the connection to prefsd is closed")))
         }
+        // No domain at all: only the owner changes and the end of the connection.
+        guard !keys.isEmpty else { return completion(.success(identifier)) }
         let ruleDone: Completion = { [self] error in
             let finished = pending.withLock { pending -> PreferencesProxyError?? in
                 pending.left -= 1

@@ -106,6 +106,9 @@ struct ProxySignalTests {
         let proxy = PreferencesProxy(connection: try fixture.connect())
         defer { proxy.close() }
         var events = try await proxy.events(in: ["com.example.Restart"]).makeAsyncIterator()
+        // A subscription to no domain at all hears of the owner only.
+        var ownerOnly = try await proxy.events(in: []).makeAsyncIterator()
+        #expect(proxy.matchRules.count == 1)
         fixture.stopService()
         guard case .ownerChanged(let previous?, nil) = try await Self.next(&events) else {
             Issue.record("no owner change to none")
@@ -117,6 +120,8 @@ struct ProxySignalTests {
             return
         }
         #expect(previous != current)
+        #expect(try await Self.next(&ownerOnly) == .ownerChanged(previous: previous, current: nil))
+        #expect(try await Self.next(&ownerOnly) == .ownerChanged(previous: nil, current: current))
         try await proxy.write("com.example.Restart", "k", .integer(2))
         #expect(try await Self.next(&events) == .changed(Self.change("com.example.Restart", ["k": .integer(2)], [])))
     }
@@ -168,6 +173,8 @@ struct ProxySignalTests {
         let proxy = PreferencesProxy(connection: try fixture.connect())
         defer { proxy.close() }
         var events = try await proxy.events(in: ["com.example.Lab"]).makeAsyncIterator()
+        // prefsd owns its name before it reads the managed directory; an answer means it has.
+        #expect(try await proxy.domains() == [])
         let temporary = directory.appendingPathComponent(".lab.tmp")
         try PropertyListValue.dictionary(["Locked": .boolean(true)]).xmlPropertyListData().write(to: temporary)
         try FileManager.default.moveItem(at: temporary, to: directory.appendingPathComponent("com.example.Lab.plist"))
