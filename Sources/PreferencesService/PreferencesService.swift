@@ -35,6 +35,7 @@ public final class PreferencesService: Sendable {
         ManagedDomains(
             directory: configuration.managedDirectory,
             requireRootOwnership: configuration.requireRootOwnedManagedDirectory,
+            limits: configuration.limits,
             logger: logger
         )
     }

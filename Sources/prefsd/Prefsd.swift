@@ -54,6 +54,18 @@ struct Prefsd: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Deepest nesting of arrays and dictionaries in a value.", valueName: "levels"))
     var maxNesting = ServiceLimits.default.nesting
 
+    @Option(name: .customLong("max-domains"), help: ArgumentHelp("Most persistent domains.", valueName: "count"))
+    var maxDomains = ServiceLimits.default.domainCount
+
+    @Option(help: ArgumentHelp("Most keys in one domain (persistent, volatile or managed).", valueName: "count"))
+    var maxKeysPerDomain = ServiceLimits.default.keysPerDomain
+
+    @Option(name: .customLong("max-volatile-domains"), help: ArgumentHelp("Most volatile domains.", valueName: "count"))
+    var maxVolatileDomains = ServiceLimits.default.volatileDomainCount
+
+    @Option(help: ArgumentHelp("Largest managed (administrator's) .plist file, in bytes.", valueName: "bytes"))
+    var maxManagedFileSize = ServiceLimits.default.managedFileBytes
+
     @Option(help: ArgumentHelp("trace, debug, info, notice, warning, error or critical.", valueName: "level"))
     var logLevel: String = "info"
 
@@ -63,7 +75,9 @@ struct Prefsd: AsyncParsableCommand {
         }
         for (name, value) in [("--max-value-size", maxValueSize), ("--max-domain-size", maxDomainSize),
                               ("--max-store-size", maxStoreSize), ("--max-volatile-size", maxVolatileSize),
-                              ("--max-nesting", maxNesting)] where value <= 0 {
+                              ("--max-nesting", maxNesting), ("--max-domains", maxDomains),
+                              ("--max-keys-per-domain", maxKeysPerDomain), ("--max-volatile-domains", maxVolatileDomains),
+                              ("--max-managed-file-size", maxManagedFileSize)] where value <= 0 {
             throw ValidationError("\(name) must be a positive number, not \(value)")
         }
     }
@@ -87,7 +101,8 @@ struct Prefsd: AsyncParsableCommand {
                 ?? ServiceConfiguration.defaultStoreDirectory(),
             limits: ServiceLimits(
                 valueBytes: maxValueSize, domainBytes: maxDomainSize, storeBytes: maxStoreSize,
-                volatileBytes: maxVolatileSize, nesting: maxNesting
+                volatileBytes: maxVolatileSize, nesting: maxNesting, domainCount: maxDomains,
+                keysPerDomain: maxKeysPerDomain, volatileDomainCount: maxVolatileDomains, managedFileBytes: maxManagedFileSize
             ),
             version: Version.current,
             managedDirectory: URL(fileURLWithPath: managedDirectory, isDirectory: true),
