@@ -33,8 +33,7 @@ extension Preferences {
     /// The contents of a volatile domain (empty when there is none).
     public func volatileDomain(forName domainName: String) -> [String: Any] {
         guard let name = try? DomainName(domainName),
-              (try? names(.volatileDomains))?.contains(name.rawValue) == true,
-              let entries = try? readDomain(name) else { return [:] }
+              let entries = try? readDomain(name, method: .readVolatileDomain) else { return [:] }
         return entries.mapValues(\.foundationObject)
     }
 
@@ -58,8 +57,8 @@ extension Preferences {
 
     // MARK: Helpers
 
-    private func readDomain(_ name: DomainName) throws(PreferencesError) -> [String: PropertyListValue] {
-        let reply = try session.callBlocking(.readDomain, [.string(name.rawValue)])
+    private func readDomain(_ name: DomainName, method: PreferencesMethod = .readDomain) throws(PreferencesError) -> [String: PropertyListValue] {
+        let reply = try session.callBlocking(method, [.string(name.rawValue)])
         guard let body = reply.body.first else { return [:] }
         do { return try PropertyListValue.dictionary(dbus: body) } catch { throw PreferencesError(error) }
     }
