@@ -50,7 +50,7 @@ struct ManagedDomains {
                 continue
             }
             do {
-                domains[domain] = try read(path)
+                domains[domain] = try read(path, domain: domain)
             } catch {
                 logger.error("ignoring a managed file that cannot be used; its previous state stays in force",
                              metadata: ["path": "\(path)", "error": "\(error)"])
@@ -62,7 +62,7 @@ struct ManagedDomains {
 
     /// Reads one managed file: a regular file of at most ``ServiceLimits/managedFileBytes``
     /// holding a dictionary whose keys and values obey the limits of values on the bus.
-    private func read(_ path: String) throws -> [String: PropertyListValue] {
+    private func read(_ path: String, domain: DomainName) throws -> [String: PropertyListValue] {
         let data = try ManagedFile.contents(of: path, limit: limits.managedFileBytes)
         guard case .dictionary(let entries) = try PropertyListValue(propertyListData: data) else {
             throw PreferencesModelError.invalidValue(reason: "the top level is not a dictionary")
@@ -70,11 +70,11 @@ struct ManagedDomains {
         if entries.count > limits.keysPerDomain {
             throw PreferencesServiceError.quotaExceeded("it forces \(entries.count) keys, over the limit of \(limits.keysPerDomain) keys in one domain (prefsd --max-keys-per-domain)")
         }
-        var bytes = 0
+        var bytes = ServiceLimits.domainOverhead
         for (key, value) in entries.sorted(by: { $0.key < $1.key }) {
             try PreferenceKey.validate(key)
             try limits.check(value, subject: "the value of \"\(key)\"")
-            bytes += key.utf8.count + value.marshalledSize
+            bytes += DomainState.entryBytes(domain: domain, key: key, value: value)
         }
         if bytes > limits.domainBytes {
             throw PreferencesServiceError.quotaExceeded("its values take \(bytes) bytes, over the limit of \(limits.domainBytes) for one domain (prefsd --max-domain-size)")

@@ -23,6 +23,10 @@ public struct ServiceLimits: Sendable, Hashable {
     public var volatileDomainCount: Int
     /// Largest managed (administrator's) property-list file (default 16 MiB).
     public var managedFileBytes: Int
+    /// Largest reply or signal the service sends (default 32 MiB, dbus-daemon's built-in
+    /// `max_message_size`: a message over the bus's limit gets the sender disconnected).
+    /// A larger reply is answered `org.freedesktop.DBus.Error.LimitsExceeded`.
+    public var replyBytes: Int
 
     /// What one entry costs beyond its names and value: measured on a full store, a row of
     /// SQLite with its index, its WAL frame share, and the dictionary slot, strings and
@@ -40,7 +44,7 @@ public struct ServiceLimits: Sendable, Hashable {
     public init(
         valueBytes: Int, domainBytes: Int, storeBytes: Int, volatileBytes: Int, nesting: Int,
         domainCount: Int = 100_000, keysPerDomain: Int = 250_000, volatileDomainCount: Int = 10_000,
-        managedFileBytes: Int = 16 << 20
+        managedFileBytes: Int = 16 << 20, replyBytes: Int = 32 << 20
     ) {
         self.valueBytes = valueBytes
         self.domainBytes = domainBytes
@@ -51,6 +55,7 @@ public struct ServiceLimits: Sendable, Hashable {
         self.keysPerDomain = keysPerDomain
         self.volatileDomainCount = volatileDomainCount
         self.managedFileBytes = managedFileBytes
+        self.replyBytes = replyBytes
     }
 
     /// The largest message the service accepts: the protocol's own maximum (128 MiB).

@@ -66,6 +66,9 @@ struct Prefsd: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Largest managed (administrator's) .plist file, in bytes.", valueName: "bytes"))
     var maxManagedFileSize = ServiceLimits.default.managedFileBytes
 
+    @Option(help: ArgumentHelp("Largest reply or signal sent, in bytes (at most the bus's max_message_size).", valueName: "bytes"))
+    var maxReplySize = ServiceLimits.default.replyBytes
+
     @Option(help: ArgumentHelp("trace, debug, info, notice, warning, error or critical.", valueName: "level"))
     var logLevel: String = "info"
 
@@ -77,8 +80,11 @@ struct Prefsd: AsyncParsableCommand {
                               ("--max-store-size", maxStoreSize), ("--max-volatile-size", maxVolatileSize),
                               ("--max-nesting", maxNesting), ("--max-domains", maxDomains),
                               ("--max-keys-per-domain", maxKeysPerDomain), ("--max-volatile-domains", maxVolatileDomains),
-                              ("--max-managed-file-size", maxManagedFileSize)] where value <= 0 {
+                              ("--max-managed-file-size", maxManagedFileSize), ("--max-reply-size", maxReplySize)] where value <= 0 {
             throw ValidationError("\(name) must be a positive number, not \(value)")
+        }
+        if maxReplySize > 128 << 20 {
+            throw ValidationError("--max-reply-size must be at most 134217728, the largest message D-Bus allows")
         }
     }
 
@@ -102,7 +108,8 @@ struct Prefsd: AsyncParsableCommand {
             limits: ServiceLimits(
                 valueBytes: maxValueSize, domainBytes: maxDomainSize, storeBytes: maxStoreSize,
                 volatileBytes: maxVolatileSize, nesting: maxNesting, domainCount: maxDomains,
-                keysPerDomain: maxKeysPerDomain, volatileDomainCount: maxVolatileDomains, managedFileBytes: maxManagedFileSize
+                keysPerDomain: maxKeysPerDomain, volatileDomainCount: maxVolatileDomains, managedFileBytes: maxManagedFileSize,
+                replyBytes: maxReplySize
             ),
             version: Version.current,
             managedDirectory: URL(fileURLWithPath: managedDirectory, isDirectory: true),

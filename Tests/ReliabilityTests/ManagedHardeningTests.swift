@@ -39,7 +39,7 @@ extension Reliability {
                     member: member, body: body
                 ), timeout: .seconds(1)).body)
             } catch {
-                if case .remote(let name, _) = error as? DBusError { return .failure(CallFailure(name)) }
+                if case .remote(let name, _) = error { return .failure(CallFailure(name)) }
                 return .failure(CallFailure("\(error)"))
             }
         }
