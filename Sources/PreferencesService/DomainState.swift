@@ -85,11 +85,12 @@ struct DomainState: Sendable {
         volatile[domain]
     }
 
-    /// Names of the persistent domains on disk, sorted.
-    var persistentDomainNames: [DomainName] { committed.keys.sorted() }
+    /// Names of the persistent domains on disk, unsorted: copied out under the lock, and
+    /// sorted by the caller outside it.
+    var persistentDomainNamesUnsorted: [DomainName] { Array(committed.keys) }
 
-    /// Names of the volatile domains, sorted.
-    var volatileDomainNames: [DomainName] { volatile.keys.sorted() }
+    /// Names of the volatile domains, unsorted (sorted by the caller outside the lock).
+    var volatileDomainNamesUnsorted: [DomainName] { Array(volatile.keys) }
 
     /// The keys an administrator forces in `domain`, sorted.
     func forcedKeys(domain: DomainName) -> [String] { (forced[domain] ?? [:]).keys.sorted() }

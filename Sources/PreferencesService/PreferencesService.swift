@@ -198,9 +198,9 @@ public final class PreferencesService: Sendable {
             }
             return .answer([PropertyListValue.dictionary(entries).dbusValue])
         case .domains:
-            return .answer([.stringArray(read(\.persistentDomainNames).map(\.rawValue))])
+            return .answer([.stringArray(read(\.persistentDomainNamesUnsorted).sorted().map(\.rawValue))])
         case .volatileDomains:
-            return .answer([.stringArray(read(\.volatileDomainNames).map(\.rawValue))])
+            return .answer([.stringArray(read(\.volatileDomainNamesUnsorted).sorted().map(\.rawValue))])
         case .forcedKeys:
             let domain = try arguments.domain(0)
             return .answer([.stringArray(read { $0.forcedKeys(domain: domain) })])
