@@ -115,8 +115,7 @@ extension Reliability {
         func quotaBoundsDiskAndMemory() async throws {
             let quota = 8 << 20
             let fixture = try await ServiceFixture(arguments: [
-                "--max-store-size", "\(quota)", "--max-domains", "1000000",
-                "--max-volatile-size", "\(1 << 20)", "--max-volatile-domains", "1000000",
+                "--max-store-size", "\(quota)", "--max-volatile-size", "\(1 << 20)",
             ])
             let baseline = try #require(fixture.memory)
             // One-key domains with tiny values, the costliest shape per byte of data, until
@@ -158,8 +157,7 @@ extension Reliability {
             // Cold: a restart loads the full store.
             #expect(fixture.stopService() == 0)
             try await fixture.startService(arguments: [
-                "--max-store-size", "\(quota)", "--max-domains", "1000000",
-                "--max-volatile-size", "\(1 << 20)", "--max-volatile-domains", "1000000",
+                "--max-store-size", "\(quota)", "--max-volatile-size", "\(1 << 20)",
             ])
             let client = PreferencesClient(connection: try fixture.connect())
             defer { client.connection.close() }

@@ -62,13 +62,14 @@ extension Reliability {
             try Self.place(.dictionary(["Proxy": .string("lab")]), domain: "com.example.Good", in: directory)
             try Self.place(.dictionary(["Deep": Self.nested(31), "Flat": .integer(1)]), domain: "com.example.Deep", in: directory)
             try Self.place(.dictionary(["Big": .data(Data(repeating: 1, count: 8 << 10))]), domain: "com.example.Big", in: directory)
-            try Self.place(.dictionary(["Many": .string(String(repeating: "x", count: 20_000))]), domain: "com.example.Large", in: directory)
+            // Over the default --max-managed-file-size (16 MiB): refused by its size, unread.
+            try Data(repeating: UInt8(ascii: "x"), count: (16 << 20) + 1).write(to: directory.appendingPathComponent("com.example.Large.plist"))
             try FileManager.default.createDirectory(at: directory.appendingPathComponent("com.example.Dir.plist"), withIntermediateDirectories: false)
             #expect(mkfifo(directory.appendingPathComponent("com.example.Fifo.plist").path, 0o644) == 0)
 
             let fixture = try await ServiceFixture(arguments: [
                 "--managed-dir", directory.path, "--allow-unowned-managed-dir",
-                "--max-value-size", "4096", "--max-managed-file-size", "16384",
+                "--max-value-size", "4096",
             ])
             let client = PreferencesClient(connection: try fixture.connect())
             defer { client.connection.close() }
@@ -86,11 +87,11 @@ extension Reliability {
             let log = fixture.log
             #expect(log.contains("nests too deeply"), "no refusal of the 31-array value: \(log.suffix(3000))")
             #expect(log.contains("over the limit of 4096 for one value"), "the 8 KiB value was not refused: \(log.suffix(3000))")
-            #expect(log.contains("over the limit of 16384 for a managed file"), "the large file was not refused: \(log.suffix(3000))")
+            #expect(log.contains("over the limit of 16777216 for a managed file"), "the large file was not refused: \(log.suffix(3000))")
             #expect(log.contains("not a regular file but a directory"), "the directory was not named as such: \(log.suffix(3000))")
             #expect(log.contains("not a regular file but a FIFO"), "the FIFO was not named as such: \(log.suffix(3000))")
             #expect(!log.contains("ermission denied"))
-            print("reliability.managed refused=deep31,value8KiB,file>16KiB,directory,fifo answered_within=1s")
+            print("reliability.managed refused=deep31,value8KiB,file>16MiB,directory,fifo answered_within=1s")
         }
 
         @Test("the managed directory removed and made again, or replaced by another: its files still take effect")
