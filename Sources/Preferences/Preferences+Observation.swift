@@ -57,8 +57,9 @@ extension Preferences {
         return stream
     }
 
-    /// Hands changes to observers, streams and `NotificationCenter`, on the delivery queue.
-    func deliver(_ changes: [PreferencesChange]) {
+    /// Hands changes to observers and streams and, when `notify`, posts
+    /// `didChangeNotification`, on the delivery queue.
+    func deliver(_ changes: [PreferencesChange], notify: Bool) {
         let (observers, streams) = local.withLock { local in
             local.resolved = [:]
             return (Array(local.observers.values), Array(local.streams.values))
@@ -68,7 +69,7 @@ extension Preferences {
                 for observer in observers where observer.key == change.key { observer.handler(change.value) }
                 for stream in streams { stream.yield(change) }
             }
-            NotificationCenter.default.post(name: Self.didChangeNotification, object: self)
+            if notify { NotificationCenter.default.post(name: Self.didChangeNotification, object: self) }
         }
     }
 }
