@@ -23,7 +23,7 @@ enum LaneItem: Sendable {
 /// as one commit per round trip (and at most one per `interval`), not one per call.
 struct WriteLane: Sendable {
     /// The shortest time between two key batches of a domain, unless `synchronize()` waits.
-    static let interval: Duration = .milliseconds(10)
+    static let interval: Duration = .milliseconds(20)
     /// A batch takes at most this many keys…
     static let maximumKeys = 4096
     /// …and about this many bytes of marshalled values (a new batch starts past it).
