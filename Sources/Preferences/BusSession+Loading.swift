@@ -132,19 +132,22 @@ extension BusSession {
 
 /// A signal of the service about one domain, parsed.
 enum DomainSignal {
-    case changed(DomainName, changed: [String: PropertyListValue], removed: [String])
+    /// `Changed`; `invalidated` keys were left out of the signal and must be read again.
+    case changed(DomainName, changed: [String: PropertyListValue], removed: [String], invalidated: [String])
     case forcedKeys(DomainName, Set<String>)
 
     /// Parses `Changed` and `ForcedKeysChanged`; `nil` for anything else or a malformed body.
     init?(_ signal: DBusMessage) {
         guard case .string(let name)? = signal.body.first, let domain = try? DomainName(name) else { return nil }
         switch (signal.member, signal.body.count) {
-        case (PreferencesBus.changedSignal?, 3):
+        case (PreferencesBus.changedSignal?, 4):
             guard let changed = try? PropertyListValue.dictionary(dbus: signal.body[1]),
-                  case .array(_, let removedValues) = signal.body[2] else { return nil }
-            var removed: [String] = []
-            for case .string(let key) in removedValues { removed.append(key) }
-            self = .changed(domain, changed: changed, removed: removed)
+                  case .array(_, let removedValues) = signal.body[2],
+                  case .array(_, let invalidatedValues) = signal.body[3] else { return nil }
+            self = .changed(
+                domain, changed: changed,
+                removed: removedValues.compactMap(\.stringValue), invalidated: invalidatedValues.compactMap(\.stringValue)
+            )
         case (PreferencesBus.forcedKeysChangedSignal?, 2):
             guard case .array(_, let keyValues) = signal.body[1] else { return nil }
             var keys: Set<String> = []
@@ -158,14 +161,14 @@ enum DomainSignal {
     /// The domain the signal is about.
     var domain: DomainName {
         switch self {
-        case .changed(let domain, _, _), .forcedKeys(let domain, _): domain
+        case .changed(let domain, _, _, _), .forcedKeys(let domain, _): domain
         }
     }
 
     /// The keys whose value may change, given the keys forced before.
     func keys(forcedBefore previous: Set<String>) -> Set<String> {
         switch self {
-        case .changed(_, let changed, let removed): Set(changed.keys).union(removed)
+        case .changed(_, let changed, let removed, _): Set(changed.keys).union(removed)
         case .forcedKeys(_, let keys): keys.union(previous)
         }
     }
@@ -173,7 +176,10 @@ enum DomainSignal {
     /// Applies the signal to the cache.
     func apply(to cache: inout DomainCache) {
         switch self {
-        case .changed(let domain, let changed, let removed): cache.applyChange(domain, changed: changed, removed: removed)
+        case .changed(let domain, _, _, let invalidated) where !invalidated.isEmpty:
+            // Values left out of the signal: the domain is read again on next use.
+            cache.unload(domain)
+        case .changed(let domain, let changed, let removed, _): cache.applyChange(domain, changed: changed, removed: removed)
         case .forcedKeys(let domain, let keys): cache.setForced(domain, keys)
         }
     }

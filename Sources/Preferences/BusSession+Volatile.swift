@@ -31,10 +31,7 @@ extension BusSession {
         if let pending = state.withLock({ $0.volatilePending[domain] }) { return pending.values }
         let reply: DBusMessage
         do {
-            reply = try connection().callBlocking(.methodCall(
-                destination: PreferencesBus.busName, path: PreferencesBus.objectPath,
-                interface: PreferencesBus.interface, member: "ReadVolatileDomain", body: [.string(domain.rawValue)]
-            ), timeout: Self.callTimeout)
+            reply = try callBlocking(.readVolatileDomain, [.string(domain.rawValue)])
         } catch {
             return nil
         }

@@ -48,6 +48,7 @@ public enum PreferencesError: Error, Sendable, Hashable, CustomStringConvertible
         case .exists: self = .exists(message)
         case .quotaExceeded: self = .quotaExceeded(message)
         case .storageFailed: self = .storageFailed(message)
+        case .accessDenied: self = .refused(name: name, message: message)
         case nil:
             if name.hasPrefix("org.freedesktop.DBus.Error.ServiceUnknown") || name.hasSuffix(".NoReply")
                 || name.hasSuffix(".Spawn.ExecFailed") || name.hasSuffix(".Disconnected") {

@@ -6,8 +6,10 @@ public enum PreferencesBus {
     public static let objectPath = "/io/github/prefsd/Preferences1"
     /// The interface of that object.
     public static let interface = "io.github.prefsd.Preferences1"
-    /// The name of the signal emitted after every committed change.
+    /// The name of the signal emitted after every committed change of a persistent domain.
     public static let changedSignal = "Changed"
+    /// The name of the signal emitted after every change of a volatile domain.
+    public static let volatileChangedSignal = "VolatileChanged"
     /// The name of the signal emitted when the keys an administrator forces in a domain change.
     public static let forcedKeysChangedSignal = "ForcedKeysChanged"
     /// The name of the read-only property holding the service's version.
@@ -18,8 +20,8 @@ public enum PreferencesBus {
         "type='signal',interface='\(interface)',member='\(changedSignal)',arg0='\(domain)'"
     }
 
-    /// The match rule that subscribes to every signal about one domain (`Changed` and
-    /// `ForcedKeysChanged`), as the client library adds it.
+    /// The match rule that subscribes to every signal about one domain name (`Changed`,
+    /// `ForcedKeysChanged` and `VolatileChanged`), as the client library adds it.
     public static func domainMatchRule(domain: String) -> String {
         "type='signal',sender='\(busName)',path='\(objectPath)',interface='\(interface)',arg0='\(domain)'"
     }
@@ -33,9 +35,11 @@ public enum PreferencesMethod: String, Sendable, CaseIterable {
     case domains = "Domains"
     case readDomain = "ReadDomain"
     case apply = "Apply"
+    case applyIf = "ApplyIf"
     case replaceDomain = "ReplaceDomain"
     case removeDomain = "RemoveDomain"
     case volatileDomains = "VolatileDomains"
+    case readVolatileDomain = "ReadVolatileDomain"
     case setVolatileDomain = "SetVolatileDomain"
     case removeVolatileDomain = "RemoveVolatileDomain"
     case isForced = "IsForced"
@@ -48,8 +52,9 @@ public enum PreferencesMethod: String, Sendable, CaseIterable {
         case .read, .remove, .isForced: "ss"
         case .write: "ssv"
         case .domains, .volatileDomains: ""
-        case .readDomain, .removeDomain, .removeVolatileDomain, .forcedKeys: "s"
+        case .readDomain, .removeDomain, .readVolatileDomain, .removeVolatileDomain, .forcedKeys: "s"
         case .apply: "sa{sv}as"
+        case .applyIf: "sa{sv}asa{sv}as"
         case .replaceDomain, .setVolatileDomain: "sa{sv}"
         case .lookup: "ass"
         }

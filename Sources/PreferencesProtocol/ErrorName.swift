@@ -14,6 +14,8 @@ public enum PreferencesErrorName: String, Sendable, CaseIterable {
     case quotaExceeded = "QuotaExceeded"
     /// The store could not write to disk.
     case storageFailed = "StorageFailed"
+    /// A sandboxed caller reached for a domain that is not its own.
+    case accessDenied = "AccessDenied"
 
     /// The common prefix of the service's error names.
     public static let prefix = "io.github.prefsd.Preferences1.Error."
@@ -42,6 +44,8 @@ public enum StandardErrorName {
     public static let propertyReadOnly = "org.freedesktop.DBus.Error.PropertyReadOnly"
     /// The service could not do the work for a reason of its own.
     public static let failed = "org.freedesktop.DBus.Error.Failed"
+    /// A reply or message would pass a limit of the bus.
+    public static let limitsExceeded = "org.freedesktop.DBus.Error.LimitsExceeded"
 }
 
 /// The standard interfaces every D-Bus object may answer.

@@ -40,11 +40,14 @@ struct Arguments {
         return strings
     }
 
-    /// The `as` argument at `index` as validated keys.
+    /// The `as` argument at `index` as validated keys, each named once (after NFC
+    /// normalization: two spellings of one key are one key).
     func keys(_ index: Int) throws(PreferencesServiceError) -> [String] {
         let keys = try strings(index)
         for key in keys { try Self.validate(key: key) }
-        return keys.map(PreferenceKey.normalized)
+        let normalized = keys.map(PreferenceKey.normalized)
+        try Self.refuseDuplicates(normalized, argument: index)
+        return normalized
     }
 
     /// The `as` argument at `index` as validated domain names.
@@ -67,9 +70,16 @@ struct Arguments {
         return value
     }
 
-    /// The `a{sv}` argument at `index` as validated keys and values within the limits.
+    /// The `a{sv}` argument at `index` as validated keys and values within the limits,
+    /// each key named once (after NFC normalization).
     func values(_ index: Int) throws(PreferencesServiceError) -> [String: PropertyListValue] {
         guard index < body.count else { throw .invalidArguments("argument \(index + 1) is missing") }
+        if case .array(_, let items) = body[index] {
+            var keys: [String] = []
+            keys.reserveCapacity(items.count)
+            for case .dictEntry(.string(let key), _) in items { keys.append(PreferenceKey.normalized(key)) }
+            try Self.refuseDuplicates(keys, argument: index)
+        }
         let values: [String: PropertyListValue]
         do { values = try PropertyListValue.dictionary(dbus: body[index], maximumNesting: limits.nesting) } catch {
             throw PreferencesServiceError(error)
@@ -91,6 +101,16 @@ struct Arguments {
         let size = value.marshalledSize
         if size > limits.valueBytes {
             throw .quotaExceeded("\(subject) takes \(size) bytes, over the limit of \(limits.valueBytes) for one value (prefsd --max-value-size); store large data in a file and keep its path instead")
+        }
+    }
+
+    /// Refuses a list of keys that names one key twice: the second mention would be
+    /// counted, or undone, twice.
+    private static func refuseDuplicates(_ keys: [String], argument index: Int) throws(PreferencesServiceError) {
+        var seen = Set<String>()
+        seen.reserveCapacity(keys.count)
+        for key in keys where !seen.insert(key).inserted {
+            throw .invalidArguments("argument \(index + 1) names the key \"\(key.prefix(80))\" twice (keys are compared after Unicode NFC normalization); name each key once")
         }
     }
 

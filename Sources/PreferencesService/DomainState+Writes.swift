@@ -20,11 +20,24 @@ extension DomainState {
         return try change(domain, set: set, remove: remove)
     }
 
+    /// `ApplyIf`: `Apply`, only when every key of `expected` has exactly that value and
+    /// every key of `absent` is absent once the batches in flight are durable. Returns
+    /// `nil`, changing nothing, when the expectation does not hold.
+    mutating func applyIf(
+        domain: DomainName, expected: [String: PropertyListValue], absent: [String],
+        set: [String: PropertyListValue], remove: [String]
+    ) throws(PreferencesServiceError) -> Effect? {
+        if let key = absent.first(where: { expected[$0] != nil }) {
+            throw .invalidArguments("ApplyIf both expects a value for \"\(key)\" and expects it absent; a key may appear in one of the two lists only")
+        }
+        let holds = expected.allSatisfy { projected(domain: domain, key: $0.key) == $0.value }
+            && absent.allSatisfy { projected(domain: domain, key: $0) == nil }
+        guard holds else { return nil }
+        return try apply(domain: domain, set: set, remove: remove)
+    }
+
     /// `ReplaceDomain`: makes a persistent domain hold exactly `values`.
     mutating func replaceDomain(_ domain: DomainName, with values: [String: PropertyListValue]) throws(PreferencesServiceError) -> Effect {
-        if volatile[domain] != nil {
-            throw .exists("\(domain) is a volatile domain; remove it with RemoveVolatileDomain before replacing it with a persistent one")
-        }
         let current = projectedEntries(domain: domain)
         let set = values.filter { current[$0.key] != $0.value }
         let remove = current.keys.filter { values[$0] == nil }.sorted()
@@ -33,16 +46,15 @@ extension DomainState {
 
     /// `RemoveDomain`: removes every key of a persistent domain.
     mutating func removeDomain(_ domain: DomainName) throws(PreferencesServiceError) -> Effect {
-        guard volatile[domain] == nil else { return .unchanged(afterPending: false) }
         let keys = projectedEntries(domain: domain).keys.sorted()
         return try change(domain, set: [:], remove: keys, wholeDomain: true)
     }
 
-    /// `SetVolatileDomain`: creates a volatile domain.
+    /// `SetVolatileDomain`: creates a volatile domain. Only a volatile domain of the same
+    /// name is in the way: persistent domains are another namespace.
     mutating func setVolatileDomain(_ domain: DomainName, values: [String: PropertyListValue]) throws(PreferencesServiceError) -> Effect {
-        if volatile[domain] != nil || persistentDomainExists(domain) {
-            let kind = volatile[domain] != nil ? "volatile" : "persistent"
-            throw .exists("a \(kind) domain named \(domain) exists already; remove it first")
+        if volatile[domain] != nil {
+            throw .exists("a volatile domain named \(domain) exists already; remove it with RemoveVolatileDomain first")
         }
         let bytes = Self.bytes(of: values)
         try checkVolatileQuota(adding: bytes)
@@ -60,25 +72,16 @@ extension DomainState {
         return .volatile(Change(domain: domain, removed: entries.keys.sorted()))
     }
 
-    // MARK: The one path every change takes
+    // MARK: The one path every persistent change takes
 
-    /// Checks and applies a change to one domain: in place for a volatile domain, staged
-    /// as a batch for a persistent one. Keys that would not change are dropped; a change
-    /// that is left empty is no change.
+    /// Checks a change to one persistent domain and stages it as a batch. Keys that would
+    /// not change are dropped; a change that is left empty is no change.
     private mutating func change(
         _ domain: DomainName, set: [String: PropertyListValue], remove: [String], wholeDomain: Bool = false
     ) throws(PreferencesServiceError) -> Effect {
         if let key = set.keys.sorted().first(where: { isForced(domain: domain, key: $0) })
             ?? remove.first(where: { isForced(domain: domain, key: $0) }) {
             throw .forced("\(domain) \"\(key)\" is forced by the administrator's managed preferences and cannot be changed")
-        }
-        if let entries = volatile[domain] {
-            let delta = try volatileDelta(entries, set: set, remove: remove)
-            guard let change = Self.apply(set: set, remove: remove, to: &volatile[domain, default: [:]], domain: domain) else {
-                return .unchanged(afterPending: false)
-            }
-            volatileBytes += delta
-            return .volatile(change)
         }
         return try stage(domain, set: set, remove: remove, wholeDomain: wholeDomain)
     }
@@ -122,20 +125,6 @@ extension DomainState {
         storeBytes += delta
         batchesInFlight += 1
         return .persistent(Batch(sequence: sequence, domain: domain, mutations: mutations))
-    }
-
-    /// The bytes a change adds to a volatile domain, checked against the volatile quota.
-    private func volatileDelta(_ entries: [String: PropertyListValue], set: [String: PropertyListValue], remove: [String]) throws(PreferencesServiceError) -> Int {
-        var delta = 0
-        for (key, value) in set {
-            delta += Self.bytes(key: key, value: value)
-            if let old = entries[key] { delta -= Self.bytes(key: key, value: old) }
-        }
-        for key in remove {
-            if let old = entries[key] { delta -= Self.bytes(key: key, value: old) }
-        }
-        if delta > 0 { try checkVolatileQuota(adding: delta) }
-        return delta
     }
 
     private func checkVolatileQuota(adding bytes: Int) throws(PreferencesServiceError) {

@@ -55,18 +55,24 @@ struct DomainState: Sendable {
 
     // MARK: Reading
 
-    /// The value a reader sees for `key` in `domain`: forced, else volatile, else committed.
+    /// The value a reader sees for `key` in a persistent domain: forced, else committed.
+    /// Volatile domains are another namespace and never consulted.
     func value(domain: DomainName, key: String) -> PropertyListValue? {
         if let value = forced[domain]?[key] { return value }
-        if let entries = volatile[domain] { return entries[key] }
         return committed[domain]?[key]
     }
 
-    /// Every key of a domain as a reader sees it, or `nil` when there is no such domain.
+    /// Every key of a persistent domain as a reader sees it (forced keys laid over the
+    /// committed ones), or `nil` when there is no such domain.
     func entries(domain: DomainName) -> [String: PropertyListValue]? {
-        let base = volatile[domain] ?? committed[domain]
+        let base = committed[domain]
         guard let managed = forced[domain], !managed.isEmpty else { return base }
         return (base ?? [:]).merging(managed) { _, forcedValue in forcedValue }
+    }
+
+    /// Every key of a volatile domain, or `nil` when there is no such volatile domain.
+    func volatileEntries(domain: DomainName) -> [String: PropertyListValue]? {
+        volatile[domain]
     }
 
     /// Names of the persistent domains on disk, sorted.
@@ -81,7 +87,7 @@ struct DomainState: Sendable {
     /// Whether an administrator forces `key` in `domain`.
     func isForced(domain: DomainName, key: String) -> Bool { forced[domain]?[key] != nil }
 
-    /// The first domain of `searchList` that has `key`, with its value.
+    /// The first persistent domain of `searchList` that has `key`, with its value.
     func lookup(searchList: [DomainName], key: String) -> (DomainName, PropertyListValue)? {
         for domain in searchList {
             if let value = value(domain: domain, key: key) { return (domain, value) }

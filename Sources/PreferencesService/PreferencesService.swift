@@ -114,7 +114,7 @@ public final class PreferencesService: Sendable {
                 member: PreferencesBus.forcedKeysChangedSignal, body: [.string(domain.rawValue), .stringArray(keys)]
             ))
         }
-        for change in update.changes { emit(change) }
+        for change in update.changes { emit(change, volatile: false) }
     }
 
     /// Waits until every accepted write is durable and answered, then closes the store.
@@ -162,7 +162,7 @@ public final class PreferencesService: Sendable {
         do {
             switch try perform(method, arguments) {
             case .answer(let body): reply(to: call, body)
-            case .effect(let effect, let store): carry(effect, store: store, for: call)
+            case .effect(let effect, let store, let answer): carry(effect, store: store, for: call, answer: answer)
             }
         } catch {
             reply(to: call, error: error.busErrorName, error.description)
@@ -170,8 +170,10 @@ public final class PreferencesService: Sendable {
     }
 
     private enum Outcome: Sendable {
+        /// Answer at once with this body.
         case answer([DBusValue])
-        case effect(Effect, DomainStore)
+        /// Carry out the effect, then answer with the body.
+        case effect(Effect, DomainStore, answer: [DBusValue])
     }
 
     private func perform(_ method: PreferencesMethod, _ arguments: Arguments) throws(PreferencesServiceError) -> Outcome {
@@ -185,7 +187,13 @@ public final class PreferencesService: Sendable {
         case .readDomain:
             let domain = try arguments.domain(0)
             guard let entries = read({ $0.entries(domain: domain) }) else {
-                throw .notFound("there is no domain \(domain)")
+                throw .notFound("there is no persistent domain \(domain)")
+            }
+            return .answer([PropertyListValue.dictionary(entries).dbusValue])
+        case .readVolatileDomain:
+            let domain = try arguments.domain(0)
+            guard let entries = read({ $0.volatileEntries(domain: domain) }) else {
+                throw .notFound("there is no volatile domain \(domain)")
             }
             return .answer([PropertyListValue.dictionary(entries).dbusValue])
         case .domains:
@@ -213,6 +221,12 @@ public final class PreferencesService: Sendable {
         case .apply:
             let (domain, set, remove) = (try arguments.domain(0), try arguments.values(1), try arguments.keys(2))
             return try change { try $0.apply(domain: domain, set: set, remove: remove) }
+        case .applyIf:
+            let (domain, expected, absent) = (try arguments.domain(0), try arguments.values(1), try arguments.keys(2))
+            let (set, remove) = (try arguments.values(3), try arguments.keys(4))
+            return try change(answer: [.boolean(true)], otherwise: [.boolean(false)]) {
+                try $0.applyIf(domain: domain, expected: expected, absent: absent, set: set, remove: remove)
+            }
         case .replaceDomain:
             let (domain, values) = (try arguments.domain(0), try arguments.values(1))
             return try change { try $0.replaceDomain(domain, with: values) }
@@ -236,14 +250,18 @@ public final class PreferencesService: Sendable {
         }
     }
 
-    /// Changes the running state.
-    private func change(_ body: (inout DomainState) throws -> Effect) throws(PreferencesServiceError) -> Outcome {
+    /// Changes the running state; the call is answered with `answer` once the change is
+    /// carried out, or at once with `otherwise` when `body` declines to change anything.
+    private func change(
+        answer: [DBusValue] = [], otherwise: [DBusValue] = [], _ body: (inout DomainState) throws -> Effect?
+    ) throws(PreferencesServiceError) -> Outcome {
         do {
             return try core.withLock { core in
                 guard core.domains != nil, let store = core.store else {
                     preconditionFailure("calls are dispatched only once the store is loaded")
                 }
-                return .effect(try body(&core.domains!), store)
+                guard let effect = try body(&core.domains!) else { return .answer(otherwise) }
+                return .effect(effect, store, answer: answer)
             }
         } catch let error as PreferencesServiceError {
             throw error
@@ -252,18 +270,19 @@ public final class PreferencesService: Sendable {
         }
     }
 
-    /// Carries out what a change needs after the state accepted it.
-    private func carry(_ effect: Effect, store: DomainStore, for call: DBusMessage) {
+    /// Carries out what a change needs after the state accepted it, then answers the call
+    /// with `body`.
+    private func carry(_ effect: Effect, store: DomainStore, for call: DBusMessage, answer body: [DBusValue]) {
         switch effect {
         case .unchanged(afterPending: false):
-            reply(to: call, [])
+            reply(to: call, body)
         case .unchanged(afterPending: true):
             store.commit([]) { [self] result in
-                answer(call, after: result)
+                answer(call, body, after: result)
             }
         case .volatile(let change):
-            emit(change)
-            reply(to: call, [])
+            emit(change, volatile: true)
+            reply(to: call, body)
         case .persistent(let batch):
             store.commit(batch.mutations) { [self] result in
                 let change = core.withLock { core -> Change? in
@@ -272,16 +291,16 @@ public final class PreferencesService: Sendable {
                     case .failure: core.domains?.failed(batch); return nil
                     }
                 }
-                if let change, !change.isEmpty { emit(change) }
-                answer(call, after: result)
+                if let change, !change.isEmpty { emit(change, volatile: false) }
+                answer(call, body, after: result)
             }
         }
     }
 
-    private func answer(_ call: DBusMessage, after result: Result<Void, StoreError>) {
+    private func answer(_ call: DBusMessage, _ body: [DBusValue], after result: Result<Void, StoreError>) {
         switch result {
         case .success:
-            reply(to: call, [])
+            reply(to: call, body)
         case .failure(let error):
             logger.error("store write failed", metadata: ["error": "\(error)"])
             let refusal = PreferencesServiceError.storageFailed("the change was not saved: \(error)")
@@ -291,17 +310,11 @@ public final class PreferencesService: Sendable {
 
     // MARK: Sending
 
-    /// Emits `Changed` for a committed change.
-    private func emit(_ change: Change) {
-        let signal = DBusMessage.signal(
-            path: PreferencesBus.objectPath, interface: PreferencesBus.interface, member: PreferencesBus.changedSignal,
-            body: [
-                .string(change.domain.rawValue),
-                PropertyListValue.dictionary(change.changed).dbusValue,
-                .stringArray(change.removed.sorted()),
-            ]
-        )
-        send(signal)
+    /// Emits `Changed` for a committed change of a persistent domain, or `VolatileChanged`
+    /// for a change of a volatile one, its body bounded as the contract says.
+    private func emit(_ change: Change, volatile: Bool) {
+        let member = volatile ? PreferencesBus.volatileChangedSignal : PreferencesBus.changedSignal
+        send(.signal(path: PreferencesBus.objectPath, interface: PreferencesBus.interface, member: member, body: change.signalBody()))
     }
 
     func reply(to call: DBusMessage, _ body: [DBusValue]) {

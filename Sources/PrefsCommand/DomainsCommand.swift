@@ -56,21 +56,29 @@ extension Prefs {
         public func run() async throws {
             let client = try connect()
             defer { client.close() }
-            let names = Set(try await client.domains()).union(try await client.volatileDomains()).sorted()
+            // Persistent and volatile domains are two namespaces: one name may be both.
             var found = false
-            for name in names {
-                let entries: [String: PropertyListValue]
-                do {
-                    entries = try await client.readDomain(name)
-                } catch .domainNotFound {
-                    continue
+            for volatile in [false, true] {
+                let names = volatile ? try await client.volatileDomains() : try await client.domains()
+                for name in names {
+                    guard let entries = try await Self.entries(of: name, volatile: volatile, client: client) else { continue }
+                    let matches = Self.matches(word, domain: name, entries: entries)
+                    guard !matches.isEmpty else { continue }
+                    found = true
+                    let kind = volatile ? "volatile domain" : "domain"
+                    Output.line("Found \(matches.count) keys in \(kind) '\(name)': \(OpenStepPropertyList.describe(.dictionary(matches)))")
                 }
-                let matches = Self.matches(word, domain: name, entries: entries)
-                guard !matches.isEmpty else { continue }
-                found = true
-                Output.line("Found \(matches.count) keys in domain '\(name)': \(OpenStepPropertyList.describe(.dictionary(matches)))")
             }
             if !found { throw PrefsError.nothingFound(word) }
+        }
+
+        /// A domain's entries, or `nil` when it went away since it was listed.
+        private static func entries(of name: String, volatile: Bool, client: PreferencesBusClient) async throws(PrefsError) -> [String: PropertyListValue]? {
+            do {
+                return try await client.readDomain(name, volatile: volatile)
+            } catch .domainNotFound {
+                return nil
+            }
         }
 
         /// The entries of `domain` that match `word`: all of them when the domain's name does.

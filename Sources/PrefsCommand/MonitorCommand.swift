@@ -60,7 +60,7 @@ extension Prefs {
             let json = json
             client.connection.setSignalHandler { message in
                 guard message.interface == PreferencesBus.interface, message.member == PreferencesBus.changedSignal,
-                      message.path == PreferencesBus.objectPath, message.body.count == 3,
+                      message.path == PreferencesBus.objectPath, message.body.count == 4,
                       case .string(let domain) = message.body[0],
                       let changed = try? PropertyListValue.dictionary(dbus: message.body[1], maximumNesting: Int.max / 2),
                       case .array(_, let removedValues) = message.body[2]

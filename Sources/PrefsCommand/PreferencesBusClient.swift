@@ -70,9 +70,9 @@ public struct PreferencesBusClient: Sendable {
         try strings(try await call(.volatileDomains, []))
     }
 
-    /// `ReadDomain`: every key of a persistent or volatile domain.
-    public func readDomain(_ domain: String) async throws(PrefsError) -> [String: PropertyListValue] {
-        let body = try await call(.readDomain, [.string(domain)], domain: domain)
+    /// `ReadDomain` (or `ReadVolatileDomain` when `volatile`): every key of a domain.
+    public func readDomain(_ domain: String, volatile: Bool = false) async throws(PrefsError) -> [String: PropertyListValue] {
+        let body = try await call(volatile ? .readVolatileDomain : .readDomain, [.string(domain)], domain: domain)
         guard let first = body.first else { throw .unexpectedReply("ReadDomain answered nothing") }
         do {
             return try PropertyListValue.dictionary(dbus: first, maximumNesting: Int.max / 2)
@@ -144,7 +144,7 @@ public struct PreferencesBusClient: Sendable {
                     if let domain, let key { return .keyNotFound(domain: domain, key: key) }
                     if let domain { return .domainNotFound(domain) }
                     return .unexpectedReply(detail)
-                case .invalidName, .invalidValue: return .invalid(detail: detail)
+                case .invalidName, .invalidValue, .accessDenied: return .invalid(detail: detail)
                 case .forced: return .forced(domain: domain ?? "the domain", detail: detail)
                 case .exists: return .exists(domain: domain ?? "", detail: detail)
                 case .quotaExceeded: return .quotaExceeded(detail: detail)

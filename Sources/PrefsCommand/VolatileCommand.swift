@@ -66,13 +66,13 @@ extension Prefs {
             public func run() async throws {
                 let client = try connect()
                 defer { client.close() }
-                guard try await client.volatileDomains().contains(domain) else {
-                    throw PrefsError.domainNotFound(domain)
-                }
-                let value: PropertyListValue = if let key {
-                    try await client.read(domain, key)
+                let entries = try await client.readDomain(domain, volatile: true)
+                let value: PropertyListValue
+                if let key {
+                    guard let found = entries[PreferenceKey.normalized(key)] else { throw PrefsError.keyNotFound(domain: domain, key: key) }
+                    value = found
                 } else {
-                    .dictionary(try await client.readDomain(domain))
+                    value = .dictionary(entries)
                 }
                 Output.line(json ? OutputFormatter.json(value) : OutputFormatter.text(value))
             }
@@ -84,7 +84,7 @@ extension Prefs {
             public static let configuration = CommandConfiguration(
                 commandName: "set",
                 abstract: "Create a volatile domain holding a dictionary.",
-                discussion: "Exit status 7 when a domain of that name (volatile or persistent) exists.")
+                discussion: "Exit status 7 when a volatile domain of that name exists (a persistent one does not matter).")
 
             /// The new domain's name.
             @Argument(help: "The new volatile domain.")

@@ -110,5 +110,5 @@ struct Prefsd: AsyncParsableCommand {
 
 /// The version `prefsd --version` and the `Version` property report.
 enum Version {
-    static let current = "0.1.0"
+    static let current = "0.2.0"
 }

@@ -66,11 +66,10 @@ struct ServiceAvailabilityTests {
         preferences.set("kept", forKey: "Persistent")
         preferences.setVolatileDomain(["Session": "volatile"], forName: "com.example.Session")
         #expect(preferences.synchronize())
-        preferences.addSuite(named: "com.example.Session")
-        #expect(preferences.string(forKey: "Session") == "volatile")
+        #expect(preferences.volatileDomain(forName: "com.example.Session")["Session"] as? String == "volatile")
         fixture.stopService()
         try await fixture.startService()
-        #expect(await eventually { preferences.string(forKey: "Session") == nil })
+        #expect(await eventually { preferences.volatileDomain(forName: "com.example.Session").isEmpty })
         #expect(preferences.string(forKey: "Persistent") == "kept")
     }
 }

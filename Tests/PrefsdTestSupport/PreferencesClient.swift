@@ -52,8 +52,16 @@ public struct PreferencesClient {
     }
 
     public func readDomain(_ domain: String) async throws -> [String: PropertyListValue] {
-        guard let answer = try await call("ReadDomain", [.string(domain)]).first else {
-            throw FixtureError("ReadDomain answered nothing")
+        try await dictionary("ReadDomain", domain)
+    }
+
+    public func readVolatileDomain(_ domain: String) async throws -> [String: PropertyListValue] {
+        try await dictionary("ReadVolatileDomain", domain)
+    }
+
+    private func dictionary(_ method: String, _ domain: String) async throws -> [String: PropertyListValue] {
+        guard let answer = try await call(method, [.string(domain)]).first else {
+            throw FixtureError("\(method) answered nothing")
         }
         return try PropertyListValue.dictionary(dbus: answer)
     }
