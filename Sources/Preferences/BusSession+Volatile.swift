@@ -18,7 +18,7 @@ extension BusSession {
         guard let generation else { return false }
         let message = values.map { Self.message(.setVolatileDomain, [.string(domain.rawValue), PropertyListValue.dictionary($0).dbusValue]) }
             ?? Self.message(.removeVolatileDomain, [.string(domain.rawValue)])
-        changeVolatile(message) { [self] _ in
+        sendVolatile(message) { [self] _ in
             state.withLock { state in
                 if state.volatilePending[domain]?.generation == generation { state.volatilePending[domain] = nil }
             }

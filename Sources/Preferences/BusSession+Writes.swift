@@ -17,7 +17,7 @@ extension BusSession {
     ) {
         guard connection(orReportTo: completion) != nil else { return }
         let generation = mutate(domain: domain, keys: [key], origin: origin) { $0.beginWrite(domain, key, value) }
-        enqueue(domain, .key(key, PendingKey(value: value, generation: generation)), completion: completion)
+        enqueue(domain, .key(key, PendingKey(value: value, generation: generation, completions: completion.map { [$0] } ?? [])))
     }
 
     /// Replaces (`values`) or removes (`nil`) a persistent domain: the cache shows it at once,
@@ -31,12 +31,12 @@ extension BusSession {
             // After a success the service's signals, sent before this answer, have brought
             // the new contents into a loaded domain; a refusal shows the old ones again.
             mutate(domain: domain) { $0.endReplace(domain, generation: generation) }
-        }, completion: nil)
+        })
     }
 
     /// Calls a method of the volatile namespace without waiting; `answered` runs with the
     /// outcome before `synchronize()` hears of it.
-    func changeVolatile(_ message: DBusMessage, answered: @escaping @Sendable (Bool) -> Void) {
+    func sendVolatile(_ message: DBusMessage, answered: @escaping @Sendable (Bool) -> Void) {
         guard let connection = connection(orReportTo: nil) else { return answered(false) }
         writes.withLock { $0.inFlight += 1 }
         connection.call(message, timeout: Self.callTimeout) { [self] reply in
@@ -61,10 +61,10 @@ extension BusSession {
 
     /// Queues an operation on its domain's lane: a key write joins the key batch at the end
     /// of the lane when there is one, and a new operation is counted in flight.
-    private func enqueue(_ domain: DomainName, _ item: LaneItem, completion: Completion?) {
+    private func enqueue(_ domain: DomainName, _ item: LaneItem) {
         writes.withLock { writes in
             var lane = writes.lanes[domain] ?? WriteLane()
-            if lane.merge(item, completion: completion) == false {
+            if lane.merge(item) == false {
                 writes.inFlight += 1
             }
             writes.lanes[domain] = lane
@@ -96,6 +96,14 @@ extension BusSession {
         let message = next.message(domain)
         let finish: @Sendable (Result<DBusMessage, DBusError>) -> Void = { [self] reply in
             let result = reply.map { _ in () }.mapError(PreferencesError.init)
+            if case .keys(let batch) = next.payload, batch.count > 1, case .failure(let error) = result, error.concernsValues {
+                // One bad value must not take the others with it: each key is sent again alone.
+                writes.withLock { writes in
+                    writes.lanes[domain, default: WriteLane()].busy = false
+                    writes.inFlight += (writes.lanes[domain]?.split(next) ?? 1) - 1
+                }
+                return pump(domain)
+            }
             if case .keys(let batch) = next.payload {
                 // After a success the service's Changed signal, sent before this answer, has
                 // already brought the values into the domain; a refusal takes them back.
@@ -106,7 +114,9 @@ extension BusSession {
             next.answered?(reply)
             writes.withLock { $0.lanes[domain, default: WriteLane()].busy = false }
             record(result, wasInFlight: true)
-            for completion in next.completions { completion(result) }
+            if case .keys(let batch) = next.payload {
+                for completion in batch.values.flatMap(\.completions) { completion(result) }
+            }
             pump(domain)
         }
         do {

@@ -2,11 +2,13 @@ import DBus
 import PreferencesModel
 import PreferencesProtocol
 
-/// A key write of this process not sent yet: its value (`nil` for a removal) and the
-/// generation of its local write in the cache.
+/// A key write of this process not sent yet: its value (`nil` for a removal), the
+/// generation of its local write in the cache, and who waits for its outcome (the callers of
+/// the earlier writes of the key it replaced too).
 struct PendingKey: Sendable {
     var value: PropertyListValue?
     var generation: UInt64
+    var completions: [BusSession.Completion] = []
 }
 
 /// What is queued on a domain's lane.
@@ -38,7 +40,8 @@ struct WriteLane: Sendable {
 
         var payload: Payload
         var bytes = 0
-        var completions: [BusSession.Completion] = []
+        /// Sent without waiting for `interval`, and never merged into: one key of a refused batch.
+        var alone = false
         var answered: (@Sendable (Result<DBusMessage, DBusError>) -> Void)?
 
         /// The call: `Write` or `Remove` for one key, `Apply` for several.
@@ -79,32 +82,43 @@ struct WriteLane: Sendable {
     private var lastSent: ContinuousClock.Instant?
 
     /// Queues an item. Returns true when it joined the queued batch (no new operation).
-    mutating func merge(_ item: LaneItem, completion: BusSession.Completion?) -> Bool {
+    mutating func merge(_ item: LaneItem) -> Bool {
         switch item {
-        case .key(let key, let pending):
+        case .key(let key, var pending):
             let bytes = key.utf8.count + (pending.value?.dbusVariant.marshalledSize ?? 0)
-            if var last = queue.last, case .keys(var batch) = last.payload,
+            if var last = queue.last, case .keys(var batch) = last.payload, !last.alone,
                batch.count < Self.maximumKeys, last.bytes + bytes <= Self.maximumBytes {
+                pending.completions = (batch[key]?.completions ?? []) + pending.completions
                 batch[key] = pending
                 last.payload = .keys(batch)
                 last.bytes += bytes
-                if let completion { last.completions.append(completion) }
                 queue[queue.count - 1] = last
                 return true
             }
-            queue.append(Operation(payload: .keys([key: pending]), bytes: bytes, completions: completion.map { [$0] } ?? []))
+            queue.append(Operation(payload: .keys([key: pending]), bytes: bytes))
             return false
         case .call(let message, let answered):
-            queue.append(Operation(payload: .call(message), completions: completion.map { [$0] } ?? [], answered: answered))
+            queue.append(Operation(payload: .call(message), answered: answered))
             return false
         }
+    }
+
+    /// Queues the keys of a refused batch first, each alone, so that each is sent again and
+    /// refused or stored by itself (as separate sets would be). Returns how many were queued.
+    mutating func split(_ operation: Operation) -> Int {
+        guard case .keys(let batch) = operation.payload else { return 0 }
+        let alone = batch.sorted { $0.key < $1.key }.map { key, pending in
+            Operation(payload: .keys([key: pending]), alone: true)
+        }
+        queue.insert(contentsOf: alone, at: 0)
+        return alone.count
     }
 
     /// The operation to send now, if any: none while one is in flight, and a key batch no
     /// sooner than `interval` after the previous operation unless `flushing`.
     mutating func next(now: ContinuousClock.Instant, flushing: Bool) -> Step {
         guard !busy, let first = queue.first else { return .nothing }
-        if case .keys = first.payload, !flushing, let lastSent, now < lastSent + Self.interval {
+        if case .keys = first.payload, !first.alone, !flushing, let lastSent, now < lastSent + Self.interval {
             if timerArmed { return .nothing }
             timerArmed = true
             return .wait(lastSent + Self.interval - now)

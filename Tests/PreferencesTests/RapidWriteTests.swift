@@ -53,4 +53,19 @@ struct RapidWriteTests {
         }
         #expect(preferences.synchronize(), "the failure is reported once")
     }
+
+    @Test("one value refused inside a merged batch does not take the others with it")
+    func oneBadValue() async throws {
+        let fixture = try await ServiceFixture(arguments: ["--max-value-size", "1024"])
+        let preferences = fixture.preferences("com.example.Batch")
+        preferences.set("first", forKey: "First")          // sent at once, alone
+        preferences.set("small", forKey: "Before")           // these wait for it, merged
+        preferences.set(String(repeating: "x", count: 4000), forKey: "Big")
+        preferences.set("small", forKey: "After")
+        #expect(!preferences.synchronize(), "the value over the limit is reported")
+        #expect(preferences.string(forKey: "Big") == nil, "and taken back")
+        let client = PreferencesClient(connection: try fixture.connect())
+        #expect(try await client.readDomain("com.example.Batch") == ["First": .string("first"), "Before": .string("small"), "After": .string("small")])
+        #expect(preferences.string(forKey: "Before") == "small" && preferences.string(forKey: "After") == "small")
+    }
 }
