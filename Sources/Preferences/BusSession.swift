@@ -231,20 +231,20 @@ final class BusSession: Sendable {
                     let now = after.effective[index][keyIndex]
                     return now == before.effective[index][keyIndex] ? nil : PreferencesChange(key: affected[keyIndex], value: now)
                 }
-                let notify = preferences === origin || !changes.isEmpty || after.domain != before.domain
-                if notify { deliveries.append(Delivery(preferences: preferences, changes: changes, notify: true)) }
+                if preferences === origin || !changes.isEmpty || after.domain != before.domain {
+                    deliveries.append(Delivery(preferences: preferences, changes: changes))
+                }
             }
             return (result, deliveries)
         }
-        for delivery in deliveries { delivery.preferences.deliver(delivery.changes, notify: delivery.notify) }
+        for delivery in deliveries { delivery.preferences.deliver(delivery.changes, notify: true) }
         return result
     }
 
-    /// What a change is told to one preferences object.
+    /// What a change is told to one preferences object (which also gets `didChangeNotification`).
     struct Delivery {
         var preferences: Preferences
         var changes: [PreferencesChange]
-        var notify: Bool
     }
 
     /// The values of some keys as the domain shows them, and as each watcher resolves them.
