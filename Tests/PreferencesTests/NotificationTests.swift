@@ -78,4 +78,30 @@ struct NotificationTests {
         #expect(counter.count.withLock { $0 } == 3, "the unsearched domain's change posts nothing")
         _ = observations
     }
+
+    @Test("one notification per whole-domain change, to the object that made it, none from the signals that follow")
+    func persistentDomainScenario() async throws {
+        // The scenario of swift-corelibs-foundation's test_persistentDomain: remove (absent),
+        // set, read from a second object, remove from the second: three notifications.
+        let fixture = try await ServiceFixture()
+        let first = fixture.preferences("com.example.First")
+        let second = fixture.preferences("com.example.Second")
+        let counters = [Counter(first), Counter(second)]
+        let total = { counters.map { $0.count.withLock { $0 } }.reduce(0, +) }
+        let domain = "com.example.PersistentDomainName"
+        first.removePersistentDomain(forName: domain)
+        #expect(first.persistentDomain(forName: domain) == nil)
+        first.setPersistentDomain(["An Integer": 1234, "A String": "Some string", "An Array": [1, 2, "Surprise"]], forName: domain)
+        let returned = try #require(second.persistentDomain(forName: domain))
+        #expect(returned["An Integer"] as? Int == 1234 && returned["A String"] as? String == "Some string" && returned.count == 3)
+        second.removePersistentDomain(forName: domain)
+        #expect(fixture.preferences("com.example.Third").persistentDomain(forName: domain) == nil)
+        #expect(first.synchronize() && second.synchronize())
+        // Sentinel: the notifications come in order on one queue; once the sentinel's is in,
+        // any posted for the signals that came back before it would be too.
+        first.set(1, forKey: "Sentinel")
+        #expect(await eventually { total() >= 4 })
+        #expect(total() == 4, "3 changes and the sentinel")
+        #expect(counters[1].count.withLock { $0 } == 1)
+    }
 }
