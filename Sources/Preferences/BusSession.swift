@@ -176,10 +176,14 @@ final class BusSession: Sendable {
                 destination: PreferencesBus.busName, path: PreferencesBus.objectPath,
                 interface: "org.freedesktop.DBus.Peer", member: "Ping", body: []
             ), timeout: Self.callTimeout)
-            return true
         } catch {
             return false
         }
+        // Domains read again because a signal left values out hold their signals back
+        // until they are read: wait for them.
+        let refreshing = state.withLock { $0.loading.values.map(\.done) }
+        for done in refreshing { _ = done.wait(timeout: .now() + .seconds(30)) }
+        return true
     }
 
     // MARK: Changing the cache
@@ -198,9 +202,18 @@ final class BusSession: Sendable {
         domain: DomainName? = nil, keys: Set<String>? = nil, notify: Bool = true, origin: Preferences? = nil,
         _ body: (inout DomainCache) -> Result
     ) -> Result {
+        mutateState(domain: domain, keys: keys, notify: notify, origin: origin) { body(&$0.cache) }
+    }
+
+    /// `mutate`, with the whole state at hand (for a load, which also ends its `loading`).
+    @discardableResult
+    func mutateState<Result: Sendable>(
+        domain: DomainName? = nil, keys: Set<String>? = nil, notify: Bool = true, origin: Preferences? = nil,
+        _ body: (inout State) -> Result
+    ) -> Result {
         let (result, deliveries) = state.withLock { state -> (Result, [Delivery]) in
             guard notify, let domain else {
-                let result = body(&state.cache)
+                let result = body(&state)
                 generation.add(1, ordering: .releasing)
                 return (result, [])
             }
@@ -215,11 +228,11 @@ final class BusSession: Sendable {
             if let keys {
                 affected = Array(keys)
                 before = Seen(domain, affected, watchers, in: state.cache)
-                result = body(&state.cache)
+                result = body(&state)
             } else {
                 // The keys of a whole-domain change are known only after it: compare with a copy.
                 let previous = state.cache
-                result = body(&state.cache)
+                result = body(&state)
                 affected = Array(previous.keys(domain).union(state.cache.keys(domain)))
                 before = Seen(domain, affected, watchers, in: previous)
             }
