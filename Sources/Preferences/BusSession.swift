@@ -37,7 +37,10 @@ final class BusSession: Sendable {
     let generation = Atomic<UInt64>(1)
     /// Where observers, notifications and change streams are called: never the bus
     /// connection's own queue, so they may read preferences freely.
-    let deliveryQueue = DispatchQueue(label: "Preferences.delivery")
+    private let deliveryQueue = DispatchQueue(label: "Preferences.delivery")
+    /// Deliveries waiting for the delivery queue, and whether a drain of them is scheduled:
+    /// a burst of changes wakes the queue once, not once per change.
+    private let deliveries = Mutex<(pending: [@Sendable () -> Void], scheduled: Bool)>(([], false))
 
     private enum Link: Sendable {
         case idle
@@ -186,6 +189,27 @@ final class BusSession: Sendable {
         return true
     }
 
+    /// Runs `work` on the delivery queue, after the work handed over before it.
+    func deliver(_ work: @escaping @Sendable () -> Void) {
+        let schedule = deliveries.withLock { deliveries -> Bool in
+            deliveries.pending.append(work)
+            defer { deliveries.scheduled = true }
+            return !deliveries.scheduled
+        }
+        guard schedule else { return }
+        deliveryQueue.async { [self] in
+            while true {
+                let batch = deliveries.withLock { deliveries -> [@Sendable () -> Void] in
+                    if deliveries.pending.isEmpty { deliveries.scheduled = false }
+                    defer { deliveries.pending = [] }
+                    return deliveries.pending
+                }
+                if batch.isEmpty { return }
+                for work in batch { work() }
+            }
+        }
+    }
+
     // MARK: Changing the cache
 
     /// Changes the cache and tells the preferences objects that search the domain: each
@@ -219,7 +243,7 @@ final class BusSession: Sendable {
             }
             var watchers = state.subscribers.values.compactMap(\.preferences).compactMap { preferences -> (Preferences, Layers)? in
                 let layers = preferences.layers
-                return layers.searchList.serviceDomains.contains(domain) ? (preferences, layers) : nil
+                return layers.serviceDomains.contains(domain) ? (preferences, layers) : nil
             }
             if let origin, !watchers.contains(where: { $0.0 === origin }) { watchers.append((origin, origin.layers)) }
             let result: Result

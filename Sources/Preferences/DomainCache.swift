@@ -128,15 +128,26 @@ struct DomainCache: Sendable {
 
 /// What one preferences object searches besides the service's domains.
 struct Layers: Sendable {
-    var searchList: SearchList
+    var searchList: SearchList {
+        didSet { serviceDomains = searchList.serviceDomains }
+    }
     var argument: [String: PropertyListValue]
     var language: [String: PropertyListValue]
     var registration: [String: PropertyListValue] = [:]
+    /// `searchList.serviceDomains`, kept: every resolution walks it.
+    private(set) var serviceDomains: [DomainName]
+
+    init(searchList: SearchList, argument: [String: PropertyListValue], language: [String: PropertyListValue]) {
+        self.searchList = searchList
+        self.argument = argument
+        self.language = language
+        serviceDomains = searchList.serviceDomains
+    }
 
     /// The effective value of a key: forced keys, the argument domain, the service's
     /// domains in search order, the language domain, the registration domain.
     func resolve(_ key: String, in cache: DomainCache) -> PropertyListValue? {
-        let domains = searchList.serviceDomains
+        let domains = serviceDomains
         for domain in domains where cache.isForced(domain, key) {
             if let value = cache.value(domain, key) { return value }
         }
@@ -150,7 +161,7 @@ struct Layers: Sendable {
     /// Every key any layer has.
     func allKeys(in cache: DomainCache) -> Set<String> {
         var keys = Set(argument.keys).union(language.keys).union(registration.keys)
-        for domain in searchList.serviceDomains { keys.formUnion(cache.keys(domain)) }
+        for domain in serviceDomains { keys.formUnion(cache.keys(domain)) }
         return keys
     }
 }
