@@ -274,7 +274,7 @@ final class BusSession: Sendable {
             }
             return (result, deliveries)
         }
-        for delivery in deliveries { delivery.preferences.deliver(delivery.changes, notify: true) }
+        for delivery in deliveries { delivery.preferences.deliver(delivery.changes) }
         return result
     }
 

@@ -54,7 +54,7 @@ extension Preferences {
         guard session.changeVolatile(name, to: values) else {
             return session.recordRefusal(.exists("a volatile domain named \(domainName) exists already"))
         }
-        deliver([], notify: true)
+        deliver([])
     }
 
     /// Removes a volatile domain. For `NSArgumentDomain` or `NSRegistrationDomain` it empties
@@ -70,7 +70,7 @@ extension Preferences {
         default:
             guard let name = validated(domainName) else { return }
             _ = session.changeVolatile(name, to: nil)
-            deliver([], notify: true)
+            deliver([])
         }
     }
 

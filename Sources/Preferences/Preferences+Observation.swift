@@ -57,9 +57,9 @@ extension Preferences {
         return stream
     }
 
-    /// Hands changes to observers and streams and, when `notify`, posts
+    /// Hands changes (maybe none) to observers and streams and posts
     /// `didChangeNotification`, on the delivery queue.
-    func deliver(_ changes: [PreferencesChange], notify: Bool) {
+    func deliver(_ changes: [PreferencesChange]) {
         let (observers, streams) = local.withLock { local in
             local.resolved = [:]
             return (Array(local.observers.values), Array(local.streams.values))
@@ -69,7 +69,7 @@ extension Preferences {
                 for observer in observers where observer.key == change.key { observer.handler(change.value) }
                 for stream in streams { stream.yield(change) }
             }
-            if notify { NotificationCenter.default.post(name: Self.didChangeNotification, object: self) }
+            NotificationCenter.default.post(name: Self.didChangeNotification, object: self)
         }
     }
 }

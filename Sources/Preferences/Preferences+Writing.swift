@@ -123,7 +123,7 @@ extension Preferences {
                 }
             }
         }
-        if notify || !changes.isEmpty { deliver(changes, notify: true) }
+        if notify || !changes.isEmpty { deliver(changes) }
     }
 
     /// Saves and brings in, as `UserDefaults.synchronize()`: waits until every change this
