@@ -75,7 +75,7 @@ let package = Package(
         ),
         .target(
             name: "Preferences",
-            dependencies: ["DBus", "PreferencesModel", "PreferencesProtocol"],
+            dependencies: ["DBus", "PreferencesModel", "PreferencesProtocol", "PreferencesProxy"],
             swiftSettings: strict
         ),
 
