@@ -188,7 +188,7 @@ let package = Package(
         ),
         .testTarget(
             name: "PreferencesTests",
-            dependencies: ["Preferences", "PreferencesModel", "PrefsdTestSupport"],
+            dependencies: ["DBus", "Preferences", "PreferencesModel", "PreferencesProtocol", "PrefsdTestSupport"],
             swiftSettings: strict
         ),
         .testTarget(

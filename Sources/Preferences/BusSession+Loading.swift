@@ -6,7 +6,7 @@ import PreferencesProxy
 
 extension BusSession {
     /// Makes sure the domains are in the cache: for each one not loaded yet, subscribes to
-    /// its signals, then reads it and its forced keys. Waits for domains another thread is
+    /// its signals on the proxy, then reads it and its forced keys. Waits for domains another thread is
     /// loading. When prefsd cannot be reached the domains stay unloaded, and reads fall
     /// back on the local domains.
     /// - Returns: whether every domain is loaded.
@@ -23,7 +23,8 @@ extension BusSession {
                 if let loading = state.loading[domain] {
                     others.append(loading.done)
                 } else {
-                    let loading = Loading()
+                    state.lastWatch += 1
+                    let loading = Loading(watch: state.lastWatch)
                     loading.done.enter()
                     state.loading[domain] = loading
                     mine.append(domain)
@@ -37,13 +38,13 @@ extension BusSession {
         return state.withLock { state in domains.allSatisfy { state.cache.isLoaded($0) } }
     }
 
-    /// Reads a loaded domain again in the background, because a signal left some of its
-    /// values out (`invalidated`): its signals wait meanwhile, and the objects that search it
+    /// Reads a loaded domain again in the background, because the proxy could not re-read
+    /// what a signal left out: its events wait meanwhile, and the objects that search it
     /// are told what changed once it is read.
     func refresh(_ domain: DomainName) {
         let start = state.withLock { state -> Bool in
-            guard state.cache.isLoaded(domain), state.loading[domain] == nil else { return false }
-            let loading = Loading()
+            guard state.cache.isLoaded(domain), state.loading[domain] == nil, let watch = state.watches[domain] else { return false }
+            let loading = Loading(watch: watch.identifier)
             loading.done.enter()
             state.loading[domain] = loading
             return true
@@ -55,47 +56,54 @@ extension BusSession {
     /// Loads a domain (subscribing to its signals first), or with `refreshing` reads a loaded
     /// one again; ends the domain's `loading`.
     private func load(_ domain: DomainName, refreshing: Bool = false) {
+        guard let identifier = state.withLock({ $0.loading[domain]?.watch }) else { return }
+        var subscription: PreferencesSubscription?
         let answer: Snapshot?
         do {
-            let connection = try connection()
-            do {
-                if !refreshing { _ = try connection.callBlocking(.methodCall(
-                    destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus",
-                    interface: "org.freedesktop.DBus", member: "AddMatch",
-                    body: [.string(PreferencesBus.domainMatchRule(domain: domain.rawValue))]
-                ), timeout: Self.callTimeout) }
-            } catch {
-                throw PreferencesError(error)
+            if !refreshing {
+                let proxy = try proxy()
+                do throws(PreferencesProxyError) {
+                    subscription = try proxy.observeBlocking([domain.rawValue]) { [weak self] event in
+                        self?.receive(event, in: domain, watch: identifier)
+                    }
+                } catch {
+                    throw PreferencesError(error)
+                }
             }
             answer = try read(domain)
         } catch {
             answer = nil
         }
-        // One critical section from "loading" to "loaded": a signal arriving meanwhile is
+        // One critical section from "loading" to "loaded": an event arriving meanwhile is
         // either buffered here or applied after, never dropped or applied out of order.
-        let (loading, again) = mutateState(domain: domain, notify: refreshing) { state -> (Loading?, Bool) in
-            state.retryAfter[domain] = answer == nil ? .now + .seconds(1) : nil
+        let (loading, ended, again) = mutateState(domain: domain, notify: refreshing) { state -> (Loading?, PreferencesSubscription?, Bool) in
             let loading = state.loading.removeValue(forKey: domain)
-            guard let answer else {
+            state.retryAfter[domain] = answer == nil ? .now + .seconds(1) : nil
+            guard let answer, loading?.stale != true else {
+                // Not read, or read from a prefsd that has gone since.
                 state.cache.unload(domain)
-                return (loading, false)
+                return (loading, state.watches.removeValue(forKey: domain)?.subscription ?? subscription, false)
             }
             state.cache.load(domain, values: answer.values, forced: answer.forced)
-            // Signals that came after the service read the domain for us still apply;
-            // those that came before are in what it answered.
-            var again = false
-            for signal in loading?.buffered ?? [] where signal.serial > answer.serial {
-                guard let parsed = DomainSignal(signal) else { continue }
-                parsed.apply(to: &state.cache)
-                again = again || parsed.leavesValuesOut
+            if let subscription {
+                state.watches[domain] = Watch(identifier: identifier, subscription: subscription, serial: answer.serial)
+            } else {
+                state.watches[domain]?.serial = answer.serial
             }
-            return (loading, again)
+            // Events of signals sent after the service read the domain for us still apply;
+            // those sent before are in what it answered.
+            var again = false
+            for event in loading?.buffered ?? [] {
+                again = Self.apply(event, to: &state, domain) || again
+            }
+            return (loading, nil, again)
         }
+        ended?.cancel()
         loading?.done.leave()
         if again { refresh(domain) }
     }
 
-    /// What the service answered for a domain, and the serial of its last answer: signals
+    /// What the service answered for a domain, and the serial of its first answer: signals
     /// with a higher serial were sent after it.
     private struct Snapshot {
         var values: [String: PropertyListValue]
@@ -117,90 +125,62 @@ extension BusSession {
         }
     }
 
-    // MARK: Signals
+    // MARK: Events
 
-    /// Takes a signal from the bus (on the connection's queue): applies it to a loaded
-    /// domain, keeps it for a domain being loaded, ignores it otherwise.
-    func receive(_ signal: DBusMessage) {
-        if signal.member == "NameOwnerChanged", signal.sender == "org.freedesktop.DBus",
-           signal.body.first == .string(PreferencesBus.busName) {
-            return unloadAll()
+    /// Takes an event of a domain's subscription (on the proxy's delivery queue, in the
+    /// order prefsd sent them, invalidated values re-read): applies it to the loaded domain,
+    /// keeps it while the domain is being read, ignores it when the subscription is not
+    /// the domain's any more. prefsd's restarts and the end of the connection come through
+    /// the session's own subscription.
+    private func receive(_ event: PreferencesEvent, in domain: DomainName, watch identifier: UInt64) {
+        switch event {
+        case .changed, .forcedKeysChanged, .reloadNeeded: break
+        case .volatileChanged, .ownerChanged, .disconnected: return
         }
-        guard signal.interface == PreferencesBus.interface, case .string(let name)? = signal.body.first,
-              let domain = try? DomainName(name) else { return }
-        let loaded = state.withLock { state -> Bool in
-            // A domain being read (again) holds its signals back until the answer is in.
-            if state.loading[domain] != nil {
-                state.loading[domain]?.buffered.append(signal)
-                return false
+        let keys = state.withLock { state -> Set<String>?? in
+            // A domain being read (again) holds its events back until the answer is in.
+            if state.loading[domain]?.watch == identifier {
+                state.loading[domain]?.buffered.append(event)
+                return .none
             }
-            return state.cache.isLoaded(domain)
+            guard state.watches[domain]?.identifier == identifier, state.cache.isLoaded(domain) else { return .none }
+            return .some(Self.keys(of: event, forcedBefore: state.cache.domains[domain]?.forced ?? []))
         }
-        if loaded { apply(signal) }
+        // Events of a loaded domain are only applied here, on the proxy's queue, so the
+        // domain is still loaded with this subscription when the change is made.
+        guard case .some(let affected) = keys else { return }
+        let again = mutateState(domain: domain, keys: affected) { Self.apply(event, to: &$0, domain) }
+        if again { refresh(domain) }
     }
 
-    private func apply(_ signal: DBusMessage) {
-        guard let parsed = DomainSignal(signal) else { return }
-        let previous = state.withLock { $0.cache.domains[parsed.domain]?.forced ?? [] }
-        mutate(domain: parsed.domain, keys: parsed.keys(forcedBefore: previous)) { parsed.apply(to: &$0) }
-        if parsed.leavesValuesOut { refresh(parsed.domain) }
+    /// The keys whose value an event may change (`nil`: any key of the domain).
+    private static func keys(of event: PreferencesEvent, forcedBefore previous: Set<String>) -> Set<String>? {
+        switch event {
+        case .changed(let change): change.isWholeDomain ? nil : Set(change.changed.keys).union(change.removed)
+        case .forcedKeysChanged(_, let keys, _): Set(keys).union(previous)
+        default: []
+        }
     }
-}
 
-/// A signal of the service about one domain, parsed.
-enum DomainSignal {
-    /// `Changed`; `invalidated` keys were left out of the signal and must be read again.
-    case changed(DomainName, changed: [String: PropertyListValue], removed: [String], invalidated: [String])
-    case forcedKeys(DomainName, Set<String>)
-
-    /// Parses `Changed` and `ForcedKeysChanged`; `nil` for anything else or a malformed body.
-    init?(_ signal: DBusMessage) {
-        guard case .string(let name)? = signal.body.first, let domain = try? DomainName(name) else { return nil }
-        switch (signal.member, signal.body.count) {
-        case (PreferencesBus.changedSignal?, 4):
-            guard let changed = try? PropertyListValue.dictionary(dbus: signal.body[1]),
-                  case .array(_, let removedValues) = signal.body[2],
-                  case .array(_, let invalidatedValues) = signal.body[3] else { return nil }
-            self = .changed(
-                domain, changed: changed,
-                removed: removedValues.compactMap(\.stringValue), invalidated: invalidatedValues.compactMap(\.stringValue)
-            )
-        case (PreferencesBus.forcedKeysChangedSignal?, 2):
-            guard case .array(_, let keyValues) = signal.body[1] else { return nil }
-            var keys: Set<String> = []
-            for case .string(let key) in keyValues { keys.insert(key) }
-            self = .forcedKeys(domain, keys)
+    /// Applies an event to a loaded domain unless the answer it was loaded from is newer.
+    /// - Returns: whether the domain must be read again (the proxy could not re-read
+    ///   what a signal left out).
+    private static func apply(_ event: PreferencesEvent, to state: inout State, _ domain: DomainName) -> Bool {
+        let loadedFrom = state.watches[domain]?.serial ?? 0
+        switch event {
+        case .changed(let change) where change.serial > loadedFrom:
+            var removed = change.removed
+            if change.isWholeDomain {
+                removed = (state.cache.domains[domain]?.values.keys).map { Array($0.filter { change.changed[$0] == nil }) } ?? []
+            }
+            state.cache.applyChange(domain, changed: change.changed, removed: removed)
+        case .forcedKeysChanged(_, let keys, let serial) where serial > loadedFrom:
+            state.cache.setForced(domain, Set(keys))
+        case .reloadNeeded:
+            return true
         default:
-            return nil
+            break
         }
-    }
-
-    /// The domain the signal is about.
-    var domain: DomainName {
-        switch self {
-        case .changed(let domain, _, _, _), .forcedKeys(let domain, _): domain
-        }
-    }
-
-    /// The keys whose value may change, given the keys forced before.
-    func keys(forcedBefore previous: Set<String>) -> Set<String> {
-        switch self {
-        case .changed(_, let changed, let removed, _): Set(changed.keys).union(removed)
-        case .forcedKeys(_, let keys): keys.union(previous)
-        }
-    }
-
-    /// Whether the signal left values out (`invalidated`): the domain must be read again.
-    var leavesValuesOut: Bool {
-        if case .changed(_, _, _, let invalidated) = self { return !invalidated.isEmpty }
         return false
-    }
-
-    /// Applies what the signal carries to the cache (see `leavesValuesOut` for the rest).
-    func apply(to cache: inout DomainCache) {
-        switch self {
-        case .changed(let domain, let changed, let removed, _): cache.applyChange(domain, changed: changed, removed: removed)
-        case .forcedKeys(let domain, let keys): cache.setForced(domain, keys)
-        }
     }
 }

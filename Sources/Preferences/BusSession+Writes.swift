@@ -121,7 +121,12 @@ extension BusSession {
             pump(domain)
         }
         do {
-            try connection().call(message, timeout: Self.callTimeout, completion: finish)
+            let proxy = try proxy()
+            proxy.connection.call(message, timeout: Self.callTimeout) { reply in
+                // Handled after the events of the signals prefsd sent before this answer:
+                // the cache has the new values before the local ones are dropped.
+                proxy.afterDelivered { finish(reply) }
+            }
         } catch {
             finish(.failure(.disconnected))
         }

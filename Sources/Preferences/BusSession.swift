@@ -45,7 +45,9 @@ final class BusSession: Sendable {
 
     private enum Link: Sendable {
         case idle
-        case connected(DBusConnection)
+        /// The proxy, and the subscription that tells of prefsd's restarts and of the end
+        /// of the connection.
+        case connected(PreferencesProxy, PreferencesSubscription)
         /// The bus could not be reached; not tried again before `retryAfter`.
         case unavailable(reason: String, retryAfter: ContinuousClock.Instant)
     }
@@ -54,6 +56,9 @@ final class BusSession: Sendable {
         var cache = DomainCache()
         /// Domains being loaded, with the signals that arrived meanwhile.
         var loading: [DomainName: Loading] = [:]
+        /// Each loaded domain's subscription.
+        var watches: [DomainName: Watch] = [:]
+        var lastWatch: UInt64 = 0
         /// The preferences objects to tell about changes.
         var subscribers: [ObjectIdentifier: Subscriber] = [:]
         /// Domains whose load failed, not tried again before the instant given, so that
@@ -70,9 +75,24 @@ final class BusSession: Sendable {
         var generation: UInt64
     }
 
+    /// A domain being loaded (or read again), with the events of its subscription that
+    /// came meanwhile.
     struct Loading: Sendable {
         let done = DispatchGroup()
-        var buffered: [DBusMessage] = []
+        /// The subscription whose events count (see `Watch`).
+        let watch: UInt64
+        var buffered: [PreferencesEvent] = []
+        /// prefsd's owner changed meanwhile: the answer may come from the one gone.
+        var stale = false
+    }
+
+    /// A loaded domain's subscription to its signals (on the proxy), and the serial of the
+    /// answer it was loaded from: a change with a serial not above it is in the cache already.
+    struct Watch: Sendable {
+        /// Tells this subscription's events from those of one cancelled before.
+        let identifier: UInt64
+        let subscription: PreferencesSubscription
+        var serial: UInt32
     }
 
     /// A preferences object told about changes, held weakly.
@@ -98,92 +118,89 @@ final class BusSession: Sendable {
 
     // MARK: The connection
 
-    /// The connection, made on first use. When the bus cannot be reached the reason is
-    /// remembered for a second, so reads that fall back on local domains stay fast.
+    /// The connection, made on first use (see `proxy()`).
     func connection() throws(PreferencesError) -> DBusConnection {
+        try proxy().connection
+    }
+
+    /// The proxy to prefsd, on a connection made on first use. When the bus cannot be
+    /// reached the reason is remembered for a second, so reads that fall back on local
+    /// domains stay fast.
+    func proxy() throws(PreferencesError) -> PreferencesProxy {
         let now = ContinuousClock.now
         switch link.withLock({ $0 }) {
-        case .connected(let connection): return connection
+        case .connected(let proxy, _): return proxy
         case .unavailable(let reason, let retryAfter) where now < retryAfter: throw .serviceUnavailable(reason)
         default: break
         }
-        let made: DBusConnection
-        do {
-            if let address {
-                made = try DBusConnection.connect(address: address)
-            } else {
-                made = try DBusConnection.connectToSessionBus()
+        let made: PreferencesProxy
+        let events: PreferencesSubscription
+        do throws(PreferencesProxyError) {
+            made = try PreferencesProxy.connect(address: address)
+            // A prefsd that exits and is started again has lost its volatile domains, and
+            // a lost connection brings no more signals: load again after either.
+            events = try made.observeBlocking([]) { [weak self, weak made] event in
+                guard let self, let made else { return }
+                switch event {
+                case .ownerChanged: unloadAll()
+                case .disconnected: disconnected(made)
+                default: break
+                }
             }
         } catch {
-            let reason = error.description
+            let reason = PreferencesError(error).description
             link.withLock { $0 = .unavailable(reason: reason, retryAfter: now + .seconds(1)) }
             throw .serviceUnavailable(reason)
         }
-        let winner = link.withLock { link -> DBusConnection in
-            if case .connected(let existing) = link { return existing }
-            link = .connected(made)
+        let winner = link.withLock { link -> PreferencesProxy in
+            if case .connected(let existing, _) = link { return existing }
+            link = .connected(made, events)
             return made
         }
-        guard winner === made else {
-            made.close()
-            return winner
-        }
-        made.setSignalHandler { [weak self] signal in self?.receive(signal) }
-        made.setDisconnectHandler { [weak self] in self?.disconnected() }
-        // A prefsd that exits and is started again has lost its volatile domains: follow
-        // the owner of its name and load again after a change.
-        made.call(.methodCall(
-            destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
-            member: "AddMatch",
-            body: [.string("type='signal',sender='org.freedesktop.DBus',member='NameOwnerChanged',arg0='\(PreferencesBus.busName)'")]
-        )) { _ in }
-        return made
+        if winner !== made { made.close() }
+        return winner
     }
 
-    private func disconnected() {
-        link.withLock { $0 = .idle }
+    /// The bus connection of `proxy` is lost: a new one is made on next use.
+    private func disconnected(_ proxy: PreferencesProxy) {
+        link.withLock { link in
+            if case .connected(let current, _) = link, current === proxy { link = .idle }
+        }
         // Without a connection no signal keeps the cache true: load again on next use.
         unloadAll()
     }
 
-    /// Forgets every loaded domain; each is loaded again when next read.
+    /// Forgets every loaded domain, and ends its subscription; each is loaded again when
+    /// next read. A load under way when this is called is not kept.
     func unloadAll() {
-        mutate(notify: false) { cache in
-            for domain in cache.domains.keys { cache.unload(domain) }
+        let ended = mutateState(notify: false) { state -> [Watch] in
+            for domain in state.cache.domains.keys { state.cache.unload(domain) }
+            for domain in state.loading.keys { state.loading[domain]?.stale = true }
+            defer { state.watches = [:] }
+            return Array(state.watches.values)
         }
+        for watch in ended { watch.subscription.cancel() }
     }
 
     /// Sends one of the proxy's requests, blocking the calling thread; returns its reply
     /// read, and the reply's serial (signals with a higher one were sent after it).
     func callBlocking<Reply>(_ request: PreferencesRequest<Reply>) throws(PreferencesError) -> (value: Reply, serial: UInt32) {
-        let connection = try connection()
-        do {
-            let reply = try connection.callBlocking(request.message, timeout: Self.callTimeout)
-            return (try request.reply(reply.body), reply.serial)
-        } catch let error as DBusError {
-            throw PreferencesError(error)
-        } catch let error as PreferencesProxyError {
-            throw PreferencesError(error)
+        let proxy = try proxy()
+        do throws(PreferencesProxyError) {
+            return try proxy.answerBlocking(request, timeout: Self.callTimeout)
         } catch {
-            throw .refused(name: "prefsd", message: "\(error)")
+            throw PreferencesError(error)
         }
     }
 
-    /// One round trip to prefsd: its answer comes after every signal it sent before, and the
-    /// connection's queue hands signals and answers over in order, so when this returns the
-    /// cache holds every change committed before it was called.
+    /// One round trip to prefsd (the proxy's catch-up): when this returns, every change
+    /// prefsd sent before it has been handed to the cache, values a signal left out
+    /// included, so the cache holds every change committed before it was called.
     /// - Returns: false when prefsd could not be reached.
     func catchUp() -> Bool {
-        do {
-            _ = try connection().callBlocking(.methodCall(
-                destination: PreferencesBus.busName, path: PreferencesBus.objectPath,
-                interface: "org.freedesktop.DBus.Peer", member: "Ping", body: []
-            ), timeout: Self.callTimeout)
-        } catch {
-            return false
-        }
-        // Domains read again because a signal left values out hold their signals back
-        // until they are read: wait for them.
+        guard let proxy = try? proxy(), proxy.catchUpBlocking() else { return false }
+        // Domains read again because the proxy could not re-read what a signal left out
+        // hold their signals back until they are read: wait for them.
         let refreshing = state.withLock { $0.loading.values.map(\.done) }
         for done in refreshing { _ = done.wait(timeout: .now() + .seconds(30)) }
         return true

@@ -74,16 +74,33 @@ extension PreferencesProxy {
 
     /// Returns once every signal prefsd sent before a round trip made now has been handed
     /// to the subscribers (its invalidated keys re-read): a cache is then as new as prefsd.
-    public func catchUp() async {
+    /// - Returns: false when prefsd did not answer the round trip.
+    @discardableResult
+    public func catchUp() async -> Bool {
         let router = router
-        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in router.catchUp { done.resume() } }
+        return await withCheckedContinuation { (done: CheckedContinuation<Bool, Never>) in router.catchUp { done.resume(returning: $0) } }
     }
 
     /// ``catchUp()`` for a caller that cannot suspend; never call it from a subscription's handler.
-    public func catchUpBlocking() {
+    @discardableResult
+    public func catchUpBlocking() -> Bool {
         let done = DispatchSemaphore(value: 0)
-        router.catchUp { done.signal() }
+        let answered = Atomic(false)
+        router.catchUp { reply in
+            answered.store(reply, ordering: .relaxed)
+            done.signal()
+        }
         done.wait()
+        return answered.load(ordering: .relaxed)
+    }
+
+    /// Calls `work` on the proxy's delivery queue once every signal received so far has
+    /// been handed to the subscribers. Called from the completion of a call (which runs on
+    /// the connection's queue), `work` comes after the events of every signal prefsd sent
+    /// before that answer: a cache that keeps a write's value until its answer drops it
+    /// there, never before the signal brought it. `work` must not block.
+    public func afterDelivered(_ work: @escaping @Sendable () -> Void) {
+        router.afterDelivered(work)
     }
 
     /// The match rules the proxy has added, with how many subscriptions need each.

@@ -303,17 +303,25 @@ final class SignalRouter: Sendable {
     }
 
     /// Calls `done` once every signal received before prefsd answered a `Ping` sent now
-    /// has been delivered (at once when the connection is closed).
-    func catchUp(_ done: @escaping @Sendable () -> Void) {
+    /// has been delivered (at once when the connection is closed), with whether prefsd
+    /// answered.
+    func catchUp(_ done: @escaping @Sendable (Bool) -> Void) {
         connection.call(.methodCall(
             destination: PreferencesBus.busName, path: PreferencesBus.objectPath,
             interface: "org.freedesktop.DBus.Peer", member: "Ping"
-        )) { [weak self] _ in
+        )) { [weak self] reply in
+            let answered = (try? reply.get()) != nil
             // Answers and signals are dispatched on the connection's queue in the order
             // they came: every signal before this answer is in the inbox already.
-            guard let self else { return done() }
-            enqueue(.barrier(done))
+            guard let self else { return done(answered) }
+            afterDelivered { done(answered) }
         }
+    }
+
+    /// Calls `done` on the delivery queue once every signal received so far has been
+    /// delivered (at once when the connection is closed).
+    func afterDelivered(_ done: @escaping @Sendable () -> Void) {
+        enqueue(.barrier(done))
     }
 
     private func enqueue(_ item: Inbound) {

@@ -1,7 +1,7 @@
 import BenchmarkKit
-import DBus
 import Foundation
 import Preferences
+import PreferencesProxy
 import Synchronization
 
 /// What a tight loop of `set` calls of one key costs the disk (a window saving its size on
@@ -28,17 +28,15 @@ struct RapidWrites {
 /// Makes `calls` sets of one key through the library and counts the commits they became.
 func measureRapidWrites(bus: String, calls: Int) throws -> RapidWrites {
     let domain = "bench.rapid"
-    let counter = try DBusConnection.connect(address: bus)
+    let counter = try PreferencesProxy.connect(address: bus)
     defer { counter.close() }
     let commits = Mutex(0)
-    counter.setSignalHandler { message in
-        guard message.member == "Changed", message.body.first == .string(domain) else { return }
+    // The signals as prefsd sent them: one event per commit.
+    let subscription = try counter.observeBlocking([domain], resolving: false) { event in
+        guard case .changed = event else { return }
         commits.withLock { $0 += 1 }
     }
-    _ = try counter.callBlocking(.methodCall(
-        destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
-        member: "AddMatch",
-        body: [.string("type='signal',interface='\(Calls.prefsdName)',member='Changed',arg0='\(domain)'")]))
+    defer { subscription.cancel() }
 
     let preferences = Preferences(applicationIdentifier: domain, arguments: [], environment: [:], busAddress: bus)
     _ = preferences.integer(forKey: "Width")  // loaded, as an application's own domain is
@@ -48,12 +46,12 @@ func measureRapidWrites(bus: String, calls: Int) throws -> RapidWrites {
     guard preferences.synchronize() else { throw BenchError("synchronize() failed after the rapid writes") }
     let end = now()
 
-    // The sentinel's Changed comes before its answer on the same connection: once it is
-    // answered, every earlier signal has been counted.
-    _ = try counter.callBlocking(Calls.write(domain, "Sentinel", 1))
-    let read = try counter.callBlocking(Calls.read(domain, "Width"))
-    guard read.body.first == .variant(.int64(Int64(calls))) else {
-        throw BenchError("the last value written (\(calls)) is not what prefsd holds: \(read.body)")
+    // Once the sentinel is written and the counter caught up, every earlier commit has been counted.
+    try counter.performBlocking(PreferencesCall.write(domain, "Sentinel", .integer(1)))
+    guard counter.catchUpBlocking() else { throw BenchError("prefsd did not answer the catch-up after the rapid writes") }
+    let width = try counter.performBlocking(PreferencesCall.read(domain, "Width"))
+    guard width == .integer(Int64(calls)) else {
+        throw BenchError("the last value written (\(calls)) is not what prefsd holds: \(width)")
     }
     return RapidWrites(calls: calls, commits: commits.withLock { $0 } - 1,
                        loopSeconds: loopEnd - start, totalSeconds: end - start)
