@@ -19,9 +19,12 @@ build: deps
 run: deps
 	scripts/run
 
+# Tests run one at a time: each starts its own dbus-daemon and prefsd (and some a portal,
+# GLib programs or a window), and many wait on those processes; run side by side on a
+# two-core machine they starve each other's threads and time out.
 test: deps
 	$(SWIFT) build --build-tests
-	$(SWIFT) test --skip-build
+	$(SWIFT) test --skip-build --no-parallel
 
 # The benchmark (not part of `make test`): prefsd beside the bus's Ping floor and dconf-service.
 bench: deps
