@@ -31,7 +31,7 @@ extension BusSession {
         enqueue(domain, .call(message) { [self] (_: Result<DBusMessage, DBusError>) in
             // After a success the service's signals, sent before this answer, have brought
             // the new contents into a loaded domain; a refusal shows the old ones again.
-            mutate(domain: domain) { $0.endReplace(domain, generation: generation) }
+            settle(domain) { $0.endReplace(domain, generation: generation) }
         })
     }
 
@@ -45,6 +45,15 @@ extension BusSession {
             answered((try? result.get()) != nil)
             record(result, wasInFlight: true)
         }
+    }
+
+    /// Drops local changes once answered. Objects hear of it only when the domain is
+    /// loaded: the cache then holds what the answer leaves (the values the signals before it
+    /// brought, or the old ones after a refusal); in a domain not loaded it knows nothing
+    /// after, and the next read loads the domain, so nothing is said to have changed.
+    private func settle(_ domain: DomainName, keys: Set<String>? = nil, _ body: (inout DomainCache) -> Void) {
+        let loaded = state.withLock { $0.cache.isLoaded(domain) }
+        mutate(domain: domain, keys: keys, notify: loaded, body)
     }
 
     /// The connection, or `nil` after reporting why there is none.
@@ -108,7 +117,7 @@ extension BusSession {
             if case .keys(let batch) = next.payload {
                 // After a success the service's Changed signal, sent before this answer, has
                 // already brought the values into the domain; a refusal takes them back.
-                mutate(domain: domain, keys: Set(batch.keys)) { cache in
+                settle(domain, keys: Set(batch.keys)) { cache in
                     for (key, pending) in batch { cache.endWrite(domain, key, generation: pending.generation) }
                 }
             }
