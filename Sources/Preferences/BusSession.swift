@@ -163,9 +163,12 @@ final class BusSession: Sendable {
 
     /// The bus connection of `proxy` is lost: a new one is made on next use.
     private func disconnected(_ proxy: PreferencesProxy) {
-        link.withLock { link in
-            if case .connected(let current, _) = link, current === proxy { link = .idle }
+        let gone = link.withLock { link -> Link? in
+            guard case .connected(let current, _) = link, current === proxy else { return nil }
+            defer { link = .idle }
+            return link
         }
+        _ = gone  // its subscription ends here, out of the lock
         // Without a connection no signal keeps the cache true: load again on next use.
         unloadAll()
     }
