@@ -240,13 +240,13 @@ final class BackendCore: Sendable {
     /// changing nothing, when a key is not mappable, is known to be forced, or prefsd
     /// cannot be reached.
     func write(_ changes: [(key: String, value: PropertyListValue?)], tag: OriginTag?) -> Bool {
-        guard link.isUsable else { return false }
         var locations: [(SettingsLocation, PropertyListValue?)] = []
         for change in changes {
             // Waits for the domain's first load, so a forced key is known to be forced.
             guard let location = loadedLocation(change.key) else { return false }
             locations.append((location, change.value))
         }
+        guard link.isUsable else { return false }
         let batches = state.withLock { state -> [PendingBatch]? in
             for (location, _) in locations where state.domains[location.domain]?.values.forced.contains(location.key) == true {
                 return nil

@@ -5,7 +5,7 @@ import PrefsdTestSupport
 import Testing
 
 @Suite("GSettings backend: every type a schema can declare", .serialized)
-struct TypeRoundTripTests {
+struct GSettingsTypeTests {
     /// One value per key of the test schema: GVariant text, and what prefsd must hold.
     static let values: [(key: String, type: String, text: String, stored: PropertyListValue)] = [
         ("text", "s", "'héllo wörld'", .string("héllo wörld")),

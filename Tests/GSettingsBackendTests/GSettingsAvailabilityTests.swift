@@ -4,7 +4,7 @@ import PrefsdTestSupport
 import Testing
 
 @Suite("GSettings backend: a guest that survives without prefsd", .serialized)
-struct AvailabilityTests {
+struct GSettingsAvailabilityTests {
     @Test("with no session bus at all, programs read the schema defaults, writes fail, and nothing crashes")
     func noBus() throws {
         let fixture = try GSettingsFixture(busAddress: nil)

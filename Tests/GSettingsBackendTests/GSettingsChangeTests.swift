@@ -5,7 +5,7 @@ import PrefsdTestSupport
 import Testing
 
 @Suite("GSettings backend: writes, changes between processes, forced keys", .serialized)
-struct ChangeTests {
+struct GSettingsChangeTests {
     /// Waits until `file` holds `text` (a process's output), or fails after `timeout`.
     private func waitFor(_ text: String, in file: URL, timeout: Duration = .seconds(30), while poke: () throws -> Void = {}) async throws {
         let deadline = ContinuousClock.now + timeout
@@ -19,7 +19,8 @@ struct ChangeTests {
     }
 
     private func stop(_ process: Process) {
-        if process.isRunning { process.terminate() }
+        guard process.isRunning else { return }
+        kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
     }
 
@@ -69,7 +70,7 @@ struct ChangeTests {
         loop.run()
         """])
         defer { stop(watcher) }
-        try await waitFor("ready 'hello'", in: output)
+        try await waitFor("ready hello", in: output)
         let writer = try fixture.python("""
         s = Gio.Settings.new('org.example.Test')
         s.set_int('int32', 77)
