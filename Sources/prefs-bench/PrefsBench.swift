@@ -34,6 +34,9 @@ struct PrefsBench: ParsableCommand {
     @Option(help: ArgumentHelp("Seconds allowed for filling dconf; sizes it cannot reach in time are capped.", valueName: "s"))
     var dconfFillSeconds: Double = 120
 
+    @Flag(help: "Only compare GSettings reads through GSETTINGS_BACKEND=dconf and =prefsd (needs cc and libglib2.0-dev).")
+    var gsettings = false
+
     @Flag(help: .hidden) var observerChild = false
     @Option(help: .hidden) var address: String?
     @Option(help: .hidden) var childCount = 1
@@ -53,6 +56,7 @@ struct PrefsBench: ParsableCommand {
             guard let address else { throw ValidationError("--observer-child needs --address") }
             throw ExitCode(runObserverChild(bus: address, count: childCount))
         }
+        if gsettings { return try GSettingsBench(quick: quick).run() }
         try Benchmark(options: self).run()
     }
 }
