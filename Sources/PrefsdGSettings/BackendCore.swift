@@ -12,6 +12,7 @@ final class BackendCore: Sendable {
     private let link = PrefsdLink()
     private let notifier: any SettingsNotifying
     private let state = Mutex(State())
+    private let changes = Atomic<UInt64>(0)
     /// Loads domains (blocking calls), off the host's threads.
     private let loads = DispatchQueue(label: "prefsd.gsettings.load", attributes: .concurrent)
     /// Sends writes one after the other, so prefsd commits them in the order GSettings made them.
@@ -52,6 +53,14 @@ final class BackendCore: Sendable {
     }
 
     // MARK: Reading
+
+    /// Counts the changes of what readers may see; it moves, under the lock, after each one.
+    var changeCount: UInt64 { changes.load(ordering: .acquiring) }
+
+    /// Marks a change of what readers may see (called with the lock held, after the change).
+    private func changed() {
+        changes.add(1, ordering: .releasing)
+    }
 
     /// The value of the GSettings full key `settingsKey`: the user's (pending writes first),
     /// or with `defaultValue` the administrator's forced value. With `userValue`, a forced
@@ -169,6 +178,7 @@ final class BackendCore: Sendable {
                 let wasUsable = slot.phase == .loaded
                 slot.phase = .loaded
                 state.domains[domain] = slot
+                changed()
                 if !first || slot.answeredEarly {
                     for (key, old) in zip(keys, before) where Self.effective(state, domain, key) != old {
                         news.changed(domain, key)
@@ -205,6 +215,7 @@ final class BackendCore: Sendable {
                     for key in change.removed { slot.values.record(key, nil, serial: change.serial) }
                 }
                 state.domains[domain] = slot
+                changed()
                 for (key, old) in zip(keys, before) where Self.effective(state, domain, key) != old {
                     news.changed(domain, key)
                 }
@@ -219,6 +230,7 @@ final class BackendCore: Sendable {
                 slot.values.forced = now
                 if slot.phase == .loading { slot.forcedByEvent = true }
                 state.domains[domain] = slot
+                changed()
             }
             deliver(news, tag: nil)
         case .reloadNeeded:
@@ -266,6 +278,7 @@ final class BackendCore: Sendable {
                 return PendingBatch(identifier: state.nextBatch, domain: domain, set: change.set, remove: change.remove)
             }
             state.pending.append(contentsOf: batches)
+            changed()
             return batches
         }
         guard let batches else { return false }
@@ -295,6 +308,7 @@ final class BackendCore: Sendable {
                 for (key, value) in batch.set { state.domains[batch.domain]?.values.record(key, value, serial: serial) }
                 for key in batch.remove { state.domains[batch.domain]?.values.record(key, nil, serial: serial) }
             }
+            changed()
             for (key, old) in zip(keys, before) where Self.effective(state, batch.domain, key) != old {
                 news.changed(batch.domain, key)
             }

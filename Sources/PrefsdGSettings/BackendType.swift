@@ -22,25 +22,39 @@ enum BackendType {
             GTypeFlags(rawValue: 0))
     }
 
-    private static func core(_ backend: UnsafeMutableRawPointer) -> BackendCore {
+    /// What an instance holds: the backend's work, and the values last handed to GSettings.
+    private final class Parts: Sendable {
+        let core: BackendCore
+        let rendered = RenderedValues()
+
+        init(core: BackendCore) {
+            self.core = core
+        }
+    }
+
+    private static func parts(_ backend: UnsafeMutableRawPointer) -> Parts {
         let instance = backend.assumingMemoryBound(to: CGIOPrefsdBackend.self)
-        return Unmanaged<BackendCore>.fromOpaque(instance.pointee.core!).takeUnretainedValue()
+        return Unmanaged<Parts>.fromOpaque(instance.pointee.core!).takeUnretainedValue()
+    }
+
+    private static func core(_ backend: UnsafeMutableRawPointer) -> BackendCore {
+        parts(backend).core
     }
 
     private static let instanceInit: GInstanceInitFunc = { instance, _ in
         guard let instance else { return }
         let raw = UnsafeMutableRawPointer(instance)
-        let core = BackendCore(notifier: GLibNotifier(instance: raw))
-        raw.assumingMemoryBound(to: CGIOPrefsdBackend.self).pointee.core = Unmanaged.passRetained(core).toOpaque()
+        let parts = Parts(core: BackendCore(notifier: GLibNotifier(instance: raw)))
+        raw.assumingMemoryBound(to: CGIOPrefsdBackend.self).pointee.core = Unmanaged.passRetained(parts).toOpaque()
     }
 
     private static let finalize: @convention(c) (UnsafeMutablePointer<GObject>?) -> Void = { object in
         guard let object else { return }
         let instance = UnsafeMutableRawPointer(object).assumingMemoryBound(to: CGIOPrefsdBackend.self)
         if let pointer = instance.pointee.core {
-            let core = Unmanaged<BackendCore>.fromOpaque(pointer)
-            core.takeUnretainedValue().close()
-            core.release()
+            let parts = Unmanaged<Parts>.fromOpaque(pointer)
+            parts.takeUnretainedValue().core.close()
+            parts.release()
             instance.pointee.core = nil
         }
         BackendType.parentClass?.pointee.finalize?(object)
@@ -54,8 +68,17 @@ enum BackendType {
 
         backend.pointee.read = { backend, key, expectedType, defaultValue in
             guard let backend, let key, let expectedType else { return nil }
-            guard let value = BackendType.core(backend).read(String(cString: key), defaultValue: defaultValue != 0) else { return nil }
-            return BackendType.variant(value, expectedType)
+            let parts = BackendType.parts(backend)
+            let name = String(cString: key)
+            if defaultValue != 0 {
+                guard let value = parts.core.read(name, defaultValue: true) else { return nil }
+                return BackendType.variant(value, expectedType)
+            }
+            // The change count is read before the value: a change after it makes the entry stale.
+            let changeCount = parts.core.changeCount
+            if let rendered = parts.rendered.value(name, type: expectedType, changeCount: changeCount) { return rendered }
+            guard let value = parts.core.read(name), let variant = BackendType.variant(value, expectedType) else { return nil }
+            return parts.rendered.keep(variant, name, type: expectedType, changeCount: changeCount)
         }
         backend.pointee.read_user_value = { backend, key, expectedType in
             guard let backend, let key, let expectedType else { return nil }
