@@ -55,10 +55,7 @@ struct GSettingsChangeTests {
     func twoProcesses() async throws {
         let service = try await ServiceFixture()
         let fixture = try GSettingsFixture(service: service)
-        let (watcher, output) = try fixture.start("/usr/bin/python3", ["-u", "-c", """
-        import gi
-        gi.require_version('Gio', '2.0')
-        from gi.repository import Gio, GLib
+        let (watcher, output) = try fixture.startPython("""
         s = Gio.Settings.new('org.example.Test')
         loop = GLib.MainLoop()
         def changed(settings, key):
@@ -68,7 +65,7 @@ struct GSettingsChangeTests {
         s.connect('changed', changed)
         print('ready', s.get_string('text'), flush=True)
         loop.run()
-        """])
+        """)
         defer { stop(watcher) }
         try await waitFor("ready hello", in: output)
         let writer = try fixture.python("""
@@ -129,10 +126,7 @@ struct GSettingsChangeTests {
         """)
         #expect(refused.stdout == "False admin\n", "\(refused.stderr)")
 
-        let (watcher, output) = try fixture.start("/usr/bin/python3", ["-u", "-c", """
-        import gi
-        gi.require_version('Gio', '2.0')
-        from gi.repository import Gio, GLib
+        let (watcher, output) = try fixture.startPython("""
         s = Gio.Settings.new('org.example.Test')
         loop = GLib.MainLoop()
         def writable(settings, key):
@@ -142,12 +136,51 @@ struct GSettingsChangeTests {
         s.connect('writable-changed', writable)
         print('ready', s.is_writable('text'), flush=True)
         loop.run()
-        """])
+        """)
         defer { stop(watcher) }
         try await waitFor("ready False", in: output)
         try FileManager.default.removeItem(at: file)
         try await waitFor("writable text True", in: output)
         #expect(try fixture.gsettings("set", GSettingsFixture.schema, "text", "'mine'").status == 0)
         #expect(try fixture.gsettings("get", GSettingsFixture.schema, "text").stdout == "'mine'\n")
+    }
+
+    @Test("a write prefsd refuses (over its value size limit) is undone in memory once answered")
+    func refusedWriteIsUndone() async throws {
+        let service = try await ServiceFixture(arguments: ["--max-value-size", "256"])
+        let fixture = try GSettingsFixture(service: service)
+        let result = try fixture.python("""
+        s = Gio.Settings.new('org.example.Test')
+        s.set_string('text', 'small')
+        accepted = s.set_string('text', 'x' * 4096)
+        Gio.Settings.sync()
+        print(accepted, s.get_string('text'))
+        """)
+        #expect(result.stdout == "True small\n", "\(result.stderr)")
+        #expect(result.stderr.contains("was not saved"))
+        #expect(try fixture.gsettings("get", GSettingsFixture.schema, "text").stdout == "'small'\n")
+    }
+
+    @Test("after prefsd restarts, a running GSettings program still follows changes")
+    func serviceRestart() async throws {
+        let service = try await ServiceFixture()
+        let fixture = try GSettingsFixture(service: service)
+        let (watcher, output) = try fixture.startPython("""
+        s = Gio.Settings.new('org.example.Test')
+        loop = GLib.MainLoop()
+        def changed(settings, key):
+            print('changed', key, settings.get_value(key).print_(True), flush=True)
+        s.connect('changed', changed)
+        print('ready', s.get_int('int32'), flush=True)
+        loop.run()
+        """)
+        defer { stop(watcher) }
+        try await waitFor("ready 5", in: output)
+        #expect(service.stopService() == 0)
+        try await service.startService()
+        let proxy = PreferencesProxy(connection: try service.connect())
+        defer { proxy.close() }
+        try await proxy.write("org.example.Test", "int32", .integer(31))
+        try await waitFor("changed int32 31", in: output)
     }
 }

@@ -75,9 +75,15 @@ final class GSettingsFixture: Sendable {
 
     /// Runs `script` with Debian's python3 and PyGObject (`Gio`, `GLib` imported), with `arguments` as `sys.argv[1:]`.
     func python(_ script: String, _ arguments: [String] = [], timeout: Duration = .seconds(30)) throws -> (status: Int32, stdout: String, stderr: String) {
-        let prelude = "import sys, json\nimport gi\ngi.require_version('Gio', '2.0')\nfrom gi.repository import Gio, GLib\n"
-        return try runCommand("/usr/bin/python3", ["-c", prelude + script] + arguments, environment: environment, timeout: timeout)
+        try runCommand("/usr/bin/python3", ["-c", Self.pythonPrelude + script] + arguments, environment: environment, timeout: timeout)
     }
+
+    /// Starts `script` like ``python(_:_:timeout:)``, unbuffered, in the background (see ``start(_:_:)``).
+    func startPython(_ script: String) throws -> (Process, URL) {
+        try start("/usr/bin/python3", ["-u", "-c", Self.pythonPrelude + script])
+    }
+
+    private static let pythonPrelude = "import sys, json\nimport gi\ngi.require_version('Gio', '2.0')\nfrom gi.repository import Gio, GLib\n"
 
     /// Starts a long-running program (a monitor) with the fixture's environment; its
     /// standard output goes to the returned file.
