@@ -117,9 +117,8 @@ let package = Package(
         .target(
             name: "PrefsCommand",
             dependencies: [
-                "DBus",
                 "PreferencesModel",
-                "PreferencesProtocol",
+                "PreferencesProxy",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict
@@ -142,7 +141,9 @@ let package = Package(
                 "BusTestSupport",
                 "DBus",
                 "Preferences",
+                "PreferencesModel",
                 "PreferencesProtocol",
+                "PreferencesProxy",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict
@@ -168,7 +169,7 @@ let package = Package(
         ),
         .target(
             name: "PrefsdTestSupport",
-            dependencies: ["BusTestSupport", "DBus", "PreferencesModel", "PreferencesProtocol"],
+            dependencies: ["BusTestSupport", "DBus", "PreferencesModel", "PreferencesProtocol", "PreferencesProxy"],
             path: "Tests/PrefsdTestSupport",
             swiftSettings: strict
         ),
@@ -229,7 +230,7 @@ let package = Package(
         ),
         .testTarget(
             name: "ReliabilityTests",
-            dependencies: ["DBus", "PrefsdTestSupport", "PreferencesModel", "PreferencesProtocol"],
+            dependencies: ["DBus", "PrefsdTestSupport", "PreferencesModel", "PreferencesProtocol", "PreferencesProxy"],
             swiftSettings: strict
         ),
         .testTarget(

@@ -62,7 +62,7 @@ public enum Coercion {
         switch value {
         case .string(let text): return text
         case .integer(let number): return String(number)
-        case .real(let number): return number == number.rounded() && abs(number) < 1e15 ? String(Int64(number)) : "\(number)"
+        case .real(let number): return ValueText.formatReal(number)
         case .boolean(let flag): return flag ? "1" : "0"
         default: return nil
         }

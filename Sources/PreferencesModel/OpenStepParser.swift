@@ -138,25 +138,19 @@ extension OpenStepPropertyList {
                     default: throw error("<*B\(body)> is not a boolean; use <*BY> or <*BN>")
                     }
                 case UInt8(ascii: "D"):
-                    guard let seconds = OpenStepPropertyList.parseDate(body) else { throw error("<*D\(body)> is not a date") }
+                    guard let seconds = ValueText.parseDate(body) else { throw error("<*D\(body)> is not a date") }
                     return .date(secondsSince1970: seconds)
                 default:
                     throw error("unknown typed value <*\(Character(UnicodeScalar(kind)))…>")
                 }
             }
-            var data = [UInt8]()
-            var high: UInt8?
-            while position < bytes.count, bytes[position] != UInt8(ascii: ">") {
-                let byte = bytes[position]
-                position += 1
-                if byte == 0x20 || byte == 0x09 || byte == 0x0a || byte == 0x0d { continue }
-                guard let nibble = Self.hexValue(byte) else { throw error("data must be hexadecimal digits between < and >") }
-                if let first = high { data.append(first << 4 | nibble); high = nil } else { high = nibble }
+            guard let end = bytes[position...].firstIndex(of: UInt8(ascii: ">")) else { throw error("data is not closed with >") }
+            let digits = String(decoding: bytes[position..<end], as: UTF8.self)
+            position = end + 1
+            guard let data = ValueText.parseHex(digits) else {
+                throw error("data must be pairs of hexadecimal digits between < and >")
             }
-            guard position < bytes.count else { throw error("data is not closed with >") }
-            guard high == nil else { throw error("data has an odd number of hexadecimal digits") }
-            position += 1
-            return .data(Data(data))
+            return .data(data)
         }
 
         private static func hexValue(_ byte: UInt8) -> UInt8? {

@@ -39,10 +39,10 @@ public enum OpenStepPropertyList {
         switch value {
         case .string(let text): return quoteIfNeeded(text)
         case .integer(let number): return String(number)
-        case .real(let number): return formatReal(number)
+        case .real(let number): return ValueText.formatReal(number)
         case .boolean(let flag): return flag ? "1" : "0"
         case .data(let bytes): return "{length = \(bytes.count), bytes = 0x\(bytes.map { String(format: "%02x", $0) }.joined())}"
-        case .date(let seconds): return "\"\(formatDate(seconds))\""
+        case .date(let seconds): return "\"\(ValueText.formatDate(seconds))\""
         case .array(let items):
             if items.isEmpty { return "(\n\(pad))" }
             let inner = items.map { "\(pad)    \(describe($0, indent: indent + 1))" }.joined(separator: ",\n")
@@ -87,29 +87,5 @@ public enum OpenStepPropertyList {
         default:
             false
         }
-    }
-
-    static func formatReal(_ number: Double) -> String {
-        if number.isFinite, number == number.rounded(), abs(number) < 1e15 { return String(Int64(number)) }
-        return "\(number)"
-    }
-
-    static func formatDate(_ seconds: Double) -> String {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "UTC")
-        formatter.dateFormat = "yyyy-MM-dd HH:mm:ss Z"
-        return formatter.string(from: Date(timeIntervalSince1970: seconds))
-    }
-
-    static func parseDate(_ text: String) -> Double? {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "UTC")
-        for format in ["yyyy-MM-dd HH:mm:ss Z", "yyyy-MM-dd'T'HH:mm:ssZ", "yyyy-MM-dd'T'HH:mm:ss'Z'", "yyyy-MM-dd HH:mm:ss", "yyyy-MM-dd"] {
-            formatter.dateFormat = format
-            if let date = formatter.date(from: text) { return date.timeIntervalSince1970 }
-        }
-        return nil
     }
 }

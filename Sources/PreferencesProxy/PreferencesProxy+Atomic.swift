@@ -34,8 +34,9 @@ extension PreferencesProxy {
     /// to apply, and applies it with `ApplyIf` on condition that none of `keys` changed
     /// meanwhile. When another writer got in between, it starts again, at most `attempts`
     /// times; so no concurrent write of those keys is ever overwritten unseen.
-    /// - Throws: what `compute` throws; ``PreferencesProxyError/contended(_:)`` when every
-    ///   attempt found the keys changed; any other ``PreferencesProxyError`` of the calls.
+    /// - Throws: what `compute` throws; ``PreferencesProxyError/forced(_:)`` when the batch
+    ///   touches a key an administrator forces; ``PreferencesProxyError/contended(_:)`` when
+    ///   every attempt found the keys changed; any other ``PreferencesProxyError`` of the calls.
     public func update(
         _ domain: String, keys: [String], attempts: Int = 16,
         _ compute: ([String: PropertyListValue]) throws -> PreferencesBatch
@@ -53,6 +54,12 @@ extension PreferencesProxy {
             let batch = try compute(current)
             if try await applyIf(domain, expected: current, absent: absent, set: batch.set, remove: batch.remove) {
                 return
+            }
+            // Read gives a forced key's forced value, which ApplyIf never finds stored: a
+            // batch touching a forced key is refused as such rather than retried.
+            let forced = Set(try await forcedKeys(domain))
+            if let key = (Array(batch.set.keys) + batch.remove).filter(forced.contains).sorted().first {
+                throw PreferencesProxyError.forced("an administrator forces \"\(key)\" in \(domain); it cannot be changed")
             }
         }
         throw PreferencesProxyError.contended(

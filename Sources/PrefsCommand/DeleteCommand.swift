@@ -1,4 +1,5 @@
 import ArgumentParser
+import PreferencesProxy
 
 extension Prefs {
     /// `prefs delete DOMAIN [KEY]`.
@@ -33,12 +34,12 @@ extension Prefs {
             let client = try connect()
             defer { client.close() }
             if let key {
-                _ = try await client.read(domain, key)  // NotFound when absent: exit 1
-                try await client.remove(domain, key)
-            } else if try await client.domains().contains(domain) {
-                try await client.removeDomain(domain)
-            } else if try await client.volatileDomains().contains(domain) {
-                try await client.removeVolatileDomain(domain)
+                _ = try await client.perform(PreferencesCall.read(domain, key), domain: domain, key: key)  // NotFound when absent: exit 1
+                try await client.perform(PreferencesCall.remove(domain, key), domain: domain, key: key)
+            } else if try await client.perform(PreferencesCall.domains()).contains(domain) {
+                try await client.perform(PreferencesCall.removeDomain(domain), domain: domain)
+            } else if try await client.perform(PreferencesCall.volatileDomains()).contains(domain) {
+                try await client.perform(PreferencesCall.removeVolatileDomain(domain), domain: domain)
             } else {
                 throw PrefsError.domainNotFound(domain)
             }
@@ -72,13 +73,20 @@ extension Prefs {
         /// Creates the verb (ArgumentParser fills in its options).
         public init() {}
 
-        /// Sets the new key and removes the old one in one `Apply`.
+        /// Sets the new key and removes the old one in one `ApplyIf`, on condition that
+        /// neither changed since they were read (retried when another writer got in between).
         public func run() async throws {
             let client = try connect()
             defer { client.close() }
-            let value = try await client.read(domain, oldKey)
-            guard oldKey != newKey else { return }
-            try await client.apply(domain, set: [newKey: value], remove: [oldKey])
+            let (domain, oldKey, newKey) = (domain, oldKey, newKey)
+            guard oldKey != newKey else {
+                _ = try await client.perform(PreferencesCall.read(domain, oldKey), domain: domain, key: oldKey)
+                return
+            }
+            try await client.update(domain, keys: [oldKey, newKey]) { current throws(PrefsError) in
+                guard let value = current[oldKey] else { throw .keyNotFound(domain: domain, key: oldKey) }
+                return PreferencesBatch(set: [newKey: value], remove: [oldKey])
+            }
         }
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import ArgumentParser
 import PreferencesModel
+import PreferencesProxy
 
 extension Prefs {
     /// `prefs domains`.
@@ -24,7 +25,7 @@ extension Prefs {
         public func run() async throws {
             let client = try connect()
             defer { client.close() }
-            for name in try await client.domains() { Output.line(name) }
+            for name in try await client.perform(PreferencesCall.domains()) { Output.line(name) }
         }
     }
 
@@ -59,7 +60,7 @@ extension Prefs {
             // Persistent and volatile domains are two namespaces: one name may be both.
             var found = false
             for volatile in [false, true] {
-                let names = volatile ? try await client.volatileDomains() : try await client.domains()
+                let names = volatile ? try await client.perform(PreferencesCall.volatileDomains()) : try await client.perform(PreferencesCall.domains())
                 for name in names {
                     guard let entries = try await Self.entries(of: name, volatile: volatile, client: client) else { continue }
                     let matches = Self.matches(word, domain: name, entries: entries)
@@ -73,9 +74,9 @@ extension Prefs {
         }
 
         /// A domain's entries, or `nil` when it went away since it was listed.
-        private static func entries(of name: String, volatile: Bool, client: PreferencesBusClient) async throws(PrefsError) -> [String: PropertyListValue]? {
+        private static func entries(of name: String, volatile: Bool, client: PrefsClient) async throws(PrefsError) -> [String: PropertyListValue]? {
             do {
-                return try await client.readDomain(name, volatile: volatile)
+                return try await client.perform(volatile ? PreferencesCall.readVolatileDomain(name) : PreferencesCall.readDomain(name), domain: name)
             } catch .domainNotFound {
                 return nil
             }
@@ -131,7 +132,7 @@ extension Prefs {
         public func run() async throws {
             let client = try connect()
             defer { client.close() }
-            Output.line(try await client.isForced(domain, key) ? "true" : "false")
+            Output.line(try await client.perform(PreferencesCall.isForced(domain, key), domain: domain, key: key) ? "true" : "false")
         }
     }
 }

@@ -1,8 +1,7 @@
 import ArgumentParser
-import DBus
 import Dispatch
 import PreferencesModel
-import PreferencesProtocol
+import PreferencesProxy
 
 #if canImport(Glibc)
 import Glibc
@@ -57,22 +56,7 @@ extension Prefs {
             }
             let client = try connect()
             defer { client.close() }
-            let json = json
-            client.connection.setSignalHandler { message in
-                guard message.interface == PreferencesBus.interface, message.member == PreferencesBus.changedSignal,
-                      message.path == PreferencesBus.objectPath, message.body.count == 4,
-                      case .string(let domain) = message.body[0],
-                      let changed = try? PropertyListValue.dictionary(dbus: message.body[1], maximumNesting: Int.max / 2),
-                      case .array(_, let removedValues) = message.body[2]
-                else { return }
-                let removed = removedValues.compactMap(\.stringValue)
-                Output.line(json
-                    ? OutputFormatter.changeJSON(domain: domain, changed: changed, removed: removed)
-                    : OutputFormatter.changeLine(domain: domain, changed: changed, removed: removed))
-            }
-
             let (endings, ending) = AsyncStream<Ending>.makeStream()
-            client.connection.setDisconnectHandler { ending.yield(.disconnected) }
             signal(SIGINT, SIG_IGN)
             signal(SIGTERM, SIG_IGN)
             let sources = [SIGINT, SIGTERM].map { number in
@@ -83,16 +67,29 @@ extension Prefs {
             }
             defer { sources.forEach { $0.cancel() } }
 
-            let rules = domains.isEmpty
-                ? ["type='signal',interface='\(PreferencesBus.interface)',member='\(PreferencesBus.changedSignal)'"]
-                : Set(domains).sorted().map { PreferencesBus.changedMatchRule(domain: $0) }
-            for rule in rules {
-                do {
-                    try await client.connection.addMatch(rule)
-                } catch {
-                    throw PreferencesBusClient.map(error, domain: nil, key: nil)
+            // The proxy accepts changes only from prefsd itself and re-reads the keys a
+            // change left out, so every line is complete.
+            let json = json
+            let subscription: PreferencesSubscription
+            do {
+                subscription = try await client.proxy.observe(domains.isEmpty ? nil : domains) { event in
+                    switch event {
+                    case .changed(let change):
+                        Output.line(json
+                            ? OutputFormatter.changeJSON(domain: change.domain, changed: change.changed, removed: change.removed)
+                            : OutputFormatter.changeLine(domain: change.domain, changed: change.changed, removed: change.removed))
+                    case .reloadNeeded(_, let reason):
+                        Output.error(reason)
+                    case .disconnected:
+                        ending.yield(.disconnected)
+                    case .volatileChanged, .forcedKeysChanged, .ownerChanged:
+                        break
+                    }
                 }
+            } catch {
+                throw PrefsClient.map(error, domain: nil, key: nil)
             }
+            defer { subscription.cancel() }
             for await reason in endings {
                 switch reason {
                 case .interrupted: return

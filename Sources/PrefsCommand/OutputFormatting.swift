@@ -9,28 +9,9 @@ public enum OutputFormatter {
     public static func text(_ value: PropertyListValue) -> String {
         switch value {
         case .string(let text): text
-        case .date(let seconds): formatDate(seconds)
+        case .date(let seconds): ValueText.formatDate(seconds)
         default: OpenStepPropertyList.describe(value)
         }
-    }
-
-    /// A date as `defaults` prints it: `2024-05-01 12:00:00 +0000`.
-    public static func formatDate(_ seconds: Double) -> String {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "UTC")
-        formatter.dateFormat = "yyyy-MM-dd HH:mm:ss Z"
-        return formatter.string(from: Date(timeIntervalSince1970: seconds))
-    }
-
-    /// A date as ISO 8601 with fractional seconds when it has them: `2024-05-01T12:00:00Z`.
-    public static func iso8601(_ seconds: Double) -> String {
-        let formatter = ISO8601DateFormatter()
-        formatter.timeZone = TimeZone(identifier: "UTC")
-        if seconds != seconds.rounded(.down) {
-            formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        }
-        return formatter.string(from: Date(timeIntervalSince1970: seconds))
     }
 
     /// A value as JSON, indented, keys sorted. Dates become ISO 8601 strings, data becomes
@@ -46,7 +27,7 @@ public enum OutputFormatter {
             return "\(number)"
         case .boolean(let flag): return flag ? "true" : "false"
         case .data(let bytes): return jsonString(bytes.base64EncodedString())
-        case .date(let seconds): return jsonString(iso8601(seconds))
+        case .date(let seconds): return jsonString(ValueText.iso8601(seconds))
         case .array(let items):
             if items.isEmpty { return "[]" }
             let inner = items.map { "\(pad)  \(json($0, indent: indent + 1))" }.joined(separator: ",\n")

@@ -84,7 +84,7 @@ public struct Prefs: AsyncParsableCommand {
 /// Helpers every verb shares.
 extension AsyncParsableCommand {
     /// A client on the session bus, closed by the caller.
-    func connect() throws(PrefsError) -> PreferencesBusClient {
-        try PreferencesBusClient.connectToSessionBus()
+    func connect() throws(PrefsError) -> PrefsClient {
+        try PrefsClient.connectToSessionBus()
     }
 }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import PreferencesModel
+import PreferencesProxy
 
 /// Reading and writing property-list files for `import` and `export`.
 public enum PropertyListFiles {
@@ -93,7 +94,7 @@ extension Prefs {
         public func run() async throws {
             let client = try connect()
             defer { client.close() }
-            let entries = try await client.readDomain(domain)
+            let entries = try await client.perform(PreferencesCall.readDomain(domain), domain: domain)
             try PropertyListFiles.write(try PropertyListFiles.xmlData(entries), to: path)
         }
     }
@@ -132,7 +133,7 @@ extension Prefs {
                 from: try PropertyListFiles.read(path), source: path == "-" ? "standard input" : path)
             let client = try connect()
             defer { client.close() }
-            try await client.replaceDomain(domain, entries)
+            try await client.perform(PreferencesCall.replaceDomain(domain, entries), domain: domain)
         }
     }
 }

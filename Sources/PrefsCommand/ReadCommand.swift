@@ -1,5 +1,6 @@
 import ArgumentParser
 import PreferencesModel
+import PreferencesProxy
 
 extension Prefs {
     /// `prefs read [DOMAIN [KEY]]`.
@@ -43,14 +44,14 @@ extension Prefs {
             defer { client.close() }
             let value: PropertyListValue
             if let domain, let key {
-                value = try await client.read(domain, key)
+                value = try await client.perform(PreferencesCall.read(domain, key), domain: domain, key: key)
             } else if let domain {
-                value = .dictionary(try await client.readDomain(domain))
+                value = .dictionary(try await client.perform(PreferencesCall.readDomain(domain), domain: domain))
             } else {
                 var all: [String: PropertyListValue] = [:]
-                for name in try await client.domains() {
+                for name in try await client.perform(PreferencesCall.domains()) {
                     do {
-                        all[name] = .dictionary(try await client.readDomain(name))
+                        all[name] = .dictionary(try await client.perform(PreferencesCall.readDomain(name), domain: name))
                     } catch .domainNotFound {
                         continue  // removed since Domains answered
                     }
@@ -90,7 +91,7 @@ extension Prefs {
         public func run() async throws {
             let client = try connect()
             defer { client.close() }
-            Output.line("Type is \(try await client.read(domain, key).typeName)")
+            Output.line("Type is \(try await client.perform(PreferencesCall.read(domain, key), domain: domain, key: key).typeName)")
         }
     }
 }

@@ -18,7 +18,8 @@ public enum WriteRequest: Sendable, Equatable {
 /// A plain VALUE is old-style property-list text (`'(a, b)'`, `'{ k = v; }'`, `<0aff>`);
 /// text that does not parse as one is taken as a plain string. The type flags are
 /// `-string`, `-int`/`-integer`, `-float`, `-bool`/`-boolean` (true/false/yes/no/1/0),
-/// `-date` (`2024-05-01 12:00:00 +0000`, ISO 8601, or `yyyy-MM-dd`), `-data` (hex),
+/// `-date` (the forms of ``ValueText/parseDate(_:)``), `-data` (hex, as
+/// ``ValueText/parseHex(_:)`` reads it, optionally as `<…>` or after `0x`),
 /// `-array …`, `-array-add …`, `-dict key value …` and `-dict-add key value …`. Inside
 /// arrays and dictionaries each item is a plain value or a scalar type flag and its value.
 public enum ValueParser {
@@ -134,12 +135,12 @@ public enum ValueParser {
             default: throw .usage("\(flag) needs true, false, yes, no, 1 or 0, not \"\(text)\"")
             }
         case "-date":
-            guard let seconds = parseDate(text) else {
+            guard let seconds = ValueText.parseDate(text) else {
                 throw .usage("-date needs a date like \"2024-05-01 12:00:00 +0000\", \"2024-05-01T12:00:00Z\" or \"2024-05-01\", not \"\(text)\"")
             }
             return .date(secondsSince1970: seconds)
         case "-data":
-            guard let bytes = parseHex(text) else {
+            guard let bytes = parseData(text) else {
                 throw .usage("-data needs an even number of hex digits like 0aff (spaces and <> allowed), not \"\(text)\"")
             }
             return .data(bytes)
@@ -148,40 +149,12 @@ public enum ValueParser {
         }
     }
 
-    /// Seconds since 1970 for the date formats `-date` takes (UTC unless a zone is given).
-    public static func parseDate(_ text: String) -> Double? {
-        let trimmed = text.trimmingCharacters(in: .whitespaces)
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "UTC")
-        let formats = [
-            "yyyy-MM-dd HH:mm:ss Z", "yyyy-MM-dd'T'HH:mm:ssXXXXX", "yyyy-MM-dd'T'HH:mm:ss.SSSXXXXX",
-            "yyyy-MM-dd'T'HH:mm:ss", "yyyy-MM-dd HH:mm:ss", "yyyy-MM-dd",
-        ]
-        for format in formats {
-            formatter.dateFormat = format
-            if let date = formatter.date(from: trimmed) { return date.timeIntervalSince1970 }
-        }
-        return nil
-    }
-
-    /// The bytes of hex text: digits in pairs, with optional `0x`, `<` `>` and white space.
-    public static func parseHex(_ text: String) -> Data? {
-        var digits = text.filter { !$0.isWhitespace && $0 != "<" && $0 != ">" }
-        if digits.hasPrefix("0x") || digits.hasPrefix("0X") { digits.removeFirst(2) }
-        guard digits.count.isMultiple(of: 2) else { return nil }
-        var bytes = Data()
-        bytes.reserveCapacity(digits.count / 2)
-        var high: UInt8?
-        for character in digits {
-            guard let nibble = character.hexDigitValue else { return nil }
-            if let first = high {
-                bytes.append(first << 4 | UInt8(nibble))
-                high = nil
-            } else {
-                high = UInt8(nibble)
-            }
-        }
-        return bytes
+    /// The bytes of `-data` text: hex digits as ``ValueText/parseHex(_:)`` reads them,
+    /// optionally framed as `<…>` or prefixed with `0x`.
+    static func parseData(_ text: String) -> Data? {
+        var digits = Substring(text.trimmingCharacters(in: .whitespaces))
+        if digits.hasPrefix("<"), digits.hasSuffix(">") { digits = digits.dropFirst().dropLast() }
+        if digits.hasPrefix("0x") || digits.hasPrefix("0X") { digits = digits.dropFirst(2) }
+        return ValueText.parseHex(digits)
     }
 }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import PreferencesModel
+import PreferencesProxy
 
 extension Prefs {
     /// `prefs volatile list|read|set|remove`: domains kept only in prefsd's memory.
@@ -37,7 +38,7 @@ extension Prefs {
             public func run() async throws {
                 let client = try connect()
                 defer { client.close() }
-                for name in try await client.volatileDomains() { Output.line(name) }
+                for name in try await client.perform(PreferencesCall.volatileDomains()) { Output.line(name) }
             }
         }
 
@@ -66,7 +67,7 @@ extension Prefs {
             public func run() async throws {
                 let client = try connect()
                 defer { client.close() }
-                let entries = try await client.readDomain(domain, volatile: true)
+                let entries = try await client.perform(PreferencesCall.readVolatileDomain(domain), domain: domain)
                 let value: PropertyListValue
                 if let key {
                     guard let found = entries[PreferenceKey.normalized(key)] else { throw PrefsError.keyNotFound(domain: domain, key: key) }
@@ -104,7 +105,7 @@ extension Prefs {
                 }
                 let client = try connect()
                 defer { client.close() }
-                try await client.setVolatileDomain(domain, entries)
+                try await client.perform(PreferencesCall.setVolatileDomain(domain, entries), domain: domain)
             }
         }
 
@@ -125,10 +126,10 @@ extension Prefs {
             public func run() async throws {
                 let client = try connect()
                 defer { client.close() }
-                guard try await client.volatileDomains().contains(domain) else {
+                guard try await client.perform(PreferencesCall.volatileDomains()).contains(domain) else {
                     throw PrefsError.domainNotFound(domain)
                 }
-                try await client.removeVolatileDomain(domain)
+                try await client.perform(PreferencesCall.removeVolatileDomain(domain), domain: domain)
             }
         }
     }

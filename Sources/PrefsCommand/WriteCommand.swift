@@ -1,5 +1,6 @@
 import ArgumentParser
 import PreferencesModel
+import PreferencesProxy
 
 extension Prefs {
     /// `prefs write DOMAIN KEY VALUE` and `prefs write DOMAIN '{ … }'`.
@@ -53,27 +54,33 @@ extension Prefs {
         /// Parses the value and writes it.
         public func run() async throws {
             let request = try ValueParser.parseWrite(values)
+            let domain = domain
             let client = try connect()
             defer { client.close() }
             switch request {
             case .replaceDomain(let entries):
-                try await client.replaceDomain(domain, entries)
+                try await client.perform(PreferencesCall.replaceDomain(domain, entries), domain: domain)
             case .set(let key, let value):
-                try await client.write(domain, key, value)
+                try await client.perform(PreferencesCall.write(domain, key, value), domain: domain, key: key)
             case .arrayAdd(let key, let items):
-                switch try await client.readIfPresent(domain, key) {
-                case nil: try await client.write(domain, key, .array(items))
-                case .array(let current)?: try await client.write(domain, key, .array(current + items))
-                case let other?:
-                    throw PrefsError.invalid(detail: "the value of \"\(key)\" in \(domain) is a \(other.typeName), not an array; -array-add cannot append to it (use -array to replace it)")
+                // Read, append, and ApplyIf the value is still the one read: a concurrent
+                // writer of the key is never overwritten unseen (retried instead).
+                try await client.update(domain, keys: [key]) { current throws(PrefsError) in
+                    switch current[key] {
+                    case nil: return PreferencesBatch(set: [key: .array(items)])
+                    case .array(let list)?: return PreferencesBatch(set: [key: .array(list + items)])
+                    case let other?:
+                        throw .invalid(detail: "the value of \"\(key)\" in \(domain) is a \(other.typeName), not an array; -array-add cannot append to it (use -array to replace it)")
+                    }
                 }
             case .dictAdd(let key, let entries):
-                switch try await client.readIfPresent(domain, key) {
-                case nil: try await client.write(domain, key, .dictionary(entries))
-                case .dictionary(let current)?:
-                    try await client.write(domain, key, .dictionary(current.merging(entries) { $1 }))
-                case let other?:
-                    throw PrefsError.invalid(detail: "the value of \"\(key)\" in \(domain) is a \(other.typeName), not a dictionary; -dict-add cannot merge into it (use -dict to replace it)")
+                try await client.update(domain, keys: [key]) { current throws(PrefsError) in
+                    switch current[key] {
+                    case nil: return PreferencesBatch(set: [key: .dictionary(entries)])
+                    case .dictionary(let dictionary)?: return PreferencesBatch(set: [key: .dictionary(dictionary.merging(entries) { $1 })])
+                    case let other?:
+                        throw .invalid(detail: "the value of \"\(key)\" in \(domain) is a \(other.typeName), not a dictionary; -dict-add cannot merge into it (use -dict to replace it)")
+                    }
                 }
             }
         }

@@ -54,9 +54,7 @@ struct Benchmark {
             report.concurrency.append((writers, ours, theirs))
             log("  \(writers) writers: prefsd \(Int(ours))/s, dconf \(theirs.map { "\(Int($0))/s" } ?? "–")")
         }
-        _ = try connection.callBlocking(.methodCall(
-            destination: Calls.prefsdName, path: Calls.prefsdPath, interface: Calls.prefsdName,
-            member: "RemoveDomain", body: [.string("bench.conc")]))
+        _ = try connection.callBlocking(Calls.removeDomain("bench.conc"))
         if let dconf {
             try dconf.ensureRunning(probe: connection)
             _ = try connection.callBlocking(Calls.dconfChange((0..<64).map { ("/bench/conc/w\($0)", nil) }))

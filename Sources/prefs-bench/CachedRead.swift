@@ -2,6 +2,7 @@ import Foundation
 import BenchmarkKit
 import DBus
 import Preferences
+import PreferencesProxy
 
 /// Nanoseconds per call of `read`: each batch of `batch` calls is timed as a whole; the
 /// summary is over at most `batches` batches and `seconds` seconds.
@@ -22,9 +23,7 @@ func nanosecondsPerCall(batch: Int, batches: Int, seconds: Double, _ read: () ->
 func measureCachedReads(bus: String, quick: Bool) throws -> (ours: Summary, foundation: Summary) {
     let connection = try DBusConnection.connect(address: bus)
     defer { connection.close() }
-    _ = try connection.callBlocking(.methodCall(
-        destination: Calls.prefsdName, path: Calls.prefsdPath, interface: Calls.prefsdName, member: "Write",
-        body: [.string("bench.cached"), .string("greeting"), .variant(.string("hello, world"))]))
+    _ = try connection.callBlocking(PreferencesCall.write("bench.cached", "greeting", .string("hello, world")).message)
     let preferences = Preferences(applicationIdentifier: "bench.cached", arguments: [], environment: [:], busAddress: bus)
     guard preferences.string(forKey: "greeting") == "hello, world" else {
         throw BenchError("Preferences did not read back the value written")

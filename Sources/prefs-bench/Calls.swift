@@ -1,11 +1,14 @@
 import BenchmarkKit
 import DBus
+import PreferencesModel
 import PreferencesProtocol
+import PreferencesProxy
 
-/// The method calls the benchmark makes, all through the project's own DBus module.
+/// The method calls the benchmark makes, all through the project's own DBus module; the
+/// calls to prefsd are the proxy's requests (``PreferencesCall``), sent and timed here.
 enum Calls {
-    static let prefsdName = "io.github.prefsd.Preferences1"
-    static let prefsdPath = "/io/github/prefsd/Preferences1"
+    /// prefsd's bus name.
+    static let prefsdName = PreferencesBus.busName
     static let dconfName = "ca.desrt.dconf"
     static let dconfPath = "/ca/desrt/dconf/Writer/user"
     static let dconfInterface = "ca.desrt.dconf.Writer"
@@ -15,21 +18,22 @@ enum Calls {
     }
 
     static func read(_ domain: String, _ key: String) -> DBusMessage {
-        .methodCall(destination: prefsdName, path: prefsdPath, interface: prefsdName, member: "Read",
-                    body: [.string(domain), .string(key)])
+        PreferencesCall.read(domain, key).message
     }
 
     static func write(_ domain: String, _ key: String, _ value: Int64) -> DBusMessage {
-        .methodCall(destination: prefsdName, path: prefsdPath, interface: prefsdName, member: "Write",
-                    body: [.string(domain), .string(key), .variant(.int64(value))])
+        PreferencesCall.write(domain, key, .integer(value)).message
     }
 
-    /// `Apply(domain, set, [])` of `keys` → their index as an int64.
+    /// `Apply(domain, set, [])` of `keys` → their index as an integer.
     static func apply(_ domain: String, keys: Range<Int>, prefix: String = "k") -> DBusMessage {
-        let entries = keys.map { (DBusValue.string("\(prefix)\($0)"), DBusValue.variant(.int64(Int64($0)))) }
-        return .methodCall(
-            destination: prefsdName, path: prefsdPath, interface: prefsdName, member: "Apply",
-            body: [.string(domain), .dictionary(key: .string, value: .variant, entries), .array(element: .string, [])])
+        let entries = Dictionary(uniqueKeysWithValues: keys.map { ("\(prefix)\($0)", PropertyListValue.integer(Int64($0))) })
+        return PreferencesCall.apply(domain, set: entries, remove: []).message
+    }
+
+    /// `RemoveDomain(domain)`.
+    static func removeDomain(_ domain: String) -> DBusMessage {
+        PreferencesCall.removeDomain(domain).message
     }
 
     /// dconf's `Change(ay)` of a serialised changeset.

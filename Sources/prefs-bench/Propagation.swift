@@ -1,6 +1,7 @@
 import BenchmarkKit
 import DBus
 import Foundation
+import PreferencesProtocol
 import Preferences
 
 let propagationDomain = "bench.prop"
@@ -32,7 +33,7 @@ func measurePropagation(_ connection: DBusConnection, bus: String, budget: Budge
                           log: directory.appendingPathComponent("observer.log"))
     defer { child.stop(grace: 2) }
     guard child.readLine(timeout: 30) == "ready" else { throw BenchError("the observer child did not start") }
-    let ping = Calls.ping(Calls.prefsdName)
+    let ping = Calls.ping(PreferencesBus.busName)
     var value: Int64 = 0
     let lanes = try sample(budget, 2) { _ in
         let pingTime = try connection.timed(ping)

@@ -1,5 +1,6 @@
 import BenchmarkKit
 import DBus
+import PreferencesProtocol
 
 /// One row of the size sweep.
 struct SizeResult {
@@ -41,7 +42,7 @@ func fillDconf(_ connection: DBusConnection, from: Int, to: Int, chunk: Int, dea
 /// `Read` of one key of the big domain interleaved with `Peer.Ping` to prefsd: lane 0 is
 /// Ping, lane 1 is Read.
 func measureReads(_ connection: DBusConnection, budget: Budget) throws -> (ping: Figure, read: Figure) {
-    let ping = Calls.ping(Calls.prefsdName)
+    let ping = Calls.ping(PreferencesBus.busName)
     let read = Calls.read(bigDomain, "probe")
     // Warm up.
     for _ in 0..<50 { _ = try connection.timed(ping); _ = try connection.timed(read) }

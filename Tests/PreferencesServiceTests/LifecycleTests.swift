@@ -20,7 +20,7 @@ struct LifecycleTests {
         try await fixture.startService()
         client = PreferencesClient(connection: try fixture.connect())
         #expect(try await client.readValue("com.example.App", "kept") == .array([.string("a"), .integer(2)]))
-        #expect(try await client.strings("VolatileDomains") == [])
+        #expect(try await client.volatileDomains() == [])
         #expect(await client.refusal("Read", [.string("com.example.Session"), .string("k")]) == PreferencesErrorName.notFound.busName)
     }
 

@@ -26,13 +26,13 @@ struct MethodTests {
     func domains() async throws {
         let fixture = try await ServiceFixture()
         let client = PreferencesClient(connection: try fixture.connect())
-        #expect(try await client.strings("Domains") == [])
+        #expect(try await client.domains() == [])
         for domain in ["org.b", "NSGlobalDomain", "com.a"] {
             try await client.write(domain, "k", .boolean(true))
         }
-        #expect(try await client.strings("Domains") == ["NSGlobalDomain", "com.a", "org.b"])
+        #expect(try await client.domains() == ["NSGlobalDomain", "com.a", "org.b"])
         try await client.call("Remove", [.string("com.a"), .string("k")])
-        #expect(try await client.strings("Domains") == ["NSGlobalDomain", "org.b"])
+        #expect(try await client.domains() == ["NSGlobalDomain", "org.b"])
     }
 
     @Test("ReadDomain answers the whole domain, NotFound for none")
@@ -79,7 +79,7 @@ struct MethodTests {
         #expect(try await client.readDomain("com.example.App") == ["new": .boolean(false)])
         try await client.call("RemoveDomain", [.string("com.example.App")])
         #expect(await client.refusal("ReadDomain", [.string("com.example.App")]) == errorName(.notFound))
-        #expect(try await client.strings("Domains") == [])
+        #expect(try await client.domains() == [])
         // Removing a domain that does not exist succeeds.
         try await client.call("RemoveDomain", [.string("com.example.Never")])
     }
@@ -89,13 +89,13 @@ struct MethodTests {
         let fixture = try await ServiceFixture()
         let client = PreferencesClient(connection: try fixture.connect())
         try await client.call("SetVolatileDomain", [.string("com.example.Session"), PreferencesClient.values(["k": .string("v")])])
-        #expect(try await client.strings("VolatileDomains") == ["com.example.Session"])
-        #expect(try await client.strings("Domains") == [])
+        #expect(try await client.volatileDomains() == ["com.example.Session"])
+        #expect(try await client.domains() == [])
         #expect(try await client.readVolatileDomain("com.example.Session") == ["k": .string("v")])
         #expect(await client.refusal("SetVolatileDomain", [.string("com.example.Session"), PreferencesClient.values([:])]) == errorName(.exists))
 
         try await client.call("RemoveVolatileDomain", [.string("com.example.Session")])
-        #expect(try await client.strings("VolatileDomains") == [])
+        #expect(try await client.volatileDomains() == [])
         #expect(await client.refusal("ReadVolatileDomain", [.string("com.example.Session")]) == errorName(.notFound))
         // Removing an absent volatile domain succeeds.
         try await client.call("RemoveVolatileDomain", [.string("com.example.Session")])
@@ -140,7 +140,7 @@ struct MethodTests {
         #expect(await client.refusal("Apply", [.string(name), PreferencesClient.values(["k": .integer(1)]), .stringArray([])]) == errorName(.invalidName))
         #expect(await client.refusal("RemoveDomain", [.string(name)]) == errorName(.invalidName))
         #expect(try filesUnder(fixture.bus.directory) == before)
-        #expect(try await client.strings("Domains") == [])
+        #expect(try await client.domains() == [])
     }
 
     @Test("two spellings of one key are one key, stored once")
@@ -155,7 +155,7 @@ struct MethodTests {
         fixture.stopService()
         try await fixture.startService()
         let restarted = PreferencesClient(connection: try fixture.connect())
-        #expect(try await restarted.strings("Domains") == [], "no second spelling was left on disk")
+        #expect(try await restarted.domains() == [], "no second spelling was left on disk")
     }
 
     @Test("Invalid keys are InvalidName")
@@ -166,7 +166,7 @@ struct MethodTests {
             #expect(await client.refusal("Write", [.string("com.example.App"), .string(key), .variant(.int32(1))]) == errorName(.invalidName))
         }
         #expect(await client.refusal("Apply", [.string("com.example.App"), PreferencesClient.values([:]), .stringArray([""])]) == errorName(.invalidName))
-        #expect(try await client.strings("Domains") == [])
+        #expect(try await client.domains() == [])
     }
 
     @Test("Values over the limits are QuotaExceeded; the service answers instead of dropping the sender")

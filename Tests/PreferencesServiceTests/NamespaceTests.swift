@@ -20,7 +20,7 @@ struct NamespaceTests {
         #expect(try await client.readValue("com.example.App", "k") == .string("persistent"))
         #expect(try await client.readDomain("com.example.App") == ["k": .string("persistent")])
         #expect(try await client.readVolatileDomain("com.example.App") == ["k": .string("volatile")])
-        #expect(try await client.strings("Domains") == ["com.example.App"])
+        #expect(try await client.domains() == ["com.example.App"])
 
         try await client.call("RemoveVolatileDomain", [.string("com.example.App")])
         #expect(try await client.readValue("com.example.App", "k") == .string("persistent"), "removing the volatile domain kept the write")
@@ -48,18 +48,18 @@ struct NamespaceTests {
         #expect(await client.refusal("ReadVolatileDomain", [.string("com.example.Never")]) == notFound)
         let lookup = await client.refusal("Lookup", [.stringArray(["com.example.OnlyVolatile"]), .string("memory")])
         #expect(lookup == notFound, "Lookup searches persistent domains only")
-        #expect(try await client.strings("Domains") == ["com.example.Both"])
-        #expect(try await client.strings("VolatileDomains") == ["com.example.Both", "com.example.OnlyVolatile"])
+        #expect(try await client.domains() == ["com.example.Both"])
+        #expect(try await client.volatileDomains() == ["com.example.Both", "com.example.OnlyVolatile"])
 
         try await client.call("ReplaceDomain", [.string("com.example.Both"), PreferencesClient.values(["disk": .integer(9)])])
         #expect(try await client.readVolatileDomain("com.example.Both") == ["memory": .integer(2)])
         try await client.call("RemoveDomain", [.string("com.example.Both")])
         #expect(try await client.readVolatileDomain("com.example.Both") == ["memory": .integer(2)])
-        #expect(try await client.strings("Domains") == [])
+        #expect(try await client.domains() == [])
 
         try await client.write("com.example.Both", "disk", .integer(1))
         try await client.call("RemoveVolatileDomain", [.string("com.example.Both")])
         #expect(try await client.readDomain("com.example.Both") == ["disk": .integer(1)])
-        #expect(try await client.strings("VolatileDomains") == ["com.example.OnlyVolatile"])
+        #expect(try await client.volatileDomains() == ["com.example.OnlyVolatile"])
     }
 }

@@ -78,8 +78,24 @@ struct MonitorTests {
         let line = try #require(text.split(separator: "\n").first)
         let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
         #expect(object["domain"] as? String == "com.example.Any")
-        #expect((object["changed"] as? [String: Any])?["When"] as? String == "2024-05-01T12:00:00Z")
+        // The first line is of whichever write came after the monitor subscribed.
+        let when = try #require((object["changed"] as? [String: Any])?["When"] as? String)
+        #expect(when.hasPrefix("2024-05-01T12:00:0") && when.hasSuffix("Z") && when.count == 20, "\(when)")
         #expect(await stop(monitor, signal: SIGINT) == 0)
+    }
+
+    @Test("monitor prints the values a change left out of its signal (invalidated), re-read from prefsd")
+    func invalidatedValues() async throws {
+        let fixture = try await ServiceFixture()
+        let (monitor, output) = try startMonitor(fixture, ["com.example.Big"])
+        // 5,000 bytes: more than a signal's 4 KiB, so prefsd names the key in invalidated.
+        let blob = String(repeating: "x", count: 5000)
+        let text = try await writeUntilSeen(fixture, output: output, expected: "Blob = ") { attempt in
+            expectSuccess(try fixture.prefs("write", "com.example.Big", "Blob", "-string", blob + String(attempt)))
+        }
+        let line = try #require(text.split(separator: "\n").first { $0.contains("Blob = ") })
+        #expect(line.hasPrefix("com.example.Big: Blob = \(blob)"))
+        #expect(await stop(monitor, signal: SIGTERM) == 0)
     }
 }
 

@@ -126,7 +126,7 @@ struct VerbTests {
         #expect(try await client.readDomain("com.example.Editor") == ["TextSize": .integer(14)])
         #expect(try fixture.prefs("delete", "com.example.Editor", "Theme").status == 1)
         expectSuccess(try fixture.prefs("delete", "com.example.Editor"))
-        #expect(try await client.strings("Domains") == [])
+        #expect(try await client.domains() == [])
         let again = try fixture.prefs("delete", "com.example.Editor")
         #expect(again.status == 1)
         #expect(again.stderr.contains("prefs domains"))

@@ -2,9 +2,10 @@ import DBus
 import Foundation
 import PreferencesModel
 import PreferencesProtocol
-import Synchronization
+import PreferencesProxy
 
-/// One `Changed` or `VolatileChanged` signal as a test sees it.
+/// One `Changed` or `VolatileChanged` signal as a test sees it: as prefsd sent it, its
+/// invalidated keys not re-read.
 public struct ReceivedChange: Sendable {
     /// `Changed` or `VolatileChanged`.
     public var member: String
@@ -14,35 +15,44 @@ public struct ReceivedChange: Sendable {
     public var invalidated: [String]
     /// The marshalled size of the signal's body.
     public var bodyBytes: Int
+
+    init(_ change: DomainChange, member: String) {
+        self.member = member
+        domain = change.domain
+        changed = change.changed
+        removed = change.removed
+        invalidated = change.invalidated
+        // The service sends each value in its one canonical D-Bus type, so the body built
+        // again from the parsed change has the size of the one that travelled.
+        bodyBytes = DBusValue.structure([
+            .string(change.domain), PropertyListValue.dictionary(change.changed).dbusValue,
+            .stringArray(change.removed), .stringArray(change.invalidated),
+        ]).marshalledSize
+    }
 }
 
-/// Collects the `Changed` (and `VolatileChanged`) signals a connection receives.
+/// Collects the `Changed` (and `VolatileChanged`) signals a connection receives, through
+/// the proxy: only those prefsd itself sent, in order, as they were sent.
 public final class ChangedCollector: Sendable {
     private let received = Locked<[ReceivedChange]>([])
+    private let proxy: PreferencesProxy
+    private let subscription: PreferencesSubscription
 
     /// The connection the signals arrive on, kept open as long as the collector.
-    public let connection: DBusConnection
+    public var connection: DBusConnection { proxy.connection }
 
+    /// Subscribes to `domains` on `connection` (the proxy takes over its signal handler).
     public init(connection: DBusConnection, domains: [String]) async throws {
-        self.connection = connection
-        connection.setSignalHandler { [received] message in
-            guard message.interface == PreferencesBus.interface,
-                  let member = message.member,
-                  member == PreferencesBus.changedSignal || member == PreferencesBus.volatileChangedSignal,
-                  message.body.count == 4,
-                  case .string(let domain) = message.body[0],
-                  let changed = try? PropertyListValue.dictionary(dbus: message.body[1]),
-                  case .array(_, let removedValues) = message.body[2],
-                  case .array(_, let invalidatedValues) = message.body[3] else { return }
-            let change = ReceivedChange(
-                member: member, domain: domain, changed: changed,
-                removed: removedValues.compactMap(\.stringValue), invalidated: invalidatedValues.compactMap(\.stringValue),
-                bodyBytes: DBusValue.structure(message.body).marshalledSize
-            )
-            received.withLock { $0.append(change) }
-        }
-        for domain in domains {
-            try await connection.addMatch(PreferencesBus.domainMatchRule(domain: domain))
+        proxy = PreferencesProxy(connection: connection)
+        subscription = try await proxy.observe(domains, resolving: false) { [received] event in
+            switch event {
+            case .changed(let change):
+                received.withLock { $0.append(ReceivedChange(change, member: PreferencesBus.changedSignal)) }
+            case .volatileChanged(let change):
+                received.withLock { $0.append(ReceivedChange(change, member: PreferencesBus.volatileChangedSignal)) }
+            default:
+                break
+            }
         }
     }
 

@@ -1,8 +1,12 @@
 import DBus
 import PreferencesModel
 import PreferencesProtocol
+import PreferencesProxy
 
-/// Calls the service's methods from a test, the way any client on the bus would.
+/// Calls the service's methods from a test: the typed ones with the proxy's requests
+/// (``PreferencesCall``), failing with the bus's own ``DBusError`` so a test sees the
+/// error name the service answered; ``call(_:_:interface:)`` and ``refusal(_:_:)`` send
+/// arbitrary members and arguments, for tests of what the service refuses.
 public struct PreferencesClient {
     public let connection: DBusConnection
 
@@ -32,43 +36,56 @@ public struct PreferencesClient {
         }
     }
 
+    /// Sends one of the proxy's requests and reads its reply.
+    @discardableResult
+    public func perform<Reply>(_ request: PreferencesRequest<Reply>) async throws -> Reply {
+        try request.reply(try await connection.call(request.message).body)
+    }
+
     public func write(_ domain: String, _ key: String, _ value: PropertyListValue) async throws {
-        try await call("Write", [.string(domain), .string(key), value.dbusVariant])
+        try await perform(PreferencesCall.write(domain, key, value))
     }
 
+    /// `Write` of a D-Bus value as it is, to test what the service accepts on input.
     public func write(_ domain: String, _ key: String, raw value: DBusValue) async throws {
-        try await call("Write", [.string(domain), .string(key), .variant(value)])
+        try await call(PreferencesMethod.write.rawValue, [.string(domain), .string(key), .variant(value)])
     }
 
+    /// `Read`'s answer as it travelled, to test the D-Bus types the service sends.
     public func read(_ domain: String, _ key: String) async throws -> DBusValue {
-        guard case .variant(let value)? = try await call("Read", [.string(domain), .string(key)]).first else {
+        guard case .variant(let value)? = try await connection.call(PreferencesCall.read(domain, key).message).body.first else {
             throw FixtureError("Read did not answer a variant")
         }
         return value
     }
 
     public func readValue(_ domain: String, _ key: String) async throws -> PropertyListValue {
-        try PropertyListValue(dbus: try await read(domain, key))
+        try await perform(PreferencesCall.read(domain, key))
     }
 
     public func readDomain(_ domain: String) async throws -> [String: PropertyListValue] {
-        try await dictionary("ReadDomain", domain)
+        try await perform(PreferencesCall.readDomain(domain))
     }
 
     public func readVolatileDomain(_ domain: String) async throws -> [String: PropertyListValue] {
-        try await dictionary("ReadVolatileDomain", domain)
+        try await perform(PreferencesCall.readVolatileDomain(domain))
     }
 
-    private func dictionary(_ method: String, _ domain: String) async throws -> [String: PropertyListValue] {
-        guard let answer = try await call(method, [.string(domain)]).first else {
-            throw FixtureError("\(method) answered nothing")
-        }
-        return try PropertyListValue.dictionary(dbus: answer)
+    public func domains() async throws -> [String] {
+        try await perform(PreferencesCall.domains())
     }
 
+    public func volatileDomains() async throws -> [String] {
+        try await perform(PreferencesCall.volatileDomains())
+    }
+
+    /// `Domains` or `VolatileDomains`, named as tests written before ``domains()`` name them.
     public func strings(_ method: String) async throws -> [String] {
-        guard case .array(_, let items)? = try await call(method).first else { throw FixtureError("\(method) did not answer an array") }
-        return items.compactMap { if case .string(let text) = $0 { text } else { nil } }
+        switch method {
+        case PreferencesMethod.domains.rawValue: try await domains()
+        case PreferencesMethod.volatileDomains.rawValue: try await volatileDomains()
+        default: throw FixtureError("strings(\(method)): only Domains and VolatileDomains answer a list of names")
+        }
     }
 
     public static func values(_ values: [String: PropertyListValue]) -> DBusValue {

@@ -2,6 +2,7 @@ import DBus
 import Foundation
 import PreferencesModel
 import PreferencesProtocol
+import PreferencesProxy
 import PrefsdTestSupport
 import Testing
 
@@ -17,14 +18,9 @@ extension Reliability {
             let payload = { (index: Int) in PropertyListValue.data(Data(repeating: UInt8(index % 256), count: 64 << 10)) }
             for index in 0..<rounds {
                 let connection = try fixture.connect()
-                var message = DBusMessage.methodCall(
-                    destination: PreferencesBus.busName, path: PreferencesBus.objectPath, interface: PreferencesBus.interface,
-                    member: index % 2 == 0 ? "Write" : "Apply",
-                    body: index % 2 == 0
-                        ? [.string("com.example.Vanish"), .string("k\(index)"), payload(index).dbusVariant]
-                        : [.string("com.example.Vanish"), PreferencesClient.values(["a\(index)": payload(index), "b\(index)": .integer(Int64(index))]), .stringArray([])]
-                )
-                message.noReplyExpected = false
+                let message = index % 2 == 0
+                    ? PreferencesCall.write("com.example.Vanish", "k\(index)", payload(index)).message
+                    : PreferencesCall.apply("com.example.Vanish", set: ["a\(index)": payload(index), "b\(index)": .integer(Int64(index))], remove: []).message
                 try connection.send(message)
                 connection.close()
             }

@@ -55,7 +55,7 @@ extension Reliability {
             let after = PreferencesClient(connection: try fixture.connect())
             defer { after.connection.close() }
             // It serves, with a fresh, empty store that takes writes.
-            #expect(try await after.strings("Domains") == [])
+            #expect(try await after.domains() == [])
             try await after.write("com.example.Corrupt", "fresh", .integer(1))
             #expect(try await after.readValue("com.example.Corrupt", "fresh") == .integer(1))
 

@@ -2,6 +2,7 @@ import DBus
 import Foundation
 import PreferencesModel
 import PreferencesProtocol
+import PreferencesProxy
 import PrefsdTestSupport
 import Testing
 
@@ -78,7 +79,7 @@ extension Reliability {
                         let keys = (0..<3).map { "r\(round)-s\(sequence)-\($0)" }
                         var set = Dictionary(uniqueKeysWithValues: keys.map { ($0, PropertyListValue.integer(value)) })
                         set["latest"] = .integer(value)
-                        try await client.call("Apply", [.string(domain), PreferencesClient.values(set), .stringArray([])])
+                        try await client.perform(PreferencesCall.apply(domain, set: set, remove: []))
                         ledger.withLock { ledger in
                             for key in keys { ledger.acknowledged[domain, default: [:]][key] = value }
                             ledger.latestAcknowledged[name] = value

@@ -1,0 +1,89 @@
+import PreferencesModel
+import PreferencesProxy
+
+/// `prefs`'s link to prefsd: the proxy on a private connection to the session bus, with
+/// every ``PreferencesProxyError`` turned into a ``PrefsError`` that names the domain and
+/// key involved and carries its exit status.
+///
+/// Calls let the bus start prefsd when it is not running (D-Bus activation).
+public struct PrefsClient: Sendable {
+    /// The proxy the calls go through.
+    public let proxy: PreferencesProxy
+
+    /// A client over a proxy.
+    public init(proxy: PreferencesProxy) {
+        self.proxy = proxy
+    }
+
+    /// Connects to the session bus named by `DBUS_SESSION_BUS_ADDRESS`.
+    /// - Throws: ``PrefsError/noBus(detail:)`` when there is none or it cannot be reached.
+    public static func connectToSessionBus() throws(PrefsError) -> PrefsClient {
+        do {
+            return PrefsClient(proxy: try PreferencesProxy.connect())
+        } catch {
+            throw .noBus(detail: error.description)
+        }
+    }
+
+    /// Ends subscriptions and closes the connection.
+    public func close() {
+        proxy.close()
+    }
+
+    /// Sends one request of ``PreferencesCall`` about `domain` (and `key`).
+    public func perform<Reply>(_ request: PreferencesRequest<Reply>, domain: String? = nil, key: String? = nil) async throws(PrefsError) -> Reply {
+        do {
+            return try await proxy.perform(request)
+        } catch {
+            throw Self.map(error, domain: domain, key: key)
+        }
+    }
+
+    /// `Read`, with `nil` for a key (or domain) that does not exist.
+    public func readIfPresent(_ domain: String, _ key: String) async throws(PrefsError) -> PropertyListValue? {
+        do {
+            return try await perform(PreferencesCall.read(domain, key), domain: domain, key: key)
+        } catch .keyNotFound, .domainNotFound {
+            return nil
+        }
+    }
+
+    /// An atomic read-modify-write of `keys` (``PreferencesProxy/update(_:keys:attempts:_:)``):
+    /// `compute` sees their current values and answers the batch, applied with `ApplyIf`
+    /// only if they did not change meanwhile, retried otherwise.
+    public func update(
+        _ domain: String, keys: [String], _ compute: ([String: PropertyListValue]) throws(PrefsError) -> PreferencesBatch
+    ) async throws(PrefsError) {
+        do {
+            try await proxy.update(domain, keys: keys) { current in try compute(current) }
+        } catch let error as PrefsError {
+            throw error
+        } catch let error as PreferencesProxyError {
+            throw Self.map(error, domain: domain, key: keys.first)
+        } catch {
+            throw .unexpectedReply("\(error)")
+        }
+    }
+
+    /// The ``PrefsError`` for a failed call about `domain` (and `key`).
+    static func map(_ error: PreferencesProxyError, domain: String?, key: String?) -> PrefsError {
+        switch error {
+        case .notFound(let detail):
+            if let domain, let key { return .keyNotFound(domain: domain, key: key) }
+            if let domain { return .domainNotFound(domain) }
+            return .unexpectedReply(detail)
+        case .invalidName(let detail), .invalidValue(let detail), .accessDenied(let detail), .invalidArguments(let detail):
+            return .invalid(detail: detail)
+        case .invalidRequest:
+            return .invalid(detail: error.description)
+        case .forced(let detail): return .forced(domain: domain ?? "the domain", detail: detail)
+        case .exists(let detail): return .exists(domain: domain ?? "", detail: detail)
+        case .quotaExceeded(let detail), .limitsExceeded(let detail): return .quotaExceeded(detail: detail)
+        case .storageFailed(let detail): return .storageFailed(detail: detail)
+        case .serviceUnavailable: return .serviceUnavailable(detail: error.description)
+        case .contended(let detail): return .serviceUnavailable(detail: detail)
+        case .unexpectedReply(let detail): return .unexpectedReply(detail)
+        case .refused: return .unexpectedReply(error.description)
+        }
+    }
+}
