@@ -36,8 +36,6 @@ final class BackendCore: Sendable {
         var subscription: PreferencesSubscription?
         /// A reader gave up waiting for the first load and answered the schema default.
         var answeredEarly = false
-        /// A `ForcedKeysChanged` came while loading: newer than what the load read.
-        var forcedByEvent = false
     }
 
     struct PendingBatch: Sendable {
@@ -163,7 +161,7 @@ final class BackendCore: Sendable {
 
     private func finishLoad(
         _ domain: String, first: Bool,
-        result: Result<(values: [String: PropertyListValue], forced: Set<String>, serial: UInt32), PrefsdGSettingsError>
+        result: Result<PrefsdLink.Snapshot, PrefsdGSettingsError>
     ) {
         var news = News()
         state.withLock { state in
@@ -172,9 +170,8 @@ final class BackendCore: Sendable {
             case .success(let answer):
                 let keys = Set(slot.values.entries.keys).union(answer.values.keys)
                 let before = keys.map { Self.effective(state, domain, $0) }
-                let forcedBefore = slot.values.forced
                 _ = slot.values.recordSnapshot(answer.values, serial: answer.serial)
-                if !(first && slot.forcedByEvent) { slot.values.forced = answer.forced }
+                let forcingChanged = slot.values.recordForced(answer.forced, serial: answer.forcedSerial)
                 let wasUsable = slot.phase == .loaded
                 slot.phase = .loaded
                 state.domains[domain] = slot
@@ -183,7 +180,7 @@ final class BackendCore: Sendable {
                     for (key, old) in zip(keys, before) where Self.effective(state, domain, key) != old {
                         news.changed(domain, key)
                     }
-                    for key in forcedBefore.symmetricDifference(slot.values.forced) { news.writable(domain, key) }
+                    for key in forcingChanged { news.writable(domain, key) }
                     if !wasUsable { news.wholeDomains.insert(domain) }
                 }
             case .failure:
@@ -221,14 +218,11 @@ final class BackendCore: Sendable {
                 }
             }
             deliver(news, tag: nil)
-        case .forcedKeysChanged(let changedDomain, let keys) where changedDomain == domain:
+        case .forcedKeysChanged(let changedDomain, let keys, let serial) where changedDomain == domain:
             var news = News()
             state.withLock { state in
                 guard var slot = state.domains[domain] else { return }
-                let now = Set(keys)
-                for key in slot.values.forced.symmetricDifference(now) { news.writable(domain, key) }
-                slot.values.forced = now
-                if slot.phase == .loading { slot.forcedByEvent = true }
+                for key in slot.values.recordForced(Set(keys), serial: serial) { news.writable(domain, key) }
                 state.domains[domain] = slot
                 changed()
             }

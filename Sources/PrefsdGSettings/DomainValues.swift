@@ -12,8 +12,9 @@ struct DomainValues: Sendable {
     }
 
     private(set) var entries: [String: Stamped] = [:]
-    /// The keys an administrator forces.
-    var forced: Set<String> = []
+    /// The keys an administrator forces, and the serial of the message that told them.
+    private(set) var forced: Set<String> = []
+    private var forcedSerial: UInt32 = 0
 
     /// The confirmed value of `key`.
     func value(_ key: String) -> PropertyListValue? {
@@ -40,8 +41,19 @@ struct DomainValues: Sendable {
         return touched
     }
 
+    /// Records the forced keys as of `serial`, unless a newer message already told them;
+    /// returns the keys whose forcing changed.
+    mutating func recordForced(_ keys: Set<String>, serial: UInt32) -> Set<String> {
+        guard serial >= forcedSerial else { return [] }
+        let changed = forced.symmetricDifference(keys)
+        forced = keys
+        forcedSerial = serial
+        return changed
+    }
+
     /// Forgets the serials (a new prefsd numbers its messages from 1 again).
     mutating func resetSerials() {
         for key in entries.keys { entries[key]?.serial = 0 }
+        forcedSerial = 0
     }
 }

@@ -1,4 +1,3 @@
-import Dispatch
 import PreferencesModel
 import PreferencesProxy
 import Synchronization
@@ -58,38 +57,36 @@ final class PrefsdLink: Sendable {
     /// from the moment this returns.
     func subscribe(_ domain: String, _ handler: @escaping @Sendable (PreferencesEvent) -> Void) throws(PrefsdGSettingsError) -> PreferencesSubscription {
         let proxy = try proxy()
-        let outcome = Mutex<Result<PreferencesSubscription, PreferencesProxyError>?>(nil)
-        let done = DispatchSemaphore(value: 0)
-        Task {
-            do throws(PreferencesProxyError) {
-                let subscription = try await proxy.observe([domain], handler)
-                outcome.withLock { $0 = .success(subscription) }
-            } catch {
-                outcome.withLock { $0 = .failure(error) }
-            }
-            done.signal()
-        }
-        done.wait()
-        switch outcome.withLock({ $0 }) {
-        case .success(let subscription): return subscription
-        case .failure(let error): throw .prefsd(error)
-        case nil: throw .prefsd(.unexpectedReply("the subscription ended without an answer"))
+        do throws(PreferencesProxyError) {
+            return try proxy.observeBlocking([domain], handler)
+        } catch {
+            throw .prefsd(error)
         }
     }
 
-    /// A persistent domain's values (empty when it does not exist), the keys an
-    /// administrator forces in it, and the serial of the answer (0 when the domain does not
-    /// exist): signals with a higher serial were sent after it.
-    func load(_ domain: String) throws(PrefsdGSettingsError) -> (values: [String: PropertyListValue], forced: Set<String>, serial: UInt32) {
+    /// What ``load(_:)`` read of a domain.
+    struct Snapshot: Sendable {
+        /// The persistent domain's values (empty when it does not exist).
+        var values: [String: PropertyListValue]
+        /// The serial of prefsd's answer (0 when the domain does not exist): signals with a
+        /// higher serial were sent after it.
+        var serial: UInt32
+        /// The keys an administrator forces in it, and the serial of that answer.
+        var forced: Set<String>
+        var forcedSerial: UInt32
+    }
+
+    /// Reads a domain whole, with its forced keys.
+    func load(_ domain: String) throws(PrefsdGSettingsError) -> Snapshot {
         let proxy = try proxy()
         do throws(PreferencesProxyError) {
-            let forced = try proxy.performBlocking(PreferencesCall.forcedKeys(domain), timeout: Self.loadTimeout)
+            let forced = try proxy.answerBlocking(PreferencesCall.forcedKeys(domain), timeout: Self.loadTimeout)
             do throws(PreferencesProxyError) {
                 let answer = try proxy.answerBlocking(PreferencesCall.readDomain(domain), timeout: Self.loadTimeout)
-                return (answer.value, Set(forced), answer.serial)
+                return Snapshot(values: answer.value, serial: answer.serial, forced: Set(forced.value), forcedSerial: forced.serial)
             } catch .notFound {
                 // No such domain: nothing to stamp, so every signal counts as newer.
-                return ([:], Set(forced), 0)
+                return Snapshot(values: [:], serial: 0, forced: Set(forced.value), forcedSerial: forced.serial)
             }
         } catch {
             throw .prefsd(error)

@@ -20,6 +20,20 @@ struct GSettingsBench {
         /// Nanoseconds per `g_settings_get_int`.
         var intP50: Double
         var intP99: Double
+
+        init(firstRead: Double, stringP50: Double, stringP99: Double, intP50: Double, intP99: Double) {
+            (self.firstRead, self.stringP50, self.stringP99, self.intP50, self.intP99) = (firstRead, stringP50, stringP99, intP50, intP99)
+        }
+
+        /// Each figure's median over `rounds`.
+        init(median rounds: [Figures]) {
+            func median(_ figure: (Figures) -> Double) -> Double {
+                let sorted = rounds.map(figure).sorted()
+                return sorted.isEmpty ? .nan : sorted[sorted.count / 2]
+            }
+            self.init(firstRead: median(\.firstRead), stringP50: median(\.stringP50), stringP99: median(\.stringP99),
+                      intP50: median(\.intP50), intP99: median(\.intP99))
+        }
     }
 
     func run() throws {
@@ -53,25 +67,31 @@ struct GSettingsBench {
 
         let batches = quick ? 200 : 1000
         let perBatch = 1000
-        var results: [(String, Figures)] = []
-        for backend in ["dconf", "prefsd"] {
-            let environment = [
-                "DBUS_SESSION_BUS_ADDRESS": bus.address,
-                "GSETTINGS_BACKEND": backend,
-                "GIO_EXTRA_MODULES": modules.path,
-                "GSETTINGS_SCHEMA_DIR": schemas.path,
-                "XDG_CONFIG_HOME": dconf.directory.appendingPathComponent("config").path,
-                "XDG_RUNTIME_DIR": dconf.directory.appendingPathComponent("runtime").path,
-                "HOME": dconf.directory.path,
-            ]
-            log("GSettings reads with GSETTINGS_BACKEND=\(backend)")
-            try check(runCommand(runner, ["write"], environment: environment), "\(backend): write")
-            let read = try runCommand(runner, ["read", "\(batches)", "\(perBatch)"], environment: environment, timeout: .seconds(300))
-            try check(read, "\(backend): read")
-            let numbers = read.stdout.split(separator: " ").compactMap { Double($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
-            guard numbers.count == 5 else { throw BenchError("\(backend): the reader printed \(read.stdout)") }
-            results.append((backend, Figures(firstRead: numbers[0], stringP50: numbers[1], stringP99: numbers[2], intP50: numbers[3], intP99: numbers[4])))
+        // The backends take turns, several rounds, so that a change in the machine's load
+        // falls on both; each figure is the median of its rounds.
+        let rounds = quick ? 1 : 5
+        var samples: [String: [Figures]] = [:]
+        for round in 1...rounds {
+            for backend in ["dconf", "prefsd"] {
+                let environment = [
+                    "DBUS_SESSION_BUS_ADDRESS": bus.address,
+                    "GSETTINGS_BACKEND": backend,
+                    "GIO_EXTRA_MODULES": modules.path,
+                    "GSETTINGS_SCHEMA_DIR": schemas.path,
+                    "XDG_CONFIG_HOME": dconf.directory.appendingPathComponent("config").path,
+                    "XDG_RUNTIME_DIR": dconf.directory.appendingPathComponent("runtime").path,
+                    "HOME": dconf.directory.path,
+                ]
+                log("GSettings reads with GSETTINGS_BACKEND=\(backend), round \(round) of \(rounds)")
+                try check(runCommand(runner, ["write"], environment: environment), "\(backend): write")
+                let read = try runCommand(runner, ["read", "\(batches)", "\(perBatch)"], environment: environment, timeout: .seconds(300))
+                try check(read, "\(backend): read")
+                let numbers = read.stdout.split(separator: " ").compactMap { Double($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+                guard numbers.count == 5 else { throw BenchError("\(backend): the reader printed \(read.stdout)") }
+                samples[backend, default: []].append(Figures(firstRead: numbers[0], stringP50: numbers[1], stringP99: numbers[2], intP50: numbers[3], intP99: numbers[4]))
+            }
         }
+        let results = ["dconf", "prefsd"].map { backend in (backend, Figures(median: samples[backend] ?? [])) }
         print(Self.table(results, batches: batches, perBatch: perBatch))
     }
 
@@ -92,7 +112,7 @@ struct GSettingsBench {
     static func table(_ results: [(String, Figures)], batches: Int, perBatch: Int) -> String {
         func ns(_ value: Double) -> String { String(format: "%.0f ns", value) }
         var lines = [
-            "| GSettings (\(batches) batches × \(perBatch) reads, one C program) | first read | `get_string` p50 / p99 | `get_int` p50 / p99 |",
+            "| GSettings (\(batches) batches × \(perBatch) reads, one C program; median of rounds) | first read | `get_string` p50 / p99 | `get_int` p50 / p99 |",
             "| --- | --- | --- | --- |",
         ]
         for (backend, figures) in results {
