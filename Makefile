@@ -38,7 +38,7 @@ install: build
 	sed 's|@bindir@|$(BINDIR)|g' dbus/io.github.prefsd.Preferences1.service > "$(DESTDIR)$(DBUS_SERVICES_DIR)/io.github.prefsd.Preferences1.service"
 	sed 's|@bindir@|$(BINDIR)|g' dbus/prefsd.service > "$(DESTDIR)$(SYSTEMD_USER_DIR)/prefsd.service"
 	install -m 0644 "$$($(SWIFT) build -c release --show-bin-path)/libgioprefsd.so" "$(DESTDIR)$(GIO_MODULE_DIR)/libgioprefsd.so"
-	# GIO's module cache names the extension point each module implements.
+	@# GIO's module cache names the extension point each module implements.
 	if [ -z "$(DESTDIR)" ] && command -v gio-querymodules >/dev/null; then gio-querymodules "$(GIO_MODULE_DIR)"; fi
 	@echo "installed prefsd and prefs in $(BINDIR); the session bus starts prefsd on first use"
 	@echo "installed the GSettings backend in $(GIO_MODULE_DIR); GSETTINGS_BACKEND=prefsd selects it (README: GSettings programs)"
