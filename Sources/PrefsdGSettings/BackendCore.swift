@@ -244,7 +244,7 @@ final class BackendCore: Sendable {
     /// Writes (a value) or resets (`nil`) each GSettings full key, as one atomic `Apply`
     /// per domain, in the order of the calls. Readers see the values at once; `false`,
     /// changing nothing, when a key is not mappable, is known to be forced, or prefsd
-    /// cannot be reached.
+    /// could not be reached to load its domain.
     func write(_ changes: [(key: String, value: PropertyListValue?)], tag: OriginTag?) -> Bool {
         var locations: [(SettingsLocation, PropertyListValue?)] = []
         for change in changes {
@@ -254,8 +254,10 @@ final class BackendCore: Sendable {
         }
         guard link.isUsable else { return false }
         let batches = state.withLock { state -> [PendingBatch]? in
-            for (location, _) in locations where state.domains[location.domain]?.values.forced.contains(location.key) == true {
-                return nil
+            for (location, _) in locations {
+                guard let slot = state.domains[location.domain] else { continue }
+                // Not loadable (prefsd could not be reached or started), or forced: refused.
+                if slot.phase == .unavailable || slot.values.forced.contains(location.key) { return nil }
             }
             var byDomain: [String: (set: [String: PropertyListValue], remove: Set<String>)] = [:]
             for (location, value) in locations {

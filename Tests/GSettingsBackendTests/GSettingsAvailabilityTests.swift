@@ -28,10 +28,10 @@ struct GSettingsAvailabilityTests {
         #expect(get.status == 0 && get.stdout == "5\n", "\(get.stderr)")
         let result = try fixture.python("""
         s = Gio.Settings.new('org.example.Test')
-        print(s.is_writable('text'), s.get_string('text'))
+        print(s.is_writable('text'), s.set_string('text', 'x'), s.get_string('text'))
         Gio.Settings.sync()
         """)
-        #expect(result.status == 0 && result.stdout == "False hello\n", "\(result.stderr)")
+        #expect(result.status == 0 && result.stdout == "False False hello\n", "\(result.stderr)")
     }
 
     @Test("prefsd started by bus activation serves the first GSettings program")
