@@ -1,3 +1,4 @@
+import Dispatch
 import PreferencesModel
 import PreferencesProxy
 import Synchronization
@@ -76,18 +77,39 @@ final class PrefsdLink: Sendable {
         var forcedSerial: UInt32
     }
 
-    /// Reads a domain whole, with its forced keys.
+    /// Reads a domain whole, with its forced keys: the two calls go out together, so the
+    /// load costs one round trip once the subscription is in force.
     func load(_ domain: String) throws(PrefsdGSettingsError) -> Snapshot {
         let proxy = try proxy()
-        do throws(PreferencesProxyError) {
-            let forced = try proxy.answerBlocking(PreferencesCall.forcedKeys(domain), timeout: Self.loadTimeout)
+        let forcedAnswer = Mutex<Result<(value: [String], serial: UInt32), PreferencesProxyError>?>(nil)
+        let forcedDone = DispatchGroup()
+        forcedDone.enter()
+        DispatchQueue.global().async {
+            let result: Result<(value: [String], serial: UInt32), PreferencesProxyError>
             do throws(PreferencesProxyError) {
-                let answer = try proxy.answerBlocking(PreferencesCall.readDomain(domain), timeout: Self.loadTimeout)
-                return Snapshot(values: answer.value, serial: answer.serial, forced: Set(forced.value), forcedSerial: forced.serial)
-            } catch .notFound {
-                // No such domain: nothing to stamp, so every signal counts as newer.
-                return Snapshot(values: [:], serial: 0, forced: Set(forced.value), forcedSerial: forced.serial)
+                result = .success(try proxy.answerBlocking(PreferencesCall.forcedKeys(domain), timeout: Self.loadTimeout))
+            } catch {
+                result = .failure(error)
             }
+            forcedAnswer.withLock { $0 = result }
+            forcedDone.leave()
+        }
+        let values: Result<(value: [String: PropertyListValue], serial: UInt32), PreferencesProxyError>
+        do throws(PreferencesProxyError) {
+            values = .success(try proxy.answerBlocking(PreferencesCall.readDomain(domain), timeout: Self.loadTimeout))
+        } catch .notFound {
+            // No such domain: nothing to stamp, so every signal counts as newer.
+            values = .success(([:], 0))
+        } catch {
+            values = .failure(error)
+        }
+        forcedDone.wait()
+        do throws(PreferencesProxyError) {
+            let answer = try values.get()
+            guard let forced = try forcedAnswer.withLock({ $0 })?.get() else {
+                throw .unexpectedReply("ForcedKeys ended without an answer")
+            }
+            return Snapshot(values: answer.value, serial: answer.serial, forced: Set(forced.value), forcedSerial: forced.serial)
         } catch {
             throw .prefsd(error)
         }
