@@ -77,7 +77,7 @@ let package = Package(
         ),
         .target(
             name: "Preferences",
-            dependencies: ["DBus", "PreferencesModel", "PreferencesProtocol"],
+            dependencies: ["DBus", "PreferencesModel", "PreferencesProtocol", "PreferencesProxy"],
             swiftSettings: strict
         ),
 

@@ -37,6 +37,9 @@ struct PrefsBench: ParsableCommand {
     @Flag(help: "Only compare GSettings reads through GSETTINGS_BACKEND=dconf and =prefsd (needs cc and libglib2.0-dev).")
     var gsettings = false
 
+    @Flag(help: "Measure only the rapid writes through the library (100,000 sets of one key).")
+    var onlyRapidWrites = false
+
     @Flag(help: .hidden) var observerChild = false
     @Option(help: .hidden) var address: String?
     @Option(help: .hidden) var childCount = 1
