@@ -18,6 +18,20 @@ struct GSettingsChangeTests {
         throw FixtureError("\"\(text)\" did not appear within \(timeout); the output was:\n\(output)")
     }
 
+    /// A GSettings program that prints each `changed` signal with the new value, and
+    /// ends when `text` becomes `done`.
+    static let changeWatcher = """
+    s = Gio.Settings.new('org.example.Test')
+    loop = GLib.MainLoop()
+    def changed(settings, key):
+        print('changed', key, settings.get_value(key).print_(True), flush=True)
+        if key == 'text' and settings.get_string('text') == 'done':
+            loop.quit()
+    s.connect('changed', changed)
+    print('ready', s.get_string('text'), s.get_int('int32'), flush=True)
+    loop.run()
+    """
+
     private func stop(_ process: Process) {
         guard process.isRunning else { return }
         kill(process.processIdentifier, SIGKILL)
@@ -55,19 +69,9 @@ struct GSettingsChangeTests {
     func twoProcesses() async throws {
         let service = try await ServiceFixture()
         let fixture = try GSettingsFixture(service: service)
-        let (watcher, output) = try fixture.startPython("""
-        s = Gio.Settings.new('org.example.Test')
-        loop = GLib.MainLoop()
-        def changed(settings, key):
-            print('changed', key, settings.get_value(key).print_(True), flush=True)
-            if key == 'text' and settings.get_string('text') == 'done':
-                loop.quit()
-        s.connect('changed', changed)
-        print('ready', s.get_string('text'), flush=True)
-        loop.run()
-        """)
+        let (watcher, output) = try fixture.startPython(Self.changeWatcher)
         defer { stop(watcher) }
-        try await waitFor("ready hello", in: output)
+        try await waitFor("ready hello 5", in: output)
         let writer = try fixture.python("""
         s = Gio.Settings.new('org.example.Test')
         s.set_int('int32', 77)
@@ -165,17 +169,9 @@ struct GSettingsChangeTests {
     func serviceRestart() async throws {
         let service = try await ServiceFixture()
         let fixture = try GSettingsFixture(service: service)
-        let (watcher, output) = try fixture.startPython("""
-        s = Gio.Settings.new('org.example.Test')
-        loop = GLib.MainLoop()
-        def changed(settings, key):
-            print('changed', key, settings.get_value(key).print_(True), flush=True)
-        s.connect('changed', changed)
-        print('ready', s.get_int('int32'), flush=True)
-        loop.run()
-        """)
+        let (watcher, output) = try fixture.startPython(Self.changeWatcher)
         defer { stop(watcher) }
-        try await waitFor("ready 5", in: output)
+        try await waitFor("ready hello 5", in: output)
         #expect(service.stopService() == 0)
         try await service.startService()
         let proxy = PreferencesProxy(connection: try service.connect())
