@@ -13,6 +13,7 @@ let package = Package(
     products: [
         .executable(name: "prefsd", targets: ["prefsd"]),
         .executable(name: "prefs", targets: ["prefs"]),
+        .executable(name: "prefsd-portal", targets: ["prefsd-portal"]),
         .library(name: "Preferences", targets: ["Preferences"]),
         .library(name: "DBus", targets: ["DBus"]),
         .library(name: "PreferencesModel", targets: ["PreferencesModel"]),
@@ -129,6 +130,28 @@ let package = Package(
             swiftSettings: strict
         ),
 
+        // MARK: The Settings portal backend
+        .target(
+            name: "SettingsPortal",
+            dependencies: [
+                "DBus",
+                "PreferencesModel",
+                "PreferencesProtocol",
+                "PreferencesProxy",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
+        .executableTarget(
+            name: "prefsd-portal",
+            dependencies: [
+                "SettingsPortal",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
+
         // MARK: Benchmark
         .target(
             name: "BenchmarkKit",
@@ -192,6 +215,11 @@ let package = Package(
         .testTarget(
             name: "DBusTests",
             dependencies: ["DBus", "BusTestSupport"],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "SettingsPortalTests",
+            dependencies: ["DBus", "PreferencesModel", "PreferencesProtocol", "PrefsdTestSupport", "SettingsPortal"],
             swiftSettings: strict
         ),
         .testTarget(
