@@ -252,7 +252,7 @@ let package = Package(
         .testTarget(
             name: "PreferencesServiceTests",
             dependencies: [
-                "DBus", "PrefsdTestSupport", "PreferencesModel", "PreferencesProtocol", "PreferencesService",
+                "DBus", "PrefsdTestSupport", "PreferencesModel", "PreferencesProtocol", "PreferencesProxy", "PreferencesService",
             ],
             swiftSettings: strict
         ),
