@@ -4,6 +4,10 @@ BINDIR ?= $(PREFIX)/bin
 DBUS_SERVICES_DIR ?= $(PREFIX)/share/dbus-1/services
 SYSTEMD_USER_DIR ?= $(PREFIX)/share/systemd/user
 PORTALS_DIR ?= $(PREFIX)/share/xdg-desktop-portal/portals
+# The GSettings backend (a GIO module). A user install is found through GIO_EXTRA_MODULES
+# (README: "GSettings programs"); for every user, install into GLib's own directory:
+# make install GIO_MODULE_DIR=`pkg-config --variable=giomoduledir gio-2.0`
+GIO_MODULE_DIR ?= $(PREFIX)/lib/gio/modules
 SWIFT ?= swift
 
 .PHONY: all deps build run test bench install uninstall clean
@@ -32,7 +36,7 @@ bench: deps
 	$(SWIFT) run -c release prefs-bench $(BENCH_FLAGS)
 
 install: build
-	install -d "$(DESTDIR)$(BINDIR)" "$(DESTDIR)$(DBUS_SERVICES_DIR)" "$(DESTDIR)$(SYSTEMD_USER_DIR)" "$(DESTDIR)$(PORTALS_DIR)"
+	install -d "$(DESTDIR)$(BINDIR)" "$(DESTDIR)$(DBUS_SERVICES_DIR)" "$(DESTDIR)$(SYSTEMD_USER_DIR)" "$(DESTDIR)$(PORTALS_DIR)" "$(DESTDIR)$(GIO_MODULE_DIR)"
 	install -m 0755 "$$($(SWIFT) build -c release --show-bin-path)/prefsd" "$(DESTDIR)$(BINDIR)/prefsd"
 	install -m 0755 "$$($(SWIFT) build -c release --show-bin-path)/prefs" "$(DESTDIR)$(BINDIR)/prefs"
 	install -m 0755 "$$($(SWIFT) build -c release --show-bin-path)/prefsd-portal" "$(DESTDIR)$(BINDIR)/prefsd-portal"
@@ -40,13 +44,19 @@ install: build
 	install -m 0644 dbus/prefsd.portal "$(DESTDIR)$(PORTALS_DIR)/prefsd.portal"
 	sed 's|@bindir@|$(BINDIR)|g' dbus/io.github.prefsd.Preferences1.service > "$(DESTDIR)$(DBUS_SERVICES_DIR)/io.github.prefsd.Preferences1.service"
 	sed 's|@bindir@|$(BINDIR)|g' dbus/prefsd.service > "$(DESTDIR)$(SYSTEMD_USER_DIR)/prefsd.service"
+	install -m 0644 "$$($(SWIFT) build -c release --show-bin-path)/libgioprefsd.so" "$(DESTDIR)$(GIO_MODULE_DIR)/libgioprefsd.so"
+	@# GIO's module cache names the extension point each module implements.
+	if [ -z "$(DESTDIR)" ] && command -v gio-querymodules >/dev/null; then gio-querymodules "$(GIO_MODULE_DIR)"; fi
 	@echo "installed prefsd and prefs in $(BINDIR); the session bus starts prefsd on first use"
+	@echo "installed the GSettings backend in $(GIO_MODULE_DIR); GSETTINGS_BACKEND=prefsd selects it (README: GSettings programs)"
 
 uninstall:
 	rm -f "$(DESTDIR)$(BINDIR)/prefsd" "$(DESTDIR)$(BINDIR)/prefs" "$(DESTDIR)$(BINDIR)/prefsd-portal" \
 	      "$(DESTDIR)$(DBUS_SERVICES_DIR)/org.freedesktop.impl.portal.desktop.prefsd.service" "$(DESTDIR)$(PORTALS_DIR)/prefsd.portal" \
 	      "$(DESTDIR)$(DBUS_SERVICES_DIR)/io.github.prefsd.Preferences1.service" \
-	      "$(DESTDIR)$(SYSTEMD_USER_DIR)/prefsd.service"
+	      "$(DESTDIR)$(SYSTEMD_USER_DIR)/prefsd.service" \
+	      "$(DESTDIR)$(GIO_MODULE_DIR)/libgioprefsd.so"
+	if [ -z "$(DESTDIR)" ] && command -v gio-querymodules >/dev/null && [ -d "$(GIO_MODULE_DIR)" ]; then gio-querymodules "$(GIO_MODULE_DIR)"; fi
 
 clean:
 	rm -rf .build

@@ -18,6 +18,8 @@ let package = Package(
         .library(name: "DBus", targets: ["DBus"]),
         .library(name: "PreferencesModel", targets: ["PreferencesModel"]),
         .library(name: "PreferencesProxy", targets: ["PreferencesProxy"]),
+        // The GSettings backend: a GIO module (libgioprefsd.so), selected with GSETTINGS_BACKEND=prefsd.
+        .library(name: "gioprefsd", type: .dynamic, targets: ["PrefsdGSettings"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
@@ -78,6 +80,25 @@ let package = Package(
             name: "Preferences",
             dependencies: ["DBus", "PreferencesModel", "PreferencesProtocol", "PreferencesProxy"],
             swiftSettings: strict
+        ),
+
+        // MARK: GSettings backend
+        .systemLibrary(
+            name: "CGIO",
+            pkgConfig: "gio-2.0",
+            providers: [.apt(["libglib2.0-dev"])]
+        ),
+        .target(
+            name: "GSettingsPaths",
+            dependencies: ["PreferencesModel"],
+            swiftSettings: strict
+        ),
+        .target(
+            name: "PrefsdGSettings",
+            dependencies: ["CGIO", "GSettingsPaths", "PreferencesModel", "PreferencesProxy"],
+            swiftSettings: strict,
+            // Loaded into programs that carry no Swift runtime: link it in.
+            linkerSettings: [.unsafeFlags(["-static-stdlib"]), .linkedLibrary("CoreFoundation"), .linkedLibrary("_FoundationCollections"), .linkedLibrary("_FoundationCShims"), .linkedLibrary("_FoundationICU")]
         ),
 
         // MARK: Executables
@@ -231,13 +252,25 @@ let package = Package(
         .testTarget(
             name: "PreferencesServiceTests",
             dependencies: [
-                "DBus", "PrefsdTestSupport", "PreferencesModel", "PreferencesProtocol", "PreferencesService",
+                "DBus", "PrefsdTestSupport", "PreferencesModel", "PreferencesProtocol", "PreferencesProxy", "PreferencesService",
             ],
             swiftSettings: strict
         ),
         .testTarget(
             name: "ReliabilityTests",
             dependencies: ["DBus", "PrefsdTestSupport", "PreferencesModel", "PreferencesProtocol", "PreferencesProxy"],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "GSettingsPathsTests",
+            dependencies: ["GSettingsPaths"],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "GSettingsBackendTests",
+            // Drives the built libgioprefsd.so through gsettings and PyGObject; it does not
+            // link the module (whose static Swift runtime must stay out of the test process).
+            dependencies: ["PreferencesModel", "PreferencesProxy", "PrefsdTestSupport"],
             swiftSettings: strict
         ),
     ]
