@@ -32,12 +32,14 @@ install: build
 	install -m 0755 "$$($(SWIFT) build -c release --show-bin-path)/prefsd" "$(DESTDIR)$(BINDIR)/prefsd"
 	install -m 0755 "$$($(SWIFT) build -c release --show-bin-path)/prefs" "$(DESTDIR)$(BINDIR)/prefs"
 	sed 's|@bindir@|$(BINDIR)|g' dbus/io.github.prefsd.Preferences1.service > "$(DESTDIR)$(DBUS_SERVICES_DIR)/io.github.prefsd.Preferences1.service"
+	sed 's|@bindir@|$(BINDIR)|g' dbus/io.github.prefsd.Sandboxed1.service > "$(DESTDIR)$(DBUS_SERVICES_DIR)/io.github.prefsd.Sandboxed1.service"
 	sed 's|@bindir@|$(BINDIR)|g' dbus/prefsd.service > "$(DESTDIR)$(SYSTEMD_USER_DIR)/prefsd.service"
 	@echo "installed prefsd and prefs in $(BINDIR); the session bus starts prefsd on first use"
 
 uninstall:
 	rm -f "$(DESTDIR)$(BINDIR)/prefsd" "$(DESTDIR)$(BINDIR)/prefs" \
 	      "$(DESTDIR)$(DBUS_SERVICES_DIR)/io.github.prefsd.Preferences1.service" \
+	      "$(DESTDIR)$(DBUS_SERVICES_DIR)/io.github.prefsd.Sandboxed1.service" \
 	      "$(DESTDIR)$(SYSTEMD_USER_DIR)/prefsd.service"
 
 clean:

@@ -158,6 +158,17 @@ let package = Package(
             path: "Tests/PreferencesProbe",
             swiftSettings: strict
         ),
+        .executableTarget(
+            name: "sandbox-probe",
+            dependencies: ["DBus", "PreferencesModel", "PreferencesProtocol", "PreferencesProxy"],
+            path: "Tests/SandboxProbe",
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "SandboxTests",
+            dependencies: ["DBus", "PrefsdTestSupport", "PreferencesModel", "PreferencesProtocol", "PreferencesProxy"],
+            swiftSettings: strict
+        ),
         .testTarget(
             name: "PreferencesProxyTests",
             dependencies: ["DBus", "PreferencesModel", "PreferencesProtocol", "PreferencesProxy", "PrefsdTestSupport"],

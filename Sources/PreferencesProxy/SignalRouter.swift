@@ -43,6 +43,8 @@ final class SignalRouter: Sendable {
 
     private struct Rule: Sendable {
         var count: Int
+        /// The domain it follows; `nil` for every domain.
+        let domain: String?
         let added: Task<Result<Void, PreferencesProxyError>, Never>
     }
 
@@ -60,14 +62,16 @@ final class SignalRouter: Sendable {
         }
     }
 
+    /// Where prefsd is: the main name, or the sandbox door inside Flatpak.
+    private static let endpoint = PreferencesEndpoint.current
+
     /// The match rule for prefsd's signals about `domain` (every domain when `nil`).
     static func rule(domain: String?) -> String {
-        if let domain { return PreferencesBus.domainMatchRule(domain: domain) }
-        return "type='signal',sender='\(PreferencesBus.busName)',path='\(PreferencesBus.objectPath)',interface='\(PreferencesBus.interface)'"
+        endpoint.rule(domain: domain)
     }
 
     private static let ownerRule =
-        "type='signal',sender='org.freedesktop.DBus',interface='org.freedesktop.DBus',member='NameOwnerChanged',arg0='\(PreferencesBus.busName)'"
+        "type='signal',sender='org.freedesktop.DBus',interface='org.freedesktop.DBus',member='NameOwnerChanged',arg0='\(endpoint.busName)'"
 
     init(connection: DBusConnection) {
         self.connection = connection
@@ -108,18 +112,19 @@ final class SignalRouter: Sendable {
             }
         }
         try await followOwner()
-        let keys = subscriber.domains.map { $0.sorted().map(Self.rule(domain:)) } ?? [Self.rule(domain: nil)]
+        let domains: [String?] = subscriber.domains.map { $0.sorted() } ?? [nil]
         let (identifier, waits) = try state.withLock { state throws(PreferencesProxyError) -> (UInt64, [Task<Result<Void, PreferencesProxyError>, Never>]) in
             guard !state.closed else { throw .serviceUnavailable("the proxy is closed") }
             state.nextIdentifier += 1
             state.subscribers[state.nextIdentifier] = subscriber
             var waits: [Task<Result<Void, PreferencesProxyError>, Never>] = []
-            for key in keys {
+            for domain in domains {
+                let key = Self.rule(domain: domain)
                 if state.rules[key] == nil {
                     let connection = connection
-                    state.rules[key] = Rule(count: 0, added: Task {
+                    state.rules[key] = Rule(count: 0, domain: domain, added: Task {
                         do throws(DBusError) {
-                            try await connection.addMatch(key)
+                            try await Self.endpoint.follow(domain, on: connection)
                             return .success(())
                         } catch {
                             return .failure(PreferencesProxyError(error))
@@ -142,23 +147,21 @@ final class SignalRouter: Sendable {
 
     /// Removes a subscriber; a match rule no subscriber needs any more is removed.
     func unsubscribe(_ identifier: UInt64) {
-        let unused = state.withLock { state -> [String] in
+        let unused = state.withLock { state -> [String?] in
             guard let subscriber = state.subscribers.removeValue(forKey: identifier) else { return [] }
             let keys = subscriber.domains.map { $0.map(Self.rule(domain:)) } ?? [Self.rule(domain: nil)]
-            var unused: [String] = []
+            var unused: [String?] = []
             for key in keys {
                 state.rules[key]?.count -= 1
                 if state.rules[key]?.count == 0 {
+                    unused.append(state.rules[key]?.domain)
                     state.rules[key] = nil
-                    unused.append(key)
                 }
             }
             return unused
         }
-        for rule in unused {
-            connection.call(.methodCall(
-                destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
-                member: "RemoveMatch", body: [.string(rule)])) { _ in }
+        for domain in unused {
+            Self.endpoint.unfollow(domain, on: connection)
         }
     }
 
@@ -184,7 +187,7 @@ final class SignalRouter: Sendable {
                 await withCheckedContinuation { (applied: CheckedContinuation<Void, Never>) in
                     connection.call(.methodCall(
                         destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
-                        member: "GetNameOwner", body: [.string(PreferencesBus.busName)]
+                        member: "GetNameOwner", body: [.string(Self.endpoint.busName)]
                     )) { reply in
                         let owner = (try? reply.get())?.body.first?.stringValue
                         if case .terminated = inbox.yield(.ownerAnswer(owner, applied)) { applied.resume() }
@@ -220,7 +223,7 @@ final class SignalRouter: Sendable {
             }
         case .message(let message):
             if message.sender == "org.freedesktop.DBus", message.member == "NameOwnerChanged",
-               message.body.count == 3, message.body[0] == .string(PreferencesBus.busName),
+               message.body.count == 3, message.body[0] == .string(Self.endpoint.busName),
                case .string(let newOwner) = message.body[2] {
                 setOwner(newOwner.isEmpty ? nil : newOwner, announce: true)
                 return

@@ -27,6 +27,10 @@ public final class PreferencesService: Sendable {
     }
 
     let connection: DBusConnection
+    /// The door for sandboxed applications, when the service has one.
+    let door: SandboxDoor?
+    /// Who is behind each sender; every call waits for its sender to be known.
+    let gate: CallerGate
     let configuration: ServiceConfiguration
     let logger: Logger
     private let standardInterfaces: StandardInterfaces
@@ -40,9 +44,12 @@ public final class PreferencesService: Sendable {
         )
     }
 
-    /// Makes a service for `connection`. Call `register()` and then `start(store:)`.
-    public init(connection: DBusConnection, configuration: ServiceConfiguration, logger: Logger) {
+    /// Makes a service for `connection` (and `door`, for sandboxed applications). Call
+    /// `register()` and then `start(store:)`.
+    public init(connection: DBusConnection, door: SandboxDoor? = nil, configuration: ServiceConfiguration, logger: Logger) {
         self.connection = connection
+        self.door = door
+        gate = CallerGate(connection: connection, logger: logger)
         self.configuration = configuration
         self.logger = logger
         standardInterfaces = .preferences(version: configuration.version)
@@ -56,6 +63,7 @@ public final class PreferencesService: Sendable {
         try connection.registerObject(path: PreferencesBus.objectPath) { [self] call in
             receive(call)
         }
+        try registerDoor()
     }
 
     /// Loads the store's domains and starts answering, the waiting calls first.
@@ -111,10 +119,10 @@ public final class PreferencesService: Sendable {
             logger.info("managed preferences changed", metadata: ["domains": "\(domains.map(\.rawValue).sorted())"])
         }
         for (domain, keys) in update.forcedKeys.sorted(by: { $0.key < $1.key }) {
-            send(.signal(
+            broadcast(.signal(
                 path: PreferencesBus.objectPath, interface: PreferencesBus.interface,
                 member: PreferencesBus.forcedKeysChangedSignal, body: [.string(domain.rawValue), .stringArray(keys)]
-            ))
+            ), about: domain.rawValue)
         }
         for change in update.changes { emit(change, volatile: false) }
     }
@@ -126,7 +134,7 @@ public final class PreferencesService: Sendable {
         connection.flush()
     }
 
-    private func receive(_ call: DBusMessage) {
+    func receive(_ call: DBusMessage) {
         let ready = core.withLock { core -> Bool in
             if core.ready { return true }
             core.waiting.append(call)
@@ -136,13 +144,21 @@ public final class PreferencesService: Sendable {
     }
 
     private func dispatch(_ call: DBusMessage) {
+        gate.admit(call) { [self] call, caller in dispatch(call, as: caller) }
+    }
+
+    private func dispatch(_ call: DBusMessage, as caller: CallerIdentity) {
+        if let door, door.serves(call), let answer = door.answer(call, from: caller) {
+            guard !call.noReplyExpected else { return }
+            return send(answer, over: door.connection)
+        }
         if let answer = standardInterfaces.answer(call) {
             guard !call.noReplyExpected else { return }
             return send(answer)
         }
         switch call.interface {
         case nil, PreferencesBus.interface?:
-            handlePreferencesCall(call)
+            handlePreferencesCall(call, as: caller)
         case let other?:
             reply(to: call, error: StandardErrorName.unknownInterface, "the object \(PreferencesBus.objectPath) has no interface \(other)")
         }
@@ -150,7 +166,7 @@ public final class PreferencesService: Sendable {
 
     // MARK: The preferences interface
 
-    private func handlePreferencesCall(_ call: DBusMessage) {
+    private func handlePreferencesCall(_ call: DBusMessage, as caller: CallerIdentity) {
         guard let member = call.member, let method = PreferencesMethod(rawValue: member) else {
             return reply(to: call, error: StandardErrorName.unknownMethod,
                          "\(PreferencesBus.interface) has no method \(call.member ?? "(none)")")
@@ -159,10 +175,10 @@ public final class PreferencesService: Sendable {
             return reply(to: call, error: StandardErrorName.invalidArgs,
                          "\(member) takes arguments of type (\(method.inputSignature)), not (\(call.signature))")
         }
-        let arguments = Arguments(body: call.body, limits: configuration.limits)
         do {
+            let arguments = Arguments(body: try caller.admit(method, call.body), limits: configuration.limits)
             switch try perform(method, arguments) {
-            case .answer(let body): reply(to: call, body)
+            case .answer(let body): reply(to: call, caller.filter(method, answer: body))
             case .effect(let effect, let store, let answer): carry(effect, store: store, for: call, answer: answer)
             }
         } catch {
@@ -315,22 +331,23 @@ public final class PreferencesService: Sendable {
     /// for a change of a volatile one, its body bounded as the contract says.
     private func emit(_ change: Change, volatile: Bool) {
         let member = volatile ? PreferencesBus.volatileChangedSignal : PreferencesBus.changedSignal
-        send(.signal(path: PreferencesBus.objectPath, interface: PreferencesBus.interface, member: member, body: change.signalBody()))
+        broadcast(.signal(path: PreferencesBus.objectPath, interface: PreferencesBus.interface, member: member, body: change.signalBody()),
+                  about: change.domain.rawValue)
     }
 
     func reply(to call: DBusMessage, _ body: [DBusValue]) {
         guard !call.noReplyExpected else { return }
-        send(call.makeReturn(body))
+        send(call.makeReturn(body), over: connection(answering: call))
     }
 
     func reply(to call: DBusMessage, error name: String, _ message: String) {
         guard !call.noReplyExpected else { return }
-        send(call.makeError(name: name, message: message))
+        send(call.makeError(name: name, message: message), over: connection(answering: call))
     }
 
-    private func send(_ message: DBusMessage) {
+    func send(_ message: DBusMessage, over connection: DBusConnection? = nil) {
         do {
-            try connection.send(message)
+            try (connection ?? self.connection).send(message)
         } catch {
             logger.error("could not send a message", metadata: ["member": "\(message.member ?? message.errorName ?? "reply")", "error": "\(error)"])
         }
