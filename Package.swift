@@ -166,7 +166,7 @@ let package = Package(
         ),
         .testTarget(
             name: "SandboxTests",
-            dependencies: ["DBus", "PrefsdTestSupport", "PreferencesModel", "PreferencesProtocol", "PreferencesProxy"],
+            dependencies: ["DBus", "PrefsdTestSupport", "PreferencesModel", "PreferencesProtocol", "PreferencesProxy", "PreferencesService"],
             swiftSettings: strict
         ),
         .testTarget(

@@ -116,8 +116,7 @@ final class BusSession: Sendable {
         // the owner of its name and load again after a change.
         made.call(.methodCall(
             destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
-            member: "AddMatch",
-            body: [.string("type='signal',sender='org.freedesktop.DBus',member='NameOwnerChanged',arg0='\(PreferencesBus.busName)'")]
+            member: "AddMatch", body: [.string(PreferencesEndpoint.current.ownerRule)]
         )) { _ in }
         return made
     }
@@ -135,11 +134,9 @@ final class BusSession: Sendable {
         }
     }
 
+    /// A call of prefsd at this process's endpoint (the sandbox door inside Flatpak).
     static func message(_ method: PreferencesMethod, _ body: [DBusValue]) -> DBusMessage {
-        .methodCall(
-            destination: PreferencesBus.busName, path: PreferencesBus.objectPath,
-            interface: PreferencesBus.interface, member: method.rawValue, body: body
-        )
+        PreferencesEndpoint.current.call(method, body)
     }
 
     /// Calls a method of the service, blocking the calling thread.

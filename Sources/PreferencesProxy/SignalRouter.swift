@@ -70,8 +70,7 @@ final class SignalRouter: Sendable {
         endpoint.rule(domain: domain)
     }
 
-    private static let ownerRule =
-        "type='signal',sender='org.freedesktop.DBus',interface='org.freedesktop.DBus',member='NameOwnerChanged',arg0='\(endpoint.busName)'"
+    private static let ownerRule = endpoint.ownerRule
 
     init(connection: DBusConnection) {
         self.connection = connection
@@ -124,7 +123,7 @@ final class SignalRouter: Sendable {
                     let connection = connection
                     state.rules[key] = Rule(count: 0, domain: domain, added: Task {
                         do throws(DBusError) {
-                            try await Self.endpoint.follow(domain, on: connection)
+                            _ = try await connection.call(Self.endpoint.followCall(domain: domain))
                             return .success(())
                         } catch {
                             return .failure(PreferencesProxyError(error))
@@ -161,7 +160,7 @@ final class SignalRouter: Sendable {
             return unused
         }
         for domain in unused {
-            Self.endpoint.unfollow(domain, on: connection)
+            connection.call(Self.endpoint.unfollowCall(domain: domain)) { _ in }
         }
     }
 

@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import PreferencesProtocol
 
 /// Who is behind a connection calling the service, as far as access goes.
@@ -15,9 +18,17 @@ public enum CallerIdentity: Sendable, Hashable, CustomStringConvertible {
     case unidentified(String)
 
     /// Tells who runs process `pid` by reading `/proc/PID/root/.flatpak-info`. Only a
-    /// missing file makes a host process; a root that cannot be read is unidentified.
+    /// root without the file makes a host process; a root that cannot be opened (the
+    /// process is gone, or prefsd may not look) is unidentified, so a caller that exits
+    /// right after calling is never taken for a host process.
     static func of(processID pid: UInt32, procRoot: String = "/proc") -> CallerIdentity {
-        switch FlatpakInfo.read(atPath: "\(procRoot)/\(pid)/root\(FlatpakInfo.path)") {
+        let root = "\(procRoot)/\(pid)/root"
+        let descriptor = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard descriptor >= 0 else {
+            return .unidentified("cannot open \(root): \(String(cString: strerror(errno)))")
+        }
+        close(descriptor)
+        return switch FlatpakInfo.read(atPath: root + FlatpakInfo.path) {
         case .absent: .host
         case .application(let info): .application(info.applicationID)
         case .unreadable(let reason): .unidentified(reason)

@@ -132,6 +132,28 @@ struct SandboxIsolationTests {
         }
     }
 
+    @Test("the Preferences library finds the door by itself inside the sandbox")
+    func preferencesLibrary() async throws {
+        let (fixture, host, sandbox) = try await Self.setUp()
+        defer { host.close(); _ = fixture }
+        let probe = ServiceFixture.executable("preferences-probe").path
+        let write = try runCommand("bwrap", try sandbox.commandLine([probe, "write", Self.app, "Size", "5"]))
+        #expect(write.status == 0, "\(write.stderr)")
+        #expect(try await host.read(Self.app, "Size") == .string("5"))   // old-style text has no numbers
+        // NSGlobalDomain comes through the search list; another application's domain does not.
+        let global = try runCommand("bwrap", try sandbox.commandLine([probe, "read", Self.app, "AppleLanguages"]))
+        #expect(global.stdout.contains("fr"), "\(global.stdout) \(global.stderr)")
+        let other = try runCommand("bwrap", try sandbox.commandLine([probe, "read", "com.example.Other", "Secret"]))
+        #expect(other.stdout == "(nil)\n", "\(other.stdout) \(other.stderr)")
+
+        // Its cache follows the host's writes through the door's signals.
+        let watch = try sandbox.start([probe, "watch", Self.app, "Size", "1"])
+        defer { watch.stop() }
+        try await watch.waitForLine { $0 == "ready" }
+        try await host.write(Self.app, "Size", .integer(6))
+        try await watch.waitForLine { $0 == "Size=6" }
+    }
+
     @Test("subscribing to another domain from the sandbox is refused")
     func subscriptionRefused() async throws {
         let (fixture, host, sandbox) = try await Self.setUp()

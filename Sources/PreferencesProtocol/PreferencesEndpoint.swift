@@ -1,13 +1,12 @@
 import DBus
-import PreferencesProtocol
 
 /// Where a client finds prefsd, and how it asks for signals: on the host the main name
 /// and `AddMatch` rules; inside a Flatpak sandbox (the process's root holds
 /// `/.flatpak-info`) the door `io.github.prefsd.Sandboxed1`, whose signals come to each
-/// subscriber alone after `Subscribe`.
+/// subscriber alone after its `Subscribe`.
 ///
-/// The proxy chooses by itself, once per process (``current``), so a program and the
-/// `Preferences`-style layers above the proxy run unchanged inside a sandbox.
+/// Clients choose by themselves, once per process (``current``): `PreferencesProxy` and the
+/// `Preferences` library run unchanged inside a sandbox.
 public struct PreferencesEndpoint: Sendable, Hashable {
     /// The bus name calls go to and signals are accepted from (its owner's).
     public var busName: String
@@ -24,26 +23,37 @@ public struct PreferencesEndpoint: Sendable, Hashable {
     public static let current: PreferencesEndpoint = FlatpakInfo.read(atPath: FlatpakInfo.path) == .absent ? .host : .sandbox
 
     /// The match rule for prefsd's signals about `domain` (every domain when `nil`).
-    func rule(domain: String?) -> String {
+    public func rule(domain: String?) -> String {
         let base = "type='signal',sender='\(busName)',path='\(PreferencesBus.objectPath)',interface='\(PreferencesBus.interface)'"
         guard let domain else { return base }
         return base + ",arg0='\(domain)'"
     }
 
-    /// Starts the signals about `domain` (every domain when `nil`): adds its match rule,
-    /// or subscribes at the door.
-    func follow(_ domain: String?, on connection: DBusConnection) async throws(DBusError) {
-        guard subscribesAtDoor else { return try await connection.addMatch(rule(domain: domain)) }
-        _ = try await connection.call(subscription(SandboxBus.subscribeMethod, domain))
+    /// The match rule for the changes of owner of ``busName``.
+    public var ownerRule: String {
+        "type='signal',sender='org.freedesktop.DBus',interface='org.freedesktop.DBus',member='NameOwnerChanged',arg0='\(busName)'"
     }
 
-    /// Stops the signals about `domain`, without waiting for the answer.
-    func unfollow(_ domain: String?, on connection: DBusConnection) {
-        let message = subscribesAtDoor
-            ? subscription(SandboxBus.unsubscribeMethod, domain)
-            : .methodCall(destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
-                          member: "RemoveMatch", body: [.string(rule(domain: domain))])
-        connection.call(message) { _ in }
+    /// The call that starts the signals about `domain` (every domain when `nil`): `AddMatch`
+    /// of its rule, or `Subscribe` at the door.
+    public func followCall(domain: String?) -> DBusMessage {
+        subscribesAtDoor ? subscription(SandboxBus.subscribeMethod, domain) : bus("AddMatch", rule(domain: domain))
+    }
+
+    /// The call that stops them: `RemoveMatch`, or `Unsubscribe` at the door.
+    public func unfollowCall(domain: String?) -> DBusMessage {
+        subscribesAtDoor ? subscription(SandboxBus.unsubscribeMethod, domain) : bus("RemoveMatch", rule(domain: domain))
+    }
+
+    /// A call of prefsd's object at this endpoint.
+    public func call(_ method: PreferencesMethod, _ body: [DBusValue]) -> DBusMessage {
+        .methodCall(destination: busName, path: PreferencesBus.objectPath, interface: PreferencesBus.interface,
+                    member: method.rawValue, body: body)
+    }
+
+    private func bus(_ member: String, _ rule: String) -> DBusMessage {
+        .methodCall(destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
+                    member: member, body: [.string(rule)])
     }
 
     private func subscription(_ member: String, _ domain: String?) -> DBusMessage {
