@@ -67,9 +67,6 @@ final class CallerGate: Sendable {
         }
     }
 
-    /// How many senders are known (for tests and logs).
-    var knownCount: Int { state.withLock { $0.known.count } }
-
     private func identify(_ sender: String) {
         let question = DBusMessage.methodCall(
             destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",

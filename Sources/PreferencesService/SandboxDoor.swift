@@ -137,9 +137,6 @@ public final class SandboxDoor: Sendable {
             }
         }
     }
-
-    /// How many peers have subscriptions (for tests and logs).
-    var subscriberCount: Int { subscriptions.withLock { $0.count } }
 }
 
 extension StandardInterfaces {
