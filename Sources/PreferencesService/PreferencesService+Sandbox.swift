@@ -2,8 +2,8 @@ import DBus
 import PreferencesProtocol
 
 /// The service's side of the sandbox door: the same object served on the door's
-/// connection, answers sent back over the connection a call came in on, and signals
-/// broadcast on the main name but sent to the door's subscribers one by one.
+/// connection, and answers sent back over the connection a call came in on. (Signals go
+/// to the door's subscribers one by one from `emitSignal`.)
 extension PreferencesService {
     /// Exports the preferences object on the door's connection too.
     func registerDoor() throws(DBusError) {
@@ -26,12 +26,5 @@ extension PreferencesService {
     func connection(answering call: DBusMessage) -> DBusConnection {
         if let door, door.serves(call) { return door.connection }
         return connection
-    }
-
-    /// Broadcasts `signal` on the main connection, and sends it to each of the door's
-    /// subscribers of `domain`, addressed to each alone.
-    func broadcast(_ signal: DBusMessage, about domain: String) {
-        send(signal)
-        door?.forward(signal, about: domain)
     }
 }

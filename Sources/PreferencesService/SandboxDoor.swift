@@ -123,9 +123,10 @@ public final class SandboxDoor: Sendable {
         }
     }
 
-    /// Sends `signal`, about `domain`, to each subscriber following the domain, addressed
-    /// to it alone.
-    func forward(_ signal: DBusMessage, about domain: String) {
+    /// Sends `signal` (`Changed`, `VolatileChanged` or `ForcedKeysChanged`, whose first
+    /// argument is the domain) to each subscriber following its domain, addressed to it alone.
+    func forward(_ signal: DBusMessage) {
+        guard let domain = signal.body.first?.stringValue else { return }
         let receivers = subscriptions.withLock { all in all.filter { $0.value.follows(domain) }.map(\.key) }
         for receiver in receivers {
             var message = signal

@@ -76,6 +76,16 @@ final class Daemon: Sendable {
         } catch {
             throw StartupError.bus(error)
         }
+        // Follow the bus and the name from the start: a `--replace` (NameLost) or a lost bus
+        // that comes while the store is still loading is kept by `shutdown` and ends this
+        // instance as soon as it has started, so the new one gets the store lock at once.
+        connection.setDisconnectHandler { shutdown.end(.busGone) }
+        connection.setSignalHandler { message in
+            if message.sender == "org.freedesktop.DBus", message.member == "NameLost",
+               message.body.first == .string(PreferencesBus.busName) {
+                shutdown.end(.replaced)
+            }
+        }
         let door = SandboxDoor(connection: doorConnection, version: configuration.version, logger: logger)
         let service = PreferencesService(connection: connection, door: door, configuration: configuration, logger: logger)
         do {
@@ -113,13 +123,6 @@ final class Daemon: Sendable {
         if let recovered = store.recoveredFrom {
             logger.error("the store was damaged and has been moved aside; prefsd started with an empty store",
                          metadata: ["damagedCopy": "\(recovered.path)"])
-        }
-        connection.setDisconnectHandler { shutdown.end(.busGone) }
-        connection.setSignalHandler { message in
-            if message.sender == "org.freedesktop.DBus", message.member == "NameLost",
-               message.body.first == .string(PreferencesBus.busName) {
-                shutdown.end(.replaced)
-            }
         }
         return Daemon(connection: connection, doorConnection: doorConnection, service: service, lock: lock, shutdown: shutdown)
     }
