@@ -166,7 +166,10 @@ let package = Package(
         ),
         .testTarget(
             name: "SandboxTests",
-            dependencies: ["DBus", "PrefsdTestSupport", "PreferencesModel", "PreferencesProtocol", "PreferencesProxy", "PreferencesService"],
+            dependencies: [
+                "DBus", "PrefsdTestSupport", "PreferencesModel", "PreferencesProtocol", "PreferencesProxy", "PreferencesService",
+                .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: strict
         ),
         .testTarget(

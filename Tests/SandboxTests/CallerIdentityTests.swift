@@ -1,4 +1,7 @@
+import DBus
 import Foundation
+import Logging
+import PrefsdTestSupport
 import PreferencesProtocol
 @testable import PreferencesService
 import Testing
@@ -50,5 +53,41 @@ struct CallerIdentityTests {
         #expect(app.filter(.domains, answer: [.stringArray(["NSGlobalDomain", "a.b", "org.example.App.S"])]) == [.stringArray(["NSGlobalDomain", "org.example.App.S"])])
         #expect(throws: PreferencesServiceError.self) { try app.admit(.write, [.string("NSGlobalDomain"), .string("k"), .variant(.string("v"))]) }
         #expect(throws: PreferencesServiceError.self) { try CallerIdentity.unidentified("?").admit(.domains, []) }
+    }
+
+    @Test("a sender's calls wait while it is identified and then run in the order they came")
+    func gateKeepsOrder() async throws {
+        let bus = try PrivateBus()
+        defer { bus.stop() }
+        let connection = try DBusConnection.connect(address: bus.address)
+        defer { connection.close() }
+        let gate = CallerGate(connection: connection, logger: Logger(label: "test"))
+        let ran = Locked<[(Int, CallerIdentity)]>([])
+        let total = 200
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            // All are admitted before the bus can answer who the sender is: the first asks,
+            // the others are held behind it.
+            for index in 0..<total {
+                var call = DBusMessage.methodCall(destination: nil, path: "/", interface: nil, member: "M")
+                call.sender = connection.uniqueName
+                call.serial = UInt32(index + 1)
+                gate.admit(call) { call, identity in
+                    let count = ran.withLock { ran -> Int in
+                        ran.append((Int(call.serial) - 1, identity))
+                        return ran.count
+                    }
+                    if count == total { done.resume() }
+                }
+            }
+        }
+        #expect(ran.withLock { $0.map(\.0) } == Array(0..<total))
+        #expect(ran.withLock { $0.allSatisfy { $0.1 == .host } })
+        // A name that is not on the bus cannot be identified: refused.
+        var stranger = DBusMessage.methodCall(destination: nil, path: "/", interface: nil, member: "M")
+        stranger.sender = ":1.999999"
+        let identity = await withCheckedContinuation { (answer: CheckedContinuation<CallerIdentity, Never>) in
+            gate.admit(stranger) { _, identity in answer.resume(returning: identity) }
+        }
+        guard case .unidentified = identity else { Issue.record("a name not on the bus was taken for \(identity)"); return }
     }
 }

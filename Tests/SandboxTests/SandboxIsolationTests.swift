@@ -232,3 +232,43 @@ struct SandboxIsolationTests {
         return parts.dropLast().joined(separator: "</node>") + inner + "</node>" + (parts.last ?? "")
     }
 }
+
+@Suite("Calls wait for their sender to be identified")
+struct CallerGateTests {
+    @Test("a new sender's calls sent without waiting run in the order sent")
+    func heldInOrder() async throws {
+        let fixture = try await ServiceFixture()
+        let connection = try fixture.connect()
+        defer { connection.close() }
+        // The first call is held while prefsd asks who this is; the others queue behind it.
+        let answers = Locked<[Int]>([])
+        let all = 100
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            for index in 0..<all {
+                connection.call(PreferencesCall.write("com.example.Order", "n", .integer(Int64(index))).message) { result in
+                    let count = answers.withLock { answers -> Int in
+                        if case .success = result { answers.append(index) }
+                        return answers.count
+                    }
+                    if count == all { done.resume() }
+                }
+            }
+        }
+        #expect(answers.withLock { $0 } == Array(0..<all))
+        let proxy = PreferencesProxy(connection: connection)
+        #expect(try await proxy.read("com.example.Order", "n") == .integer(Int64(all - 1)))
+    }
+
+    @Test("the door's calls in the proxy match the door's Introspection XML")
+    func doorCallsMatchXML() throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let xml = try String(contentsOf: root.appendingPathComponent("Introspection/io.github.prefsd.Sandboxed1.xml"), encoding: .utf8)
+        #expect(xml.contains("<interface name=\"\(SandboxBus.interface)\">"))
+        for call in [PreferencesEndpoint.sandbox.followCall(domain: "a.b"), PreferencesEndpoint.sandbox.unfollowCall(domain: nil)] {
+            #expect(call.destination == SandboxBus.busName && call.interface == SandboxBus.interface)
+            #expect(xml.contains("<method name=\"\(call.member ?? "?")\">\n      <arg name=\"domains\" type=\"\(call.signature)\" direction=\"in\"/>"))
+        }
+        #expect(PreferencesEndpoint.host.followCall(domain: "a.b").member == "AddMatch")
+        #expect(PreferencesEndpoint.current == .host, "the tests run on the host")
+    }
+}
