@@ -85,6 +85,8 @@ struct FlatpakSandbox {
 /// A program running in a sandbox, with the lines it printed so far.
 final class SandboxedProcess: Sendable {
     private let process: Process
+    /// Standard output and standard error, read as they come.
+    private let readers: [FileHandle]
     private let output = Locked<(lines: [String], partial: String)>(([], ""))
     private let errors = Locked("")
 
@@ -98,6 +100,7 @@ final class SandboxedProcess: Sendable {
         process.standardError = err
         process.standardInput = FileHandle.nullDevice
         self.process = process
+        readers = [out.fileHandleForReading, err.fileHandleForReading]
         let output = output
         out.fileHandleForReading.readabilityHandler = { handle in
             let text = String(decoding: handle.availableData, as: UTF8.self)
@@ -145,5 +148,9 @@ final class SandboxedProcess: Sendable {
     func stop() {
         if process.isRunning { kill(process.processIdentifier, SIGKILL) }
         process.waitUntilExit()
+        for reader in readers {
+            reader.readabilityHandler = nil
+            try? reader.close()
+        }
     }
 }
