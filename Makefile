@@ -3,6 +3,7 @@ PREFIX ?= $(HOME)/.local
 BINDIR ?= $(PREFIX)/bin
 DBUS_SERVICES_DIR ?= $(PREFIX)/share/dbus-1/services
 SYSTEMD_USER_DIR ?= $(PREFIX)/share/systemd/user
+PORTALS_DIR ?= $(PREFIX)/share/xdg-desktop-portal/portals
 SWIFT ?= swift
 
 .PHONY: all deps build run test bench install uninstall clean
@@ -18,9 +19,12 @@ build: deps
 run: deps
 	scripts/run
 
+# Tests run one at a time: each starts its own dbus-daemon and prefsd (and some a portal,
+# GLib programs or a window), and many wait on those processes; run side by side on a
+# two-core machine they starve each other's threads and time out.
 test: deps
 	$(SWIFT) build --build-tests
-	$(SWIFT) test --skip-build
+	$(SWIFT) test --skip-build --no-parallel
 
 # The benchmark (not part of `make test`): prefsd beside the bus's Ping floor and dconf-service.
 bench: deps
@@ -28,16 +32,20 @@ bench: deps
 	$(SWIFT) run -c release prefs-bench $(BENCH_FLAGS)
 
 install: build
-	install -d "$(DESTDIR)$(BINDIR)" "$(DESTDIR)$(DBUS_SERVICES_DIR)" "$(DESTDIR)$(SYSTEMD_USER_DIR)"
+	install -d "$(DESTDIR)$(BINDIR)" "$(DESTDIR)$(DBUS_SERVICES_DIR)" "$(DESTDIR)$(SYSTEMD_USER_DIR)" "$(DESTDIR)$(PORTALS_DIR)"
 	install -m 0755 "$$($(SWIFT) build -c release --show-bin-path)/prefsd" "$(DESTDIR)$(BINDIR)/prefsd"
 	install -m 0755 "$$($(SWIFT) build -c release --show-bin-path)/prefs" "$(DESTDIR)$(BINDIR)/prefs"
+	install -m 0755 "$$($(SWIFT) build -c release --show-bin-path)/prefsd-portal" "$(DESTDIR)$(BINDIR)/prefsd-portal"
+	sed 's|@bindir@|$(BINDIR)|g' dbus/org.freedesktop.impl.portal.desktop.prefsd.service > "$(DESTDIR)$(DBUS_SERVICES_DIR)/org.freedesktop.impl.portal.desktop.prefsd.service"
+	install -m 0644 dbus/prefsd.portal "$(DESTDIR)$(PORTALS_DIR)/prefsd.portal"
 	sed 's|@bindir@|$(BINDIR)|g' dbus/io.github.prefsd.Preferences1.service > "$(DESTDIR)$(DBUS_SERVICES_DIR)/io.github.prefsd.Preferences1.service"
 	sed 's|@bindir@|$(BINDIR)|g' dbus/io.github.prefsd.Sandboxed1.service > "$(DESTDIR)$(DBUS_SERVICES_DIR)/io.github.prefsd.Sandboxed1.service"
 	sed 's|@bindir@|$(BINDIR)|g' dbus/prefsd.service > "$(DESTDIR)$(SYSTEMD_USER_DIR)/prefsd.service"
 	@echo "installed prefsd and prefs in $(BINDIR); the session bus starts prefsd on first use"
 
 uninstall:
-	rm -f "$(DESTDIR)$(BINDIR)/prefsd" "$(DESTDIR)$(BINDIR)/prefs" \
+	rm -f "$(DESTDIR)$(BINDIR)/prefsd" "$(DESTDIR)$(BINDIR)/prefs" "$(DESTDIR)$(BINDIR)/prefsd-portal" \
+	      "$(DESTDIR)$(DBUS_SERVICES_DIR)/org.freedesktop.impl.portal.desktop.prefsd.service" "$(DESTDIR)$(PORTALS_DIR)/prefsd.portal" \
 	      "$(DESTDIR)$(DBUS_SERVICES_DIR)/io.github.prefsd.Preferences1.service" \
 	      "$(DESTDIR)$(DBUS_SERVICES_DIR)/io.github.prefsd.Sandboxed1.service" \
 	      "$(DESTDIR)$(SYSTEMD_USER_DIR)/prefsd.service"

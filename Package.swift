@@ -13,6 +13,7 @@ let package = Package(
     products: [
         .executable(name: "prefsd", targets: ["prefsd"]),
         .executable(name: "prefs", targets: ["prefs"]),
+        .executable(name: "prefsd-portal", targets: ["prefsd-portal"]),
         .library(name: "Preferences", targets: ["Preferences"]),
         .library(name: "DBus", targets: ["DBus"]),
         .library(name: "PreferencesModel", targets: ["PreferencesModel"]),
@@ -75,7 +76,7 @@ let package = Package(
         ),
         .target(
             name: "Preferences",
-            dependencies: ["DBus", "PreferencesModel", "PreferencesProtocol"],
+            dependencies: ["DBus", "PreferencesModel", "PreferencesProtocol", "PreferencesProxy"],
             swiftSettings: strict
         ),
 
@@ -105,6 +106,28 @@ let package = Package(
         .executableTarget(
             name: "prefs",
             dependencies: ["PrefsCommand"],
+            swiftSettings: strict
+        ),
+
+        // MARK: The Settings portal backend
+        .target(
+            name: "SettingsPortal",
+            dependencies: [
+                "DBus",
+                "PreferencesModel",
+                "PreferencesProtocol",
+                "PreferencesProxy",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
+        .executableTarget(
+            name: "prefsd-portal",
+            dependencies: [
+                "SettingsPortal",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: strict
         ),
 
@@ -185,6 +208,11 @@ let package = Package(
         .testTarget(
             name: "DBusTests",
             dependencies: ["DBus", "BusTestSupport"],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "SettingsPortalTests",
+            dependencies: ["DBus", "PreferencesModel", "PreferencesProtocol", "PrefsdTestSupport", "SettingsPortal"],
             swiftSettings: strict
         ),
         .testTarget(

@@ -81,7 +81,7 @@ do {
         switch event {
         case .changed(let change): say("event changed \(change.domain) \((change.changed.keys.sorted() + change.removed.sorted()).joined(separator: " "))")
         case .volatileChanged(let change): say("event volatile \(change.domain) \(change.changed.keys.sorted().joined(separator: " "))")
-        case .forcedKeysChanged(let domain, let keys): say("event forced \(domain) \(keys.joined(separator: " "))")
+        case .forcedKeysChanged(let domain, let keys, _): say("event forced \(domain) \(keys.joined(separator: " "))")
         default: say("event other \(event.domain ?? "-")")
         }
     }
