@@ -23,12 +23,11 @@ build: deps
 run: deps
 	scripts/run
 
-# Tests run one at a time: each starts its own dbus-daemon and prefsd (and some a portal,
-# GLib programs or a window), and many wait on those processes; run side by side on a
-# two-core machine they starve each other's threads and time out.
+# Each test target runs in a process of its own, one test at a time (scripts/run-tests
+# says why), and the run ends with one line: "N passed, M failed".
 test: deps
 	$(SWIFT) build --build-tests
-	$(SWIFT) test --skip-build --no-parallel
+	SWIFT=$(SWIFT) scripts/run-tests
 
 # The benchmark (not part of `make test`): prefsd beside the bus's Ping floor and dconf-service.
 bench: deps
