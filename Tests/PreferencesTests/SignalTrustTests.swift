@@ -10,8 +10,8 @@ import Testing
 /// that owns prefsd's name, and holds one match rule per domain it keeps, no more.
 @Suite("The library's signals come through the proxy")
 struct SignalTrustTests {
-    /// The unique names on the bus that are neither prefsd nor one of `mine`: the library's
-    /// connection among them.
+    /// The unique names on the bus of this test process other than `mine`: the library's
+    /// connection among them (prefsd's connections, the door's included, are another process's).
     static func otherPeers(_ fixture: ServiceFixture, besides mine: [DBusConnection]) async throws -> [String] {
         let asker = try fixture.connect()
         defer { asker.close() }
@@ -23,10 +23,17 @@ struct SignalTrustTests {
             member: "GetNameOwner", body: [.string(PreferencesBus.busName)])).body.first?.stringValue
         guard case .array(_, let values)? = names else { throw FixtureError("ListNames answered \(String(describing: names))") }
         let excluded = Set(mine.map(\.uniqueName) + [asker.uniqueName, owner ?? ""])
-        return values.compactMap(\.stringValue).filter { $0.hasPrefix(":") && !excluded.contains($0) }
+        var peers: [String] = []
+        for name in values.compactMap(\.stringValue) where name.hasPrefix(":") && !excluded.contains(name) {
+            let pid = try? await asker.call(.methodCall(
+                destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
+                member: "GetConnectionUnixProcessID", body: [.string(name)])).body.first
+            if pid == .uint32(UInt32(getpid())) { peers.append(name) }
+        }
+        return peers
     }
 
-    /// The match rules the bus holds for every connection but prefsd's and `mine`
+    /// The match rules the bus holds for the connections of this process but `mine`
     /// (org.freedesktop.DBus.Debug.Stats).
     static func peerMatchRules(_ fixture: ServiceFixture, besides mine: [DBusConnection]) async throws -> Int {
         let asker = try fixture.connect()
