@@ -29,6 +29,7 @@ public final class PreferencesService: Sendable {
     let connection: DBusConnection
     let configuration: ServiceConfiguration
     let logger: Logger
+    private let standardInterfaces: StandardInterfaces
     private let core = Mutex(Core())
     private let watcher = Mutex<DirectoryWatcher?>(nil)
     private var managed: ManagedDomains {
@@ -44,6 +45,7 @@ public final class PreferencesService: Sendable {
         self.connection = connection
         self.configuration = configuration
         self.logger = logger
+        standardInterfaces = .preferences(version: configuration.version)
     }
 
     /// Exports the object on the connection. Calls that arrive before `start(store:)`
@@ -134,13 +136,13 @@ public final class PreferencesService: Sendable {
     }
 
     private func dispatch(_ call: DBusMessage) {
+        if let answer = standardInterfaces.answer(call) {
+            guard !call.noReplyExpected else { return }
+            return send(answer)
+        }
         switch call.interface {
         case nil, PreferencesBus.interface?:
             handlePreferencesCall(call)
-        case StandardInterface.introspectable?:
-            answerIntrospect(call)
-        case StandardInterface.properties?:
-            answerProperties(call)
         case let other?:
             reply(to: call, error: StandardErrorName.unknownInterface, "the object \(PreferencesBus.objectPath) has no interface \(other)")
         }
@@ -150,7 +152,6 @@ public final class PreferencesService: Sendable {
 
     private func handlePreferencesCall(_ call: DBusMessage) {
         guard let member = call.member, let method = PreferencesMethod(rawValue: member) else {
-            if call.interface == nil, call.member == "Introspect" { return answerIntrospect(call) }
             return reply(to: call, error: StandardErrorName.unknownMethod,
                          "\(PreferencesBus.interface) has no method \(call.member ?? "(none)")")
         }
