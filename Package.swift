@@ -17,6 +17,7 @@ let package = Package(
         .library(name: "DBus", targets: ["DBus"]),
         .library(name: "PreferencesModel", targets: ["PreferencesModel"]),
         .library(name: "PreferencesProxy", targets: ["PreferencesProxy"]),
+        .library(name: "SettingsBundle", targets: ["SettingsBundle"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
@@ -75,7 +76,14 @@ let package = Package(
         ),
         .target(
             name: "Preferences",
-            dependencies: ["DBus", "PreferencesModel", "PreferencesProtocol"],
+            dependencies: ["DBus", "PreferencesModel", "PreferencesProtocol", "SettingsBundle"],
+            swiftSettings: strict
+        ),
+
+        // MARK: Settings bundles and the Settings app
+        .target(
+            name: "SettingsBundle",
+            dependencies: ["PreferencesModel"],
             swiftSettings: strict
         ),
 
@@ -166,6 +174,11 @@ let package = Package(
         .testTarget(
             name: "PreferencesTests",
             dependencies: ["Preferences", "PreferencesModel", "PrefsdTestSupport"],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "SettingsBundleTests",
+            dependencies: ["SettingsBundle", "PreferencesModel"],
             swiftSettings: strict
         ),
         .testTarget(
