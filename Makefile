@@ -3,6 +3,7 @@ PREFIX ?= $(HOME)/.local
 BINDIR ?= $(PREFIX)/bin
 DBUS_SERVICES_DIR ?= $(PREFIX)/share/dbus-1/services
 SYSTEMD_USER_DIR ?= $(PREFIX)/share/systemd/user
+APPLICATIONS_DIR ?= $(PREFIX)/share/applications
 SWIFT ?= swift
 
 .PHONY: all deps build run test bench install uninstall clean
@@ -28,15 +29,18 @@ bench: deps
 	$(SWIFT) run -c release prefs-bench $(BENCH_FLAGS)
 
 install: build
-	install -d "$(DESTDIR)$(BINDIR)" "$(DESTDIR)$(DBUS_SERVICES_DIR)" "$(DESTDIR)$(SYSTEMD_USER_DIR)"
+	install -d "$(DESTDIR)$(BINDIR)" "$(DESTDIR)$(DBUS_SERVICES_DIR)" "$(DESTDIR)$(SYSTEMD_USER_DIR)" "$(DESTDIR)$(APPLICATIONS_DIR)"
 	install -m 0755 "$$($(SWIFT) build -c release --show-bin-path)/prefsd" "$(DESTDIR)$(BINDIR)/prefsd"
 	install -m 0755 "$$($(SWIFT) build -c release --show-bin-path)/prefs" "$(DESTDIR)$(BINDIR)/prefs"
+	install -m 0755 "$$($(SWIFT) build -c release --show-bin-path)/prefs-settings" "$(DESTDIR)$(BINDIR)/prefs-settings"
+	sed 's|@bindir@|$(BINDIR)|g' data/io.github.prefsd.Settings.desktop > "$(DESTDIR)$(APPLICATIONS_DIR)/io.github.prefsd.Settings.desktop"
 	sed 's|@bindir@|$(BINDIR)|g' dbus/io.github.prefsd.Preferences1.service > "$(DESTDIR)$(DBUS_SERVICES_DIR)/io.github.prefsd.Preferences1.service"
 	sed 's|@bindir@|$(BINDIR)|g' dbus/prefsd.service > "$(DESTDIR)$(SYSTEMD_USER_DIR)/prefsd.service"
-	@echo "installed prefsd and prefs in $(BINDIR); the session bus starts prefsd on first use"
+	@echo "installed prefsd, prefs and prefs-settings in $(BINDIR); the session bus starts prefsd on first use"
 
 uninstall:
-	rm -f "$(DESTDIR)$(BINDIR)/prefsd" "$(DESTDIR)$(BINDIR)/prefs" \
+	rm -f "$(DESTDIR)$(BINDIR)/prefsd" "$(DESTDIR)$(BINDIR)/prefs" "$(DESTDIR)$(BINDIR)/prefs-settings" \
+	      "$(DESTDIR)$(APPLICATIONS_DIR)/io.github.prefsd.Settings.desktop" \
 	      "$(DESTDIR)$(DBUS_SERVICES_DIR)/io.github.prefsd.Preferences1.service" \
 	      "$(DESTDIR)$(SYSTEMD_USER_DIR)/prefsd.service"
 

@@ -13,6 +13,7 @@ let package = Package(
     products: [
         .executable(name: "prefsd", targets: ["prefsd"]),
         .executable(name: "prefs", targets: ["prefs"]),
+        .executable(name: "prefs-settings", targets: ["prefs-settings"]),
         .library(name: "Preferences", targets: ["Preferences"]),
         .library(name: "DBus", targets: ["DBus"]),
         .library(name: "PreferencesModel", targets: ["PreferencesModel"]),
@@ -84,6 +85,26 @@ let package = Package(
         .target(
             name: "SettingsBundle",
             dependencies: ["PreferencesModel"],
+            swiftSettings: strict
+        ),
+        .systemLibrary(
+            name: "CGtk",
+            pkgConfig: "libadwaita-1",
+            providers: [.apt(["libadwaita-1-dev", "libgtk-4-dev"])]
+        ),
+        .target(
+            name: "Gtk",
+            dependencies: ["CGtk"],
+            swiftSettings: strict
+        ),
+        .target(
+            name: "SettingsApp",
+            dependencies: ["Gtk", "PreferencesModel", "PreferencesProxy", "PrefsCommand", "SettingsBundle"],
+            swiftSettings: strict
+        ),
+        .executableTarget(
+            name: "prefs-settings",
+            dependencies: ["SettingsApp"],
             swiftSettings: strict
         ),
 
