@@ -203,6 +203,12 @@ let package = Package(
             swiftSettings: strict
         ),
         .testTarget(
+            name: "SettingsAppTests",
+            dependencies: ["PreferencesModel", "PrefsdTestSupport"],
+            exclude: ["atspi-driver.py"],
+            swiftSettings: strict
+        ),
+        .testTarget(
             name: "DBusTests",
             dependencies: ["DBus", "BusTestSupport"],
             swiftSettings: strict

@@ -12,6 +12,12 @@ public final class Application: Object {
         connect("activate", handler)
     }
 
+    /// Quits (closing the window) on SIGTERM, SIGINT or SIGHUP, which it unblocks in the
+    /// calling thread. Call on the main thread before other threads start.
+    public func quitOnTerminationSignals() {
+        cgtk_quit_on_termination_signals(raw)
+    }
+
     /// Runs the main loop until the last window closes; returns the exit status.
     public func run(arguments: [String]) -> Int32 {
         var pointers = arguments.map { strdup($0) }
@@ -118,20 +124,18 @@ public final class PreferencesGroup: Widget {
 
 /// A row with a title, a subtitle and widgets at its ends.
 public class ActionRow: Widget {
-    /// A row titled `title`; the title is also the accessible name.
+    /// A row titled `title`. libadwaita names the row, and the widget it activates, by
+    /// the title for screen readers.
     public init(title: String, subtitle: String? = nil) {
         super.init(adw_action_row_new())
         adw_preferences_row_set_title(c(), title)
         adw_preferences_row_set_use_underline(c(), 0)
-        adw_preferences_row_set_title_selectable(c(), 0)
         if let subtitle { self.subtitle = subtitle }
-        setAccessibleLabel(title)
     }
 
     fileprivate init(raw pointer: UnsafeMutableRawPointer, title: String) {
         super.init(pointer)
         adw_preferences_row_set_title(c(), title)
-        setAccessibleLabel(title)
     }
 
     /// The smaller text under the title.
@@ -192,11 +196,11 @@ public final class ComboRow: ActionRow {
 
 /// A row that is a text field, its title shown as the field's label.
 public final class EntryRow: Widget {
-    /// A text field titled `title` (its accessible name); `secret` hides what is typed.
+    /// A text field titled `title` (libadwaita makes it the accessible name); `secret`
+    /// hides what is typed.
     public init(title: String, secret: Bool = false) {
         super.init(secret ? adw_password_entry_row_new() : adw_entry_row_new())
         adw_preferences_row_set_title(c(), title)
-        setAccessibleLabel(title)
     }
 
     /// The text in the field.

@@ -62,7 +62,6 @@ final class ToggleBinding: SettingBinding {
     init(domain: String, specifier: Specifier, controller: SettingsController) {
         actionRow = ActionRow(title: specifier.title ?? specifier.key ?? "")
         super.init(domain: domain, specifier: specifier, row: actionRow, controller: controller)
-        toggle.setAccessibleLabel(label)
         actionRow.addSuffix(toggle)
         actionRow.setActivatableWidget(toggle)
         toggle.onToggled { [weak self] in
@@ -129,6 +128,9 @@ final class SliderBinding: SettingBinding {
 /// `PSMultiValueSpecifier`: a combo row of the titles, storing the values.
 final class ChoiceBinding: SettingBinding {
     private let combo: ComboRow
+    private var locked = false
+    /// What the subtitle says of a stored value that is none of the choices.
+    private var strayValue = ""
 
     init(domain: String, specifier: Specifier, controller: SettingsController) {
         combo = ComboRow(title: specifier.title ?? specifier.key ?? "", items: specifier.titles)
@@ -140,15 +142,19 @@ final class ChoiceBinding: SettingBinding {
     }
 
     override func show(_ value: PropertyListValue?) {
-        guard let value, let index = specifier.values.firstIndex(where: { SettingsValue.same($0, value) }) else {
-            combo.subtitle = value.map { "Stored: \(ValueEditing.text($0))" } ?? ""
-            return
+        if let value, let index = specifier.values.firstIndex(where: { SettingsValue.same($0, value) }) {
+            strayValue = ""
+            if combo.selected != index { combo.selected = index }
+        } else {
+            strayValue = value.map { "Stored: \(ValueEditing.text($0))" } ?? ""
         }
-        combo.subtitle = ""
-        if combo.selected != index { combo.selected = index }
+        lockSubtitle(combo, locked, otherwise: strayValue)
     }
 
-    override func showLock(_ locked: Bool) { lockSubtitle(combo, locked) }
+    override func showLock(_ locked: Bool) {
+        self.locked = locked
+        lockSubtitle(combo, locked, otherwise: strayValue)
+    }
 }
 
 /// `PSRadioGroupSpecifier`: a group of rows with radio buttons, one per choice.
@@ -161,7 +167,6 @@ final class RadioBinding: SettingBinding {
         for (index, title) in specifier.titles.enumerated() {
             let row = ActionRow(title: title)
             let button = CheckButton()
-            button.setAccessibleLabel(title)
             if let leader = buttons.first { button.joinGroup(of: leader) }
             row.addPrefix(button)
             row.setActivatableWidget(button)

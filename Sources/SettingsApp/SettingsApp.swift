@@ -10,6 +10,8 @@ public enum SettingsApp {
 
     /// Runs the app until its window closes; returns the exit status.
     public static func main(arguments: [String]) -> Int32 {
+        let application = Application(identifier: identifier)
+        application.quitOnTerminationSignals()
         let proxy: PreferencesProxy
         do {
             proxy = try PreferencesProxy.connect()
@@ -22,7 +24,6 @@ public enum SettingsApp {
         let controller = SettingsController(
             proxy: proxy, locator: SettingsBundleLocator(environment: environment),
             languages: Localization.languages(environment: environment))
-        let application = Application(identifier: identifier)
         var window: SettingsWindow?
         application.onActivate { [unowned application] in
             if let window { return window.window.present() }

@@ -60,7 +60,6 @@ final class SettingsWindow {
         errorBar.addStyleClass("error")
         errorBar.setMargins(8)
         errorLabel.expandsHorizontally = true
-        errorLabel.setAccessibleLabel("Error")
         errorBar.append(errorLabel)
         let dismiss = Button(label: "Dismiss")
         errorBar.append(dismiss)
