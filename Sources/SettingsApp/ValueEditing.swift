@@ -19,7 +19,10 @@ enum ValueEditing {
         case .boolean(let flag): flag ? "true" : "false"
         case .date(let seconds): ValueText.formatDate(seconds)
         case .data(let bytes): bytes.map { String(format: "%02x", $0) }.joined()
-        case .array, .dictionary: OpenStepPropertyList.describe(value)
+        case .array, .dictionary:
+            // On one line, as an entry row shows it.
+            OpenStepPropertyList.describe(value).split(separator: "\n")
+                .map { $0.trimmingCharacters(in: .whitespaces) }.joined(separator: " ")
         }
     }
 
