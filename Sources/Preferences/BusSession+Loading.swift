@@ -36,16 +36,33 @@ extension BusSession {
         return state.withLock { state in domains.allSatisfy { state.cache.isLoaded($0) } }
     }
 
-    private func load(_ domain: DomainName) {
+    /// Reads a loaded domain again in the background, because a signal left some of its
+    /// values out (`invalidated`): its signals wait meanwhile, and the objects that search it
+    /// are told what changed once it is read.
+    func refresh(_ domain: DomainName) {
+        let start = state.withLock { state -> Bool in
+            guard state.cache.isLoaded(domain), state.loading[domain] == nil else { return false }
+            let loading = Loading()
+            loading.done.enter()
+            state.loading[domain] = loading
+            return true
+        }
+        guard start else { return }
+        DispatchQueue.global().async { [self] in load(domain, refreshing: true) }
+    }
+
+    /// Loads a domain (subscribing to its signals first), or with `refreshing` reads a loaded
+    /// one again; ends the domain's `loading`.
+    private func load(_ domain: DomainName, refreshing: Bool = false) {
         let answer: Snapshot?
         do {
             let connection = try connection()
             do {
-                _ = try connection.callBlocking(.methodCall(
+                if !refreshing { _ = try connection.callBlocking(.methodCall(
                     destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus",
                     interface: "org.freedesktop.DBus", member: "AddMatch",
                     body: [.string(PreferencesBus.domainMatchRule(domain: domain.rawValue))]
-                ), timeout: Self.callTimeout)
+                ), timeout: Self.callTimeout) }
             } catch {
                 throw PreferencesError(error)
             }
@@ -55,21 +72,26 @@ extension BusSession {
         }
         // One critical section from "loading" to "loaded": a signal arriving meanwhile is
         // either buffered here or applied after, never dropped or applied out of order.
-        let loading = state.withLock { state in
+        let (loading, again) = mutateState(domain: domain, notify: refreshing) { state -> (Loading?, Bool) in
             state.retryAfter[domain] = answer == nil ? .now + .seconds(1) : nil
             let loading = state.loading.removeValue(forKey: domain)
-            if let answer {
-                state.cache.load(domain, values: answer.values, forced: answer.forced)
-                // Signals that came after the service read the domain for us still apply;
-                // those that came before are in what it answered.
-                for signal in loading?.buffered ?? [] where signal.serial > answer.serial {
-                    DomainSignal(signal)?.apply(to: &state.cache)
-                }
+            guard let answer else {
+                state.cache.unload(domain)
+                return (loading, false)
             }
-            generation.add(1, ordering: .releasing)
-            return loading
+            state.cache.load(domain, values: answer.values, forced: answer.forced)
+            // Signals that came after the service read the domain for us still apply;
+            // those that came before are in what it answered.
+            var again = false
+            for signal in loading?.buffered ?? [] where signal.serial > answer.serial {
+                guard let parsed = DomainSignal(signal) else { continue }
+                parsed.apply(to: &state.cache)
+                again = again || parsed.leavesValuesOut
+            }
+            return (loading, again)
         }
         loading?.done.leave()
+        if again { refresh(domain) }
     }
 
     /// What the service answered for a domain, and the serial of its last answer: signals
@@ -116,9 +138,12 @@ extension BusSession {
         guard signal.interface == PreferencesBus.interface, case .string(let name)? = signal.body.first,
               let domain = try? DomainName(name) else { return }
         let loaded = state.withLock { state -> Bool in
-            if state.cache.isLoaded(domain) { return true }
-            state.loading[domain]?.buffered.append(signal)
-            return false
+            // A domain being read (again) holds its signals back until the answer is in.
+            if state.loading[domain] != nil {
+                state.loading[domain]?.buffered.append(signal)
+                return false
+            }
+            return state.cache.isLoaded(domain)
         }
         if loaded { apply(signal) }
     }
@@ -127,6 +152,7 @@ extension BusSession {
         guard let parsed = DomainSignal(signal) else { return }
         let previous = state.withLock { $0.cache.domains[parsed.domain]?.forced ?? [] }
         mutate(domain: parsed.domain, keys: parsed.keys(forcedBefore: previous)) { parsed.apply(to: &$0) }
+        if parsed.leavesValuesOut { refresh(parsed.domain) }
     }
 }
 
@@ -173,12 +199,15 @@ enum DomainSignal {
         }
     }
 
-    /// Applies the signal to the cache.
+    /// Whether the signal left values out (`invalidated`): the domain must be read again.
+    var leavesValuesOut: Bool {
+        if case .changed(_, _, _, let invalidated) = self { return !invalidated.isEmpty }
+        return false
+    }
+
+    /// Applies what the signal carries to the cache (see `leavesValuesOut` for the rest).
     func apply(to cache: inout DomainCache) {
         switch self {
-        case .changed(let domain, _, _, let invalidated) where !invalidated.isEmpty:
-            // Values left out of the signal: the domain is read again on next use.
-            cache.unload(domain)
         case .changed(let domain, let changed, let removed, _): cache.applyChange(domain, changed: changed, removed: removed)
         case .forcedKeys(let domain, let keys): cache.setForced(domain, keys)
         }

@@ -37,7 +37,10 @@ final class BusSession: Sendable {
     let generation = Atomic<UInt64>(1)
     /// Where observers, notifications and change streams are called: never the bus
     /// connection's own queue, so they may read preferences freely.
-    let deliveryQueue = DispatchQueue(label: "Preferences.delivery")
+    private let deliveryQueue = DispatchQueue(label: "Preferences.delivery")
+    /// Deliveries waiting for the delivery queue, and whether a drain of them is scheduled:
+    /// a burst of changes wakes the queue once, not once per change.
+    private let deliveries = Mutex<(pending: [@Sendable () -> Void], scheduled: Bool)>(([], false))
 
     private enum Link: Sendable {
         case idle
@@ -55,6 +58,15 @@ final class BusSession: Sendable {
         /// Domains whose load failed, not tried again before the instant given, so that
         /// reads without prefsd stay fast.
         var retryAfter: [DomainName: ContinuousClock.Instant] = [:]
+        /// Volatile domains this process set (contents) or removed (`nil`), not answered yet.
+        var volatilePending: [DomainName: PendingVolatile] = [:]
+        var volatileGeneration: UInt64 = 0
+    }
+
+    /// A change of a volatile domain sent and not answered yet.
+    struct PendingVolatile: Sendable {
+        var values: [String: PropertyListValue]?
+        var generation: UInt64
     }
 
     struct Loading: Sendable {
@@ -69,7 +81,12 @@ final class BusSession: Sendable {
     }
 
     struct Writes: Sendable {
+        /// Operations queued or sent and not answered yet.
         var inFlight = 0
+        /// Each persistent domain's writes, in order (a domain's lane is kept once made).
+        var lanes: [DomainName: WriteLane] = [:]
+        /// `synchronize()` calls waiting: batches are sent without waiting for their interval.
+        var flushing = 0
         var failures: [PreferencesError] = []
         var waiters: [DispatchSemaphore] = []
     }
@@ -152,45 +169,130 @@ final class BusSession: Sendable {
         }
     }
 
+    /// One round trip to prefsd: its answer comes after every signal it sent before, and the
+    /// connection's queue hands signals and answers over in order, so when this returns the
+    /// cache holds every change committed before it was called.
+    /// - Returns: false when prefsd could not be reached.
+    func catchUp() -> Bool {
+        do {
+            _ = try connection().callBlocking(.methodCall(
+                destination: PreferencesBus.busName, path: PreferencesBus.objectPath,
+                interface: "org.freedesktop.DBus.Peer", member: "Ping", body: []
+            ), timeout: Self.callTimeout)
+        } catch {
+            return false
+        }
+        // Domains read again because a signal left values out hold their signals back
+        // until they are read: wait for them.
+        let refreshing = state.withLock { $0.loading.values.map(\.done) }
+        for done in refreshing { _ = done.wait(timeout: .now() + .seconds(30)) }
+        return true
+    }
+
+    /// Runs `work` on the delivery queue, after the work handed over before it.
+    func deliver(_ work: @escaping @Sendable () -> Void) {
+        let schedule = deliveries.withLock { deliveries -> Bool in
+            deliveries.pending.append(work)
+            defer { deliveries.scheduled = true }
+            return !deliveries.scheduled
+        }
+        guard schedule else { return }
+        deliveryQueue.async { [self] in
+            while true {
+                let batch = deliveries.withLock { deliveries -> [@Sendable () -> Void] in
+                    if deliveries.pending.isEmpty { deliveries.scheduled = false }
+                    defer { deliveries.pending = [] }
+                    return deliveries.pending
+                }
+                if batch.isEmpty { return }
+                for work in batch { work() }
+            }
+        }
+    }
+
     // MARK: Changing the cache
 
-    /// Changes the cache and tells every subscriber whose effective values changed.
+    /// Changes the cache and tells the preferences objects that search the domain: each
+    /// observer whose effective value changed, and `didChangeNotification` for each object
+    /// that saw the domain change (or whose effective values changed), and for `origin`,
+    /// the object that made the change, always.
     /// - Parameters:
     ///   - domain: the domain the change is about, or `nil` for any.
-    ///   - keys: the keys that may change, or `nil` for every key of the domain.
+    ///   - keys: the keys that may change, or `nil` for every key of the domain, before or after.
     ///   - notify: false for loads and unloads, which change no value anyone has seen.
+    ///   - origin: the object the change was made through, if any.
     @discardableResult
     func mutate<Result: Sendable>(
-        domain: DomainName? = nil, keys: Set<String>? = nil, notify: Bool = true,
+        domain: DomainName? = nil, keys: Set<String>? = nil, notify: Bool = true, origin: Preferences? = nil,
         _ body: (inout DomainCache) -> Result
     ) -> Result {
-        let (result, deliveries) = state.withLock { state -> (Result, [(Preferences, [PreferencesChange])]) in
+        mutateState(domain: domain, keys: keys, notify: notify, origin: origin) { body(&$0.cache) }
+    }
+
+    /// `mutate`, with the whole state at hand (for a load, which also ends its `loading`).
+    @discardableResult
+    func mutateState<Result: Sendable>(
+        domain: DomainName? = nil, keys: Set<String>? = nil, notify: Bool = true, origin: Preferences? = nil,
+        _ body: (inout State) -> Result
+    ) -> Result {
+        let (result, deliveries) = state.withLock { state -> (Result, [Delivery]) in
             guard notify, let domain else {
-                let result = body(&state.cache)
+                let result = body(&state)
                 generation.add(1, ordering: .releasing)
                 return (result, [])
             }
-            let affected = Array(keys ?? state.cache.keys(domain))
-            let watchers = state.subscribers.values.compactMap(\.preferences).compactMap { preferences -> (Preferences, Layers)? in
+            var watchers = state.subscribers.values.compactMap(\.preferences).compactMap { preferences -> (Preferences, Layers)? in
                 let layers = preferences.layers
-                return layers.searchList.serviceDomains.contains(domain) ? (preferences, layers) : nil
+                return layers.serviceDomains.contains(domain) ? (preferences, layers) : nil
             }
-            let before = watchers.map { _, layers in affected.map { layers.resolve($0, in: state.cache) } }
-            let result = body(&state.cache)
+            if let origin, !watchers.contains(where: { $0.0 === origin }) { watchers.append((origin, origin.layers)) }
+            let result: Result
+            let affected: [String]
+            let before: Seen
+            if let keys {
+                affected = Array(keys)
+                before = Seen(domain, affected, watchers, in: state.cache)
+                result = body(&state)
+            } else {
+                // The keys of a whole-domain change are known only after it: compare with a copy.
+                let previous = state.cache
+                result = body(&state)
+                affected = Array(previous.keys(domain).union(state.cache.keys(domain)))
+                before = Seen(domain, affected, watchers, in: previous)
+            }
             generation.add(1, ordering: .releasing)
-            var deliveries: [(Preferences, [PreferencesChange])] = []
-            for (index, (preferences, layers)) in watchers.enumerated() {
-                var changes: [PreferencesChange] = []
-                for (keyIndex, key) in affected.enumerated() {
-                    let now = layers.resolve(key, in: state.cache)
-                    if now != before[index][keyIndex] { changes.append(PreferencesChange(key: key, value: now)) }
+            let after = Seen(domain, affected, watchers, in: state.cache)
+            var deliveries: [Delivery] = []
+            for (index, (preferences, _)) in watchers.enumerated() {
+                let changes = affected.indices.compactMap { keyIndex -> PreferencesChange? in
+                    let now = after.effective[index][keyIndex]
+                    return now == before.effective[index][keyIndex] ? nil : PreferencesChange(key: affected[keyIndex], value: now)
                 }
-                if !changes.isEmpty { deliveries.append((preferences, changes)) }
+                if preferences === origin || !changes.isEmpty || after.domain != before.domain {
+                    deliveries.append(Delivery(preferences: preferences, changes: changes))
+                }
             }
             return (result, deliveries)
         }
-        for (preferences, changes) in deliveries { preferences.deliver(changes) }
+        for delivery in deliveries { delivery.preferences.deliver(delivery.changes) }
         return result
+    }
+
+    /// What a change is told to one preferences object (which also gets `didChangeNotification`).
+    struct Delivery {
+        var preferences: Preferences
+        var changes: [PreferencesChange]
+    }
+
+    /// The values of some keys as the domain shows them, and as each watcher resolves them.
+    private struct Seen {
+        var domain: [PropertyListValue?]
+        var effective: [[PropertyListValue?]]
+
+        init(_ name: DomainName, _ keys: [String], _ watchers: [(Preferences, Layers)], in cache: DomainCache) {
+            domain = keys.map { cache.value(name, $0) }
+            effective = watchers.map { _, layers in keys.map { layers.resolve($0, in: cache) } }
+        }
     }
 
     /// Registers a preferences object for change delivery, forgetting those released.

@@ -17,18 +17,29 @@ struct DomainCache: Sendable {
         var generation: UInt64
     }
 
+    /// A whole-domain change (ReplaceDomain, RemoveDomain) sent and not answered yet: the
+    /// domain's new contents (empty for a removal), with the key writes made after it.
+    struct LocalReplace: Sendable {
+        var values: [String: PropertyListValue]
+        var generation: UInt64
+    }
+
     /// Domains loaded from the service.
     private(set) var domains: [DomainName: Domain] = [:]
     /// Local writes waiting for their answer.
     private(set) var local: [DomainName: [String: LocalWrite]] = [:]
+    /// Local whole-domain changes waiting for their answer.
+    private(set) var replaced: [DomainName: LocalReplace] = [:]
     private var lastGeneration: UInt64 = 0
 
     /// Whether a domain is loaded.
     func isLoaded(_ domain: DomainName) -> Bool { domains[domain] != nil }
 
-    /// The value this process sees for a key of a loaded domain.
+    /// The value this process sees for a key of a domain: its own pending changes over
+    /// what the service last described.
     func value(_ domain: DomainName, _ key: String) -> PropertyListValue? {
         if let write = local[domain]?[key] { return write.value }
+        if let replace = replaced[domain] { return replace.values[key] }
         return domains[domain]?.values[key]
     }
 
@@ -39,14 +50,24 @@ struct DomainCache: Sendable {
 
     /// Every key of a domain as this process sees it.
     func entries(_ domain: DomainName) -> [String: PropertyListValue] {
-        var entries = domains[domain]?.values ?? [:]
+        var entries = replaced[domain]?.values ?? domains[domain]?.values ?? [:]
         for (key, write) in local[domain] ?? [:] { entries[key] = write.value }
         return entries
     }
 
-    /// Keys of a domain that have a value or a pending local write.
+    /// Whether this process has changes of the domain the service has not answered yet.
+    func hasLocalChanges(_ domain: DomainName) -> Bool {
+        local[domain] != nil || replaced[domain] != nil
+    }
+
+    /// The domains with local changes not answered yet.
+    var changedDomains: Set<DomainName> { Set(local.keys).union(replaced.keys) }
+
+    /// Keys of a domain that have a value or a pending local change.
     func keys(_ domain: DomainName) -> Set<String> {
-        Set((domains[domain]?.values ?? [:]).keys).union((local[domain] ?? [:]).keys)
+        Set((domains[domain]?.values ?? [:]).keys)
+            .union((local[domain] ?? [:]).keys)
+            .union((replaced[domain]?.values ?? [:]).keys)
     }
 
     /// Records a domain as loaded with what the service answered.
@@ -76,6 +97,8 @@ struct DomainCache: Sendable {
     mutating func beginWrite(_ domain: DomainName, _ key: String, _ value: PropertyListValue?) -> UInt64 {
         lastGeneration += 1
         local[domain, default: [:]][key] = LocalWrite(value: value, generation: lastGeneration)
+        // A write made after a pending whole-domain change also outlives its answer.
+        if replaced[domain] != nil { replaced[domain]?.values[key] = value }
         return lastGeneration
     }
 
@@ -86,19 +109,45 @@ struct DomainCache: Sendable {
         local[domain]?[key] = nil
         if local[domain]?.isEmpty == true { local[domain] = nil }
     }
+
+    /// Lays a whole-domain change over the domain (the earlier local writes of the domain
+    /// are replaced by it); returns its generation.
+    mutating func beginReplace(_ domain: DomainName, _ values: [String: PropertyListValue]) -> UInt64 {
+        lastGeneration += 1
+        replaced[domain] = LocalReplace(values: values, generation: lastGeneration)
+        local[domain] = nil
+        return lastGeneration
+    }
+
+    /// Drops a whole-domain change once answered, unless a newer one replaced it.
+    mutating func endReplace(_ domain: DomainName, generation: UInt64) {
+        guard replaced[domain]?.generation == generation else { return }
+        replaced[domain] = nil
+    }
 }
 
 /// What one preferences object searches besides the service's domains.
 struct Layers: Sendable {
-    var searchList: SearchList
+    var searchList: SearchList {
+        didSet { serviceDomains = searchList.serviceDomains }
+    }
     var argument: [String: PropertyListValue]
     var language: [String: PropertyListValue]
     var registration: [String: PropertyListValue] = [:]
+    /// `searchList.serviceDomains`, kept: every resolution walks it.
+    private(set) var serviceDomains: [DomainName]
+
+    init(searchList: SearchList, argument: [String: PropertyListValue], language: [String: PropertyListValue]) {
+        self.searchList = searchList
+        self.argument = argument
+        self.language = language
+        serviceDomains = searchList.serviceDomains
+    }
 
     /// The effective value of a key: forced keys, the argument domain, the service's
     /// domains in search order, the language domain, the registration domain.
     func resolve(_ key: String, in cache: DomainCache) -> PropertyListValue? {
-        let domains = searchList.serviceDomains
+        let domains = serviceDomains
         for domain in domains where cache.isForced(domain, key) {
             if let value = cache.value(domain, key) { return value }
         }
@@ -112,7 +161,7 @@ struct Layers: Sendable {
     /// Every key any layer has.
     func allKeys(in cache: DomainCache) -> Set<String> {
         var keys = Set(argument.keys).union(language.keys).union(registration.keys)
-        for domain in searchList.serviceDomains { keys.formUnion(cache.keys(domain)) }
+        for domain in serviceDomains { keys.formUnion(cache.keys(domain)) }
         return keys
     }
 }

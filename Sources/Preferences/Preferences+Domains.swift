@@ -1,74 +1,94 @@
-import DBus
 import Foundation
 import PreferencesModel
 import PreferencesProtocol
 
+/// Persistent and volatile domains: two namespaces, as in contract 0.2. A persistent domain
+/// is never a volatile one, and a volatile domain is never searched by `object(forKey:)`.
+/// Every change shows at once in every preferences object of the process.
 extension Preferences {
     /// The contents of a persistent domain, or `nil` when there is none (or prefsd cannot
-    /// be reached).
+    /// be reached). Changes this process made show at once, before prefsd has answered.
     public func persistentDomain(forName domainName: String) -> [String: Any]? {
-        guard let name = try? DomainName(domainName),
-              let entries = try? readDomain(name) else { return nil }
-        return entries.mapValues(\.foundationObject)
+        guard let name = try? DomainName(domainName) else { return nil }
+        return session.persistentDomain(name)?.mapValues(\.foundationObject)
     }
 
     /// Replaces a persistent domain's contents, as `setPersistentDomain(_:forName:)`.
-    /// Sent without waiting; `synchronize()` reports a refusal.
+    /// Shown at once in this process, sent without waiting; `synchronize()` reports a refusal
+    /// (and the old contents show again).
     public func setPersistentDomain(_ domain: [String: Any], forName domainName: String) {
         guard let name = validated(domainName), let values = propertyList(domain) else { return }
-        session.change(.replaceDomain, [.string(name.rawValue), PropertyListValue.dictionary(values).dbusValue])
+        session.replaceDomain(name, with: values, origin: self)
     }
 
-    /// Removes a persistent domain, as `removePersistentDomain(forName:)`.
+    /// Removes a persistent domain, as `removePersistentDomain(forName:)`; shown at once.
     public func removePersistentDomain(forName domainName: String) {
         guard let name = validated(domainName) else { return }
-        session.change(.removeDomain, [.string(name.rawValue)])
+        session.replaceDomain(name, with: nil, origin: self)
     }
 
     /// The names of the persistent domains, sorted (empty when prefsd cannot be reached).
     public func persistentDomainNames() -> [String] {
-        (try? names(.domains)) ?? []
+        session.persistentDomainNames()
     }
 
-    /// The contents of a volatile domain (empty when there is none).
+    /// The contents of a volatile domain (empty when there is none). `NSArgumentDomain` and
+    /// `NSRegistrationDomain` are this object's own volatile domains: the command line's
+    /// defaults and those given to `register(defaults:)`.
     public func volatileDomain(forName domainName: String) -> [String: Any] {
-        guard let name = try? DomainName(domainName),
-              let entries = try? readDomain(name, method: .readVolatileDomain) else { return [:] }
-        return entries.mapValues(\.foundationObject)
+        if let own = ownVolatileDomain(domainName) { return own.mapValues(\.foundationObject) }
+        guard let name = try? DomainName(domainName) else { return [:] }
+        return (session.volatileDomain(name) ?? [:]).mapValues(\.foundationObject)
     }
 
-    /// Creates a volatile domain, kept only in prefsd's memory until it exits. A domain of
-    /// that name must not exist already; `synchronize()` reports a refusal.
+    /// Creates a volatile domain, kept only in prefsd's memory until it exits and shared by
+    /// the session; it is not searched by `object(forKey:)` (read it with
+    /// `volatileDomain(forName:)`). A volatile domain of that name must not exist already
+    /// (`NSArgumentDomain` and `NSRegistrationDomain` always do); `synchronize()` reports a
+    /// refusal.
     public func setVolatileDomain(_ domain: [String: Any], forName domainName: String) {
+        if ownVolatileDomain(domainName) != nil {
+            return session.recordRefusal(.exists("\(domainName) is this object's own volatile domain; use register(defaults:) for the registration domain"))
+        }
         guard let name = validated(domainName), let values = propertyList(domain) else { return }
-        session.change(.setVolatileDomain, [.string(name.rawValue), PropertyListValue.dictionary(values).dbusValue])
+        guard session.changeVolatile(name, to: values) else {
+            return session.recordRefusal(.exists("a volatile domain named \(domainName) exists already"))
+        }
+        deliver([])
     }
 
-    /// Removes a volatile domain.
+    /// Removes a volatile domain. For `NSArgumentDomain` or `NSRegistrationDomain` it empties
+    /// this object's own domain.
     public func removeVolatileDomain(forName domainName: String) {
-        guard let name = validated(domainName) else { return }
-        session.change(.removeVolatileDomain, [.string(name.rawValue)])
+        switch domainName {
+        case Self.argumentDomain:
+            let keys = local.withLock { Set($0.layers.argument.keys) }
+            return changeLayers(keys: keys, notify: true) { $0.argument = [:] }
+        case Self.registrationDomain:
+            let keys = local.withLock { Set($0.layers.registration.keys) }
+            return changeLayers(keys: keys, notify: true) { $0.registration = [:] }
+        default:
+            guard let name = validated(domainName) else { return }
+            _ = session.changeVolatile(name, to: nil)
+            deliver([])
+        }
     }
 
-    /// The names of the volatile domains, sorted (empty when prefsd cannot be reached).
+    /// The names of the volatile domains, sorted: prefsd's and this object's own
+    /// `NSArgumentDomain` and `NSRegistrationDomain`.
     public var volatileDomainNames: [String] {
-        (try? names(.volatileDomains)) ?? []
+        Array(Set(session.volatileDomainNames()).union([Self.argumentDomain, Self.registrationDomain])).sorted()
     }
 
     // MARK: Helpers
 
-    private func readDomain(_ name: DomainName, method: PreferencesMethod = .readDomain) throws(PreferencesError) -> [String: PropertyListValue] {
-        let reply = try session.callBlocking(method, [.string(name.rawValue)])
-        guard let body = reply.body.first else { return [:] }
-        do { return try PropertyListValue.dictionary(dbus: body) } catch { throw PreferencesError(error) }
-    }
-
-    private func names(_ method: PreferencesMethod) throws(PreferencesError) -> [String] {
-        let reply = try session.callBlocking(method, [])
-        guard case .array(_, let items)? = reply.body.first else { return [] }
-        var names: [String] = []
-        for case .string(let name) in items { names.append(name) }
-        return names
+    /// The argument or registration domain, for their names.
+    private func ownVolatileDomain(_ domainName: String) -> [String: PropertyListValue]? {
+        switch domainName {
+        case Self.argumentDomain: local.withLock { $0.layers.argument }
+        case Self.registrationDomain: local.withLock { $0.layers.registration }
+        default: nil
+        }
     }
 
     private func validated(_ domainName: String) -> DomainName? {

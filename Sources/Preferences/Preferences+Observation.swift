@@ -44,7 +44,7 @@ extension Preferences {
     /// Every change of an effective value this object reads, as an asynchronous sequence.
     /// Each access makes a new sequence, which ends when the object is released.
     public var changes: AsyncStream<PreferencesChange> {
-        session.ensureLoaded(local.withLock { $0.layers.searchList.serviceDomains })
+        session.ensureLoaded(local.withLock { $0.layers.serviceDomains })
         let (stream, continuation) = AsyncStream<PreferencesChange>.makeStream(bufferingPolicy: .bufferingNewest(4096))
         let token = local.withLock { local -> UInt64 in
             local.nextToken += 1
@@ -57,13 +57,14 @@ extension Preferences {
         return stream
     }
 
-    /// Hands changes to observers, streams and `NotificationCenter`, on the delivery queue.
+    /// Hands changes (maybe none) to observers and streams and posts
+    /// `didChangeNotification`, on the delivery queue.
     func deliver(_ changes: [PreferencesChange]) {
         let (observers, streams) = local.withLock { local in
             local.resolved = [:]
             return (Array(local.observers.values), Array(local.streams.values))
         }
-        session.deliveryQueue.async { [self] in
+        session.deliver { [self] in
             for change in changes {
                 for observer in observers where observer.key == change.key { observer.handler(change.value) }
                 for stream in streams { stream.yield(change) }

@@ -17,7 +17,7 @@ extension Preferences {
 
     private func resolve(_ key: String) -> PropertyListValue? {
         let (layers, version) = local.withLock { ($0.layers, $0.layersVersion) }
-        let loaded = session.ensureLoaded(layers.searchList.serviceDomains)
+        let loaded = session.ensureLoaded(layers.serviceDomains)
         let (value, generation) = session.state.withLock { state in
             (layers.resolve(key, in: state.cache), session.generation.load(ordering: .acquiring))
         }
@@ -99,7 +99,7 @@ extension Preferences {
     /// key, what `object(forKey:)` returns.
     public func dictionaryRepresentation() -> [String: Any] {
         let layers = local.withLock { $0.layers }
-        session.ensureLoaded(layers.searchList.serviceDomains)
+        session.ensureLoaded(layers.serviceDomains)
         let values = session.state.withLock { state -> [String: PropertyListValue] in
             var values: [String: PropertyListValue] = [:]
             for key in layers.allKeys(in: state.cache) {

@@ -6,7 +6,8 @@ extension Preferences {
     /// Sets a property-list value in this object's domain.
     ///
     /// The value shows at once in this process; it reaches prefsd and the disk in the
-    /// background. A refused write (a forced key, a quota, no service) is taken back, so
+    /// background, merged with the other writes of the domain made while one is in flight
+    /// (so a key set thousands of times a second costs a few commits). A refused write (a forced key, a quota, no service) is taken back, so
     /// the previous value shows again, and `synchronize()` returns false. Use
     /// `write(_:forKey:)` to learn the outcome of one write.
     public func set(_ value: PropertyListValue, forKey key: String) {
@@ -29,8 +30,9 @@ extension Preferences {
     public func set(_ value: Int, forKey key: String) { set(.integer(Int64(value)), forKey: key) }
     /// Sets a double.
     public func set(_ value: Double, forKey key: String) { set(.real(value), forKey: key) }
-    /// Sets a float.
-    public func set(_ value: Float, forKey key: String) { set(.real(Double(value)), forKey: key) }
+    /// Sets a float, stored as the real its shortest decimal text spells, as a property list
+    /// stores a float: `set(Float(12.34), forKey:)` reads back as `"12.34"` in every process.
+    public func set(_ value: Float, forKey key: String) { set(.real(float: value), forKey: key) }
     /// Sets a boolean.
     public func set(_ value: Bool, forKey key: String) { set(.boolean(value), forKey: key) }
     /// Sets a URL, stored as its absolute string (read it back with `url(forKey:)`).
@@ -76,7 +78,7 @@ extension Preferences {
             completion?(.failure(error))
             return
         }
-        session.write(value, key: PreferenceKey.normalized(key), domain: domain, completion: completion)
+        session.write(value, key: PreferenceKey.normalized(key), domain: domain, origin: self, completion: completion)
     }
 
     /// Adds values to the registration domain: the fallbacks used when no other domain
@@ -86,7 +88,7 @@ extension Preferences {
         for (key, object) in defaults {
             do { added[key] = try PropertyListValue(foundation: object) } catch { session.recordRefusal(PreferencesError(error)) }
         }
-        changeLayers(keys: Set(added.keys)) { $0.registration.merge(added) { _, new in new } }
+        changeLayers(keys: Set(added.keys), notify: false) { $0.registration.merge(added) { _, new in new } }
     }
 
     /// Adds a domain to the search list, after the application domain and the suites
@@ -95,18 +97,19 @@ extension Preferences {
         guard let suite = try? DomainName(suiteName) else { return }
         session.ensureLoaded([suite])
         let keys = session.state.withLock { $0.cache.keys(suite) }
-        changeLayers(keys: keys) { $0.searchList.addSuite(suite) }
+        changeLayers(keys: keys, notify: true) { $0.searchList.addSuite(suite) }
     }
 
     /// Removes a suite from the search list.
     public func removeSuite(named suiteName: String) {
         guard let suite = try? DomainName(suiteName) else { return }
         let keys = session.state.withLock { $0.cache.keys(suite) }
-        changeLayers(keys: keys) { $0.searchList.removeSuite(suite) }
+        changeLayers(keys: keys, notify: true) { $0.searchList.removeSuite(suite) }
     }
 
-    /// Changes this object's own layers and tells observers of the keys whose value changed.
-    private func changeLayers(keys: Set<String>, _ body: (inout Layers) -> Void) {
+    /// Changes this object's own layers and tells observers of the keys whose value changed;
+    /// posts `didChangeNotification` when `notify` or when an effective value changed.
+    func changeLayers(keys: Set<String>, notify: Bool, _ body: (inout Layers) -> Void) {
         let changes = session.state.withLock { state -> [PreferencesChange] in
             let keys = Array(keys)
             let before = local.withLock { local in keys.map { local.layers.resolve($0, in: state.cache) } }
@@ -120,13 +123,18 @@ extension Preferences {
                 }
             }
         }
-        if !changes.isEmpty { deliver(changes) }
+        if notify || !changes.isEmpty { deliver(changes) }
     }
 
-    /// Waits until every write this process sent is answered (on disk when it succeeded).
-    /// - Returns: false if any write since the last call was refused or could not be sent.
+    /// Saves and brings in, as `UserDefaults.synchronize()`: waits until every change this
+    /// process made is answered (on disk when it succeeded), then makes one round trip to
+    /// prefsd so that every change committed by any process before the call shows here.
+    /// - Returns: false if any change since the last call was refused or could not be sent,
+    ///   or prefsd could not be reached.
     @discardableResult
     public func synchronize() -> Bool {
-        session.waitForWrites().isEmpty
+        let failures = session.waitForWrites()
+        let caughtUp = session.catchUp()
+        return failures.isEmpty && caughtUp
     }
 }

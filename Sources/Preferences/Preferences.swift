@@ -10,16 +10,22 @@ import Synchronization
 /// it, `NSGlobalDomain`, the language domain (`AppleLanguages`, `AppleLocale` from the
 /// locale environment) and its registration domain. Reads are answered from a cache loaded
 /// once and kept true by prefsd's `Changed` signals, so a read that hits it costs no round
-/// trip. Writes show at once in this process and reach the disk in the background;
-/// `synchronize()` waits for them.
+/// trip. Every change (keys and whole domains) shows at once in every object of this
+/// process and reaches the disk in the background, the writes of a domain made while one is
+/// in flight merged into one; `synchronize()` waits for them and brings in what other
+/// processes committed. Volatile domains are a namespace apart and are never searched.
 ///
 /// Every method may be called from any thread or task.
 public final class Preferences: Sendable {
     /// The object for the running application, whose domain is named after the executable.
     public static let standard = Preferences(applicationIdentifier: defaultApplicationIdentifier)
 
-    /// Posted on `NotificationCenter.default`, with the preferences object as the object,
-    /// when a value it reads changes, whether this process or another changed it.
+    /// Posted on `NotificationCenter.default`, with the preferences object as the object, as
+    /// UserDefaults posts it: for every change made through the object (a key set, even to
+    /// the value it had, or removed, even when absent; a persistent or volatile domain set or
+    /// removed; a suite added or removed), and when another process or object changes a
+    /// domain it searches, even a value hidden by an earlier domain. `observe(_:_:)` and
+    /// `changes` report only changes of effective values.
     public static let didChangeNotification = Notification.Name("PreferencesDidChangeNotification")
 
     /// The name of the global domain.

@@ -34,6 +34,15 @@ public enum PreferencesError: Error, Sendable, Hashable, CustomStringConvertible
         }
     }
 
+    /// Whether the error is about what was written (a name, a value, a forced key, a quota)
+    /// rather than about reaching prefsd or its disk: another write may still succeed.
+    var concernsValues: Bool {
+        switch self {
+        case .serviceUnavailable, .storageFailed: false
+        case .invalidName, .invalidValue, .forced, .notFound, .exists, .quotaExceeded, .refused: true
+        }
+    }
+
     /// The error for a failed bus call.
     init(_ error: DBusError) {
         guard case .remote(let name, let message) = error else {

@@ -16,9 +16,11 @@ extension PropertyListValue {
         case let flag as Bool where type(of: object) == Bool.self: return .boolean(flag)
         case let data as Data: return .data(data)
         case let date as Date: return .date(date)
+        case let float as Float where type(of: object) == Float.self: return .real(float: float)
         case let number as NSNumber:
             switch number.objCType.pointee {
-            case CChar(UInt8(ascii: "d")), CChar(UInt8(ascii: "f")): return .real(number.doubleValue)
+            case CChar(UInt8(ascii: "f")): return .real(float: number.floatValue)
+            case CChar(UInt8(ascii: "d")): return .real(number.doubleValue)
             case CChar(UInt8(ascii: "c")), CChar(UInt8(ascii: "B")): return .boolean(number.boolValue)
             case CChar(UInt8(ascii: "Q")), CChar(UInt8(ascii: "L")):
                 guard let exact = Int64(exactly: number.uint64Value) else {
@@ -43,6 +45,12 @@ extension PropertyListValue {
         default:
             throw .invalidValue(reason: "\(type(of: object)) is not a property-list type")
         }
+    }
+
+    /// A `Float` as a property list stores it: the real its shortest decimal text spells
+    /// (`Float(12.34)` is `12.34`, not `12.34000015258789`), as `<real>` in an XML property list.
+    public static func real(float: Float) -> PropertyListValue {
+        .real(Double(float.description) ?? Double(float))
     }
 
     /// The value as Foundation objects, as `PropertyListSerialization` writes them.

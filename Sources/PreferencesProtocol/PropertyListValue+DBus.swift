@@ -68,7 +68,9 @@ extension PropertyListValue {
     /// Maps an `a{sv}` (or any `a{sT}`) argument to a dictionary of property-list values.
     /// - Throws: `PreferencesModelError.invalidValue` naming what was wrong.
     public static func dictionary(dbus value: DBusValue, maximumNesting: Int = maximumValueNesting) throws(PreferencesModelError) -> [String: PropertyListValue] {
-        guard case .dictionary(let entries) = try map(value, depth: 0, limit: maximumNesting + 1) else {
+        // One level more for the dictionary itself; saturating, so `Int.max` means no limit.
+        let (limit, overflow) = maximumNesting.addingReportingOverflow(1)
+        guard case .dictionary(let entries) = try map(value, depth: 0, limit: overflow ? .max : limit) else {
             throw .invalidValue(reason: "expected a dictionary with string keys, got \(value.signature)")
         }
         return entries

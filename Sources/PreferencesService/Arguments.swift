@@ -94,14 +94,7 @@ struct Arguments {
     }
 
     private func checkSize(of value: PropertyListValue, key: String?) throws(PreferencesServiceError) {
-        let subject = key.map { "the value of \"\($0)\"" } ?? "the value"
-        if value.dbusNesting > PropertyListValue.maximumDBusNesting {
-            throw .invalidValue("\(subject) nests too deeply to be sent back on the bus (D-Bus allows 64 containers): use at most 30 nested arrays or 20 nested dictionaries")
-        }
-        let size = value.marshalledSize
-        if size > limits.valueBytes {
-            throw .quotaExceeded("\(subject) takes \(size) bytes, over the limit of \(limits.valueBytes) for one value (prefsd --max-value-size); store large data in a file and keep its path instead")
-        }
+        try limits.check(value, subject: key.map { "the value of \"\($0)\"" } ?? "the value")
     }
 
     /// Refuses a list of keys that names one key twice: the second mention would be

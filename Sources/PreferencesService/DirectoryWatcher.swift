@@ -19,14 +19,19 @@ final class DirectoryWatcher: Sendable {
         case polling(reason: String)
     }
 
-    // A DispatchSource is safe to use from any thread; Dispatch does not mark it Sendable.
-    nonisolated(unsafe) private let source: any DispatchSourceProtocol
+    // DispatchSources are safe to use from any thread; Dispatch does not mark them Sendable.
+    nonisolated(unsafe) private let sources: [any DispatchSourceProtocol]
     /// How the directory is watched.
     let mode: Mode
     /// Schedules the handler (coalesced with events already seen).
     private let changed: @Sendable () -> Void
 
     /// Starts watching `directory`.
+    ///
+    /// With inotify the watch follows the path, not the directory first found there: when
+    /// the directory is removed, renamed or replaced, the watch is armed again on whatever
+    /// directory the path names (checked on every event and every second), and the handler
+    /// is called.
     init(directory: URL, delay: DispatchTimeInterval = .milliseconds(100), handler: @escaping @Sendable () -> Void) {
         let queue = DispatchQueue(label: "prefsd.managed-directory")
         let scheduled = ScheduledFlag()
@@ -38,16 +43,22 @@ final class DirectoryWatcher: Sendable {
             }
         }
         self.changed = changed
-        switch Self.inotify(directory) {
-        case .success(let descriptor):
-            let read = DispatchSource.makeReadSource(fileDescriptor: descriptor, queue: queue)
+        switch InotifyWatch.make(directory) {
+        case .success(let watch):
+            let read = DispatchSource.makeReadSource(fileDescriptor: watch.descriptor, queue: queue)
             read.setEventHandler {
                 var buffer = [UInt8](repeating: 0, count: 4096)
-                while Glibc.read(descriptor, &buffer, buffer.count) > 0 {}
+                while Glibc.read(watch.descriptor, &buffer, buffer.count) > 0 {}
+                watch.rearmIfReplaced()
                 changed()
             }
-            read.setCancelHandler { close(descriptor) }
-            source = read
+            read.setCancelHandler { close(watch.descriptor) }
+            let check = DispatchSource.makeTimerSource(queue: queue)
+            check.setEventHandler {
+                if watch.rearmIfReplaced() { changed() }
+            }
+            check.schedule(deadline: .now() + .seconds(1), repeating: .seconds(1), leeway: .milliseconds(100))
+            sources = [read, check]
             mode = .inotify
         case .failure(let failure):
             let timer = DispatchSource.makeTimerSource(queue: queue)
@@ -57,14 +68,14 @@ final class DirectoryWatcher: Sendable {
                 if last.update(Self.fingerprint(directory)) { changed() }
             }
             timer.schedule(deadline: .now() + .seconds(1), repeating: .seconds(1), leeway: .milliseconds(100))
-            source = timer
+            sources = [timer]
             mode = .polling(reason: failure.reason)
         }
-        source.resume()
+        for source in sources { source.resume() }
     }
 
     deinit {
-        source.cancel()
+        for source in sources { source.cancel() }
     }
 
     /// Calls the handler soon, as if the directory had changed.
@@ -74,19 +85,7 @@ final class DirectoryWatcher: Sendable {
 
     /// Stops watching.
     func cancel() {
-        source.cancel()
-    }
-
-    private static func inotify(_ directory: URL) -> Result<Int32, WatchFailure> {
-        let descriptor = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
-        guard descriptor >= 0 else { return .failure(WatchFailure("inotify is unavailable: \(String(cString: strerror(errno)))")) }
-        let mask = UInt32(IN_CREATE | IN_DELETE | IN_MODIFY | IN_CLOSE_WRITE | IN_MOVED_FROM | IN_MOVED_TO | IN_ATTRIB | IN_DELETE_SELF | IN_MOVE_SELF)
-        guard inotify_add_watch(descriptor, directory.path, mask) >= 0 else {
-            let reason = String(cString: strerror(errno))
-            close(descriptor)
-            return .failure(WatchFailure("cannot watch it with inotify: \(reason)"))
-        }
-        return .success(descriptor)
+        for source in sources { source.cancel() }
     }
 
     /// The directory's listing with each entry's size, change time and mode: any edit,
@@ -104,6 +103,62 @@ final class DirectoryWatcher: Sendable {
         return entries
     }
 
+}
+
+/// An inotify watch on the directory a path names, armed again when that directory is
+/// replaced. Used on the watcher's queue only; the mutex makes it Sendable.
+private final class InotifyWatch: Sendable {
+    let descriptor: Int32
+    let path: String
+    /// The watch descriptor and the identity (device, inode) of the directory it watches,
+    /// or `nil` while the path names no directory.
+    private let armed = Mutex<(watch: Int32, device: UInt, inode: UInt)?>(nil)
+
+    private static let mask = UInt32(IN_CREATE | IN_DELETE | IN_MODIFY | IN_CLOSE_WRITE | IN_MOVED_FROM | IN_MOVED_TO | IN_ATTRIB | IN_DELETE_SELF | IN_MOVE_SELF)
+
+    private init(descriptor: Int32, path: String) {
+        self.descriptor = descriptor
+        self.path = path
+    }
+
+    /// An inotify instance watching `directory`.
+    static func make(_ directory: URL) -> Result<InotifyWatch, WatchFailure> {
+        let descriptor = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
+        guard descriptor >= 0 else { return .failure(WatchFailure("inotify is unavailable: \(String(cString: strerror(errno)))")) }
+        let watch = InotifyWatch(descriptor: descriptor, path: directory.path)
+        guard watch.arm() else {
+            let reason = String(cString: strerror(errno))
+            close(descriptor)
+            return .failure(WatchFailure("cannot watch it with inotify: \(reason)"))
+        }
+        return .success(watch)
+    }
+
+    /// Arms the watch on the directory the path names now; returns whether it is armed.
+    private func arm() -> Bool {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return false }
+        guard (info.st_mode & S_IFMT) == S_IFDIR else { errno = ENOTDIR; return false }
+        let watch = inotify_add_watch(descriptor, path, Self.mask)
+        guard watch >= 0 else { return false }
+        armed.withLock { $0 = (watch, UInt(info.st_dev), UInt(info.st_ino)) }
+        return true
+    }
+
+    /// Arms the watch again when the path no longer names the directory watched (removed,
+    /// renamed, replaced); returns whether anything changed, so the caller reloads.
+    @discardableResult
+    func rearmIfReplaced() -> Bool {
+        var info = stat()
+        let exists = stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR
+        let current = armed.withLock { $0 }
+        if let current, exists, current.device == UInt(info.st_dev), current.inode == UInt(info.st_ino) { return false }
+        if current == nil && !exists { return false }
+        if let current { inotify_rm_watch(descriptor, current.watch) }
+        armed.withLock { $0 = nil }
+        _ = arm()
+        return true
+    }
 }
 
 /// Why inotify could not watch the directory.

@@ -20,12 +20,16 @@ extension DomainState {
         return change.map { forced[batch.domain] == nil ? $0 : hidingForcedKeys($0) }
     }
 
-    /// Records that `batch` failed: drops what it staged and recounts the domain's bytes.
+    /// Records that `batch` failed: drops what it staged and recounts the domain.
     mutating func failed(_ batch: Batch) {
+        let (oldBytes, oldKeys) = (domainBytes[batch.domain] ?? 0, domainKeys[batch.domain] ?? 0)
         settle(batch)
-        let bytes = Self.bytes(of: projectedEntries(domain: batch.domain))
-        storeBytes += bytes - (domainBytes[batch.domain] ?? 0)
-        domainBytes[batch.domain] = bytes
+        let entries = projectedEntries(domain: batch.domain)
+        let bytes = entries.isEmpty ? 0 : Self.bytes(of: entries, domain: batch.domain)
+        storeBytes += bytes - oldBytes
+        persistentDomainCount += (entries.isEmpty ? 0 : 1) - (oldKeys == 0 ? 0 : 1)
+        domainBytes[batch.domain] = entries.isEmpty ? nil : bytes
+        domainKeys[batch.domain] = entries.isEmpty ? nil : entries.count
     }
 
     /// Drops the staged entries whose newest writer is `batch`.
@@ -36,6 +40,7 @@ extension DomainState {
         staged[batch.domain] = entries.isEmpty ? nil : entries
         if committed[batch.domain] == nil && staged[batch.domain] == nil {
             domainBytes[batch.domain] = nil
+            domainKeys[batch.domain] = nil
         }
     }
 

@@ -56,7 +56,11 @@ extension DomainState {
         if volatile[domain] != nil {
             throw .exists("a volatile domain named \(domain) exists already; remove it with RemoveVolatileDomain first")
         }
-        let bytes = Self.bytes(of: values)
+        if volatile.count >= limits.volatileDomainCount {
+            throw .quotaExceeded("there are \(volatile.count) volatile domains, the most allowed (prefsd --max-volatile-domains); remove one first")
+        }
+        try checkKeyCount(values.count, domain: domain)
+        let bytes = Self.bytes(of: values, domain: domain)
         try checkVolatileQuota(adding: bytes)
         volatile[domain] = values
         volatileBytes += bytes
@@ -67,7 +71,7 @@ extension DomainState {
     /// `RemoveVolatileDomain`: drops a volatile domain; an absent one is no change.
     mutating func removeVolatileDomain(_ domain: DomainName) -> Effect {
         guard let entries = volatile.removeValue(forKey: domain) else { return .unchanged(afterPending: false) }
-        volatileBytes -= Self.bytes(of: entries)
+        volatileBytes -= Self.bytes(of: entries, domain: domain)
         if entries.isEmpty { return .unchanged(afterPending: false) }
         return .volatile(Change(domain: domain, removed: entries.keys.sorted()))
     }
@@ -95,19 +99,37 @@ extension DomainState {
         if setting.isEmpty && removing.isEmpty { return .unchanged(afterPending: batchesInFlight > 0) }
 
         var delta = 0
+        var keyDelta = 0
         for (key, value) in setting {
-            delta += Self.bytes(key: key, value: value)
-            if let old = projected(domain: domain, key: key) { delta -= Self.bytes(key: key, value: old) }
+            delta += Self.entryBytes(domain: domain, key: key, value: value)
+            if let old = projected(domain: domain, key: key) {
+                delta -= Self.entryBytes(domain: domain, key: key, value: old)
+            } else {
+                keyDelta += 1
+            }
         }
         for key in removing {
-            if let old = projected(domain: domain, key: key) { delta -= Self.bytes(key: key, value: old) }
+            if let old = projected(domain: domain, key: key) {
+                delta -= Self.entryBytes(domain: domain, key: key, value: old)
+                keyDelta -= 1
+            }
+        }
+        let oldKeys = domainKeys[domain] ?? 0
+        let newKeys = oldKeys + keyDelta
+        let appears = oldKeys == 0 && newKeys > 0
+        let vanishes = oldKeys > 0 && newKeys == 0
+        if appears { delta += ServiceLimits.domainOverhead }
+        if vanishes { delta -= ServiceLimits.domainOverhead }
+        if keyDelta > 0 { try checkKeyCount(newKeys, domain: domain) }
+        if appears && persistentDomainCount >= limits.domainCount {
+            throw .quotaExceeded("the store holds \(persistentDomainCount) domains, the most allowed (prefsd --max-domains); remove unused domains first")
         }
         let newDomainBytes = (domainBytes[domain] ?? 0) + delta
         if delta > 0 && newDomainBytes > limits.domainBytes {
-            throw .quotaExceeded("the domain \(domain) would hold \(newDomainBytes) bytes, over its limit of \(limits.domainBytes) (prefsd --max-domain-size); remove keys from it first")
+            throw .quotaExceeded("the domain \(domain) would take \(newDomainBytes) bytes, over its limit of \(limits.domainBytes) (prefsd --max-domain-size; each key counts its domain's name, its name, its value and \(ServiceLimits.entryOverhead) bytes of overhead); remove keys from it first")
         }
         if delta > 0 && storeBytes + delta > limits.storeBytes {
-            throw .quotaExceeded("the store would hold \(storeBytes + delta) bytes, over its limit of \(limits.storeBytes) (prefsd --max-store-size); remove unused domains first")
+            throw .quotaExceeded("the store would take \(storeBytes + delta) bytes, over its limit of \(limits.storeBytes) (prefsd --max-store-size; each key counts its domain's name, its name, its value and \(ServiceLimits.entryOverhead) bytes of overhead); remove unused domains first")
         }
 
         lastSequence += 1
@@ -122,6 +144,8 @@ extension DomainState {
             mutations.append(.set(domain, key: key, value: value))
         }
         domainBytes[domain] = newDomainBytes
+        domainKeys[domain] = newKeys
+        persistentDomainCount += appears ? 1 : vanishes ? -1 : 0
         storeBytes += delta
         batchesInFlight += 1
         return .persistent(Batch(sequence: sequence, domain: domain, mutations: mutations))
@@ -129,7 +153,13 @@ extension DomainState {
 
     private func checkVolatileQuota(adding bytes: Int) throws(PreferencesServiceError) {
         if volatileBytes + bytes > limits.volatileBytes {
-            throw .quotaExceeded("volatile domains would hold \(volatileBytes + bytes) bytes, over their limit of \(limits.volatileBytes) (prefsd --max-volatile-size); remove a volatile domain first")
+            throw .quotaExceeded("volatile domains would take \(volatileBytes + bytes) bytes, over their limit of \(limits.volatileBytes) (prefsd --max-volatile-size; each domain counts \(ServiceLimits.domainOverhead) bytes and each key its domain's name, its name, its value and \(ServiceLimits.entryOverhead) bytes); remove a volatile domain first")
+        }
+    }
+
+    private func checkKeyCount(_ count: Int, domain: DomainName) throws(PreferencesServiceError) {
+        if count > limits.keysPerDomain {
+            throw .quotaExceeded("the domain \(domain) would hold \(count) keys, over the limit of \(limits.keysPerDomain) (prefsd --max-keys-per-domain); remove keys from it first")
         }
     }
 

@@ -19,11 +19,17 @@ struct DomainState: Sendable {
     var volatile: [DomainName: [String: PropertyListValue]] = [:]
     /// Keys forced by managed domains.
     var forced: [DomainName: [String: PropertyListValue]] = [:]
-    /// Projected bytes of each persistent domain (committed plus staged).
+    /// Projected bytes of each persistent domain (committed plus staged), as the quotas
+    /// count them (``entryBytes(domain:key:value:)`` for each key, plus
+    /// ``ServiceLimits/domainOverhead``).
     var domainBytes: [DomainName: Int] = [:]
+    /// Projected number of keys of each persistent domain.
+    var domainKeys: [DomainName: Int] = [:]
+    /// Projected number of persistent domains that hold at least one key.
+    var persistentDomainCount = 0
     /// Projected bytes of the whole persistent store.
     var storeBytes = 0
-    /// Bytes of all volatile domains.
+    /// Bytes of all volatile domains, counted as persistent ones are.
     var volatileBytes = 0
     /// Batches staged and not yet reported back.
     var batchesInFlight = 0
@@ -36,21 +42,25 @@ struct DomainState: Sendable {
     init(committed: [DomainName: [String: PropertyListValue]], limits: ServiceLimits) {
         self.committed = committed
         self.limits = limits
-        for (domain, entries) in committed {
-            let bytes = Self.bytes(of: entries)
+        for (domain, entries) in committed where !entries.isEmpty {
+            let bytes = Self.bytes(of: entries, domain: domain)
             domainBytes[domain] = bytes
+            domainKeys[domain] = entries.count
             storeBytes += bytes
+            persistentDomainCount += 1
         }
     }
 
-    /// The bytes an entry counts for against the quotas.
-    static func bytes(key: String, value: PropertyListValue) -> Int {
-        key.utf8.count + value.marshalledSize
+    /// What one entry costs against the quotas: its domain's name, its key and its value
+    /// (as marshalled on the bus), plus ``ServiceLimits/entryOverhead`` for the row, index
+    /// and memory that hold it.
+    static func entryBytes(domain: DomainName, key: String, value: PropertyListValue) -> Int {
+        domain.rawValue.utf8.count + key.utf8.count + value.marshalledSize + ServiceLimits.entryOverhead
     }
 
-    /// The bytes a set of entries counts for.
-    static func bytes(of entries: [String: PropertyListValue]) -> Int {
-        entries.reduce(0) { $0 + bytes(key: $1.key, value: $1.value) }
+    /// What a domain holding `entries` costs: each entry, plus ``ServiceLimits/domainOverhead``.
+    static func bytes(of entries: [String: PropertyListValue], domain: DomainName) -> Int {
+        entries.reduce(ServiceLimits.domainOverhead) { $0 + entryBytes(domain: domain, key: $1.key, value: $1.value) }
     }
 
     // MARK: Reading
@@ -75,11 +85,12 @@ struct DomainState: Sendable {
         volatile[domain]
     }
 
-    /// Names of the persistent domains on disk, sorted.
-    var persistentDomainNames: [DomainName] { committed.keys.sorted() }
+    /// Names of the persistent domains on disk, unsorted: copied out under the lock, and
+    /// sorted by the caller outside it.
+    var persistentDomainNamesUnsorted: [DomainName] { Array(committed.keys) }
 
-    /// Names of the volatile domains, sorted.
-    var volatileDomainNames: [DomainName] { volatile.keys.sorted() }
+    /// Names of the volatile domains, unsorted (sorted by the caller outside the lock).
+    var volatileDomainNamesUnsorted: [DomainName] { Array(volatile.keys) }
 
     /// The keys an administrator forces in `domain`, sorted.
     func forcedKeys(domain: DomainName) -> [String] { (forced[domain] ?? [:]).keys.sorted() }

@@ -13,6 +13,8 @@ struct ManagedDomains {
     /// turn this off: otherwise a user could force keys to fool an application about what
     /// an administrator manages.
     let requireRootOwnership: Bool
+    /// The limits every managed value obeys, as values written on the bus do.
+    let limits: ServiceLimits
     let logger: Logger
 
     /// Reads every managed domain. A file that cannot be read or parsed is logged with its
@@ -48,9 +50,9 @@ struct ManagedDomains {
                 continue
             }
             do {
-                domains[domain] = try read(path)
+                domains[domain] = try read(path, domain: domain)
             } catch {
-                logger.error("ignoring a malformed managed file; its previous state stays in force",
+                logger.error("ignoring a managed file that cannot be used; its previous state stays in force",
                              metadata: ["path": "\(path)", "error": "\(error)"])
                 if let kept = previous[domain] { domains[domain] = kept }
             }
@@ -58,13 +60,77 @@ struct ManagedDomains {
         return domains
     }
 
-    private func read(_ path: String) throws -> [String: PropertyListValue] {
-        let data = try Data(contentsOf: URL(fileURLWithPath: path))
+    /// Reads one managed file: a regular file of at most ``ServiceLimits/managedFileBytes``
+    /// holding a dictionary whose keys and values obey the limits of values on the bus.
+    private func read(_ path: String, domain: DomainName) throws -> [String: PropertyListValue] {
+        let data = try ManagedFile.contents(of: path, limit: limits.managedFileBytes)
         guard case .dictionary(let entries) = try PropertyListValue(propertyListData: data) else {
             throw PreferencesModelError.invalidValue(reason: "the top level is not a dictionary")
         }
-        for key in entries.keys { try PreferenceKey.validate(key) }
+        if entries.count > limits.keysPerDomain {
+            throw PreferencesServiceError.quotaExceeded("it forces \(entries.count) keys, over the limit of \(limits.keysPerDomain) keys in one domain (prefsd --max-keys-per-domain)")
+        }
+        var bytes = ServiceLimits.domainOverhead
+        for (key, value) in entries.sorted(by: { $0.key < $1.key }) {
+            try PreferenceKey.validate(key)
+            try limits.check(value, subject: "the value of \"\(key)\"")
+            bytes += DomainState.entryBytes(domain: domain, key: key, value: value)
+        }
+        if bytes > limits.domainBytes {
+            throw PreferencesServiceError.quotaExceeded("its values take \(bytes) bytes, over the limit of \(limits.domainBytes) for one domain (prefsd --max-domain-size)")
+        }
         return entries
+    }
+}
+
+/// Reading a managed file without trusting what is at its path.
+enum ManagedFile {
+    /// Why a managed file cannot be read.
+    struct Refusal: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    /// The bytes of the regular file at `path`, refusing anything else (a directory, a
+    /// FIFO that would block, a device) and any file over `limit` bytes.
+    static func contents(of path: String, limit: Int) throws(Refusal) -> Data {
+        let descriptor = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+        guard descriptor >= 0 else { throw Refusal(description: "cannot open it: \(String(cString: strerror(errno)))") }
+        defer { close(descriptor) }
+        var info = stat()
+        guard fstat(descriptor, &info) == 0 else { throw Refusal(description: "cannot inspect it: \(String(cString: strerror(errno)))") }
+        guard (info.st_mode & S_IFMT) == S_IFREG else {
+            throw Refusal(description: "it is not a regular file but \(kind(info.st_mode)); a managed domain must be a plain .plist file")
+        }
+        guard Int(info.st_size) <= limit else {
+            throw Refusal(description: "it is \(info.st_size) bytes, over the limit of \(limit) for a managed file (prefsd --max-managed-file-size)")
+        }
+        var data = Data()
+        var buffer = [UInt8](repeating: 0, count: 64 << 10)
+        while true {
+            let count = Glibc.read(descriptor, &buffer, buffer.count)
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw Refusal(description: "cannot read it: \(String(cString: strerror(errno)))")
+            }
+            if count == 0 { break }
+            data.append(contentsOf: buffer[0..<count])
+            // It may grow while being read: never hold more than the limit.
+            guard data.count <= limit else {
+                throw Refusal(description: "it grew past the limit of \(limit) bytes for a managed file while being read (prefsd --max-managed-file-size)")
+            }
+        }
+        return data
+    }
+
+    private static func kind(_ mode: mode_t) -> String {
+        switch mode & S_IFMT {
+        case S_IFDIR: "a directory"
+        case S_IFIFO: "a FIFO"
+        case S_IFCHR: "a character device"
+        case S_IFBLK: "a block device"
+        case S_IFSOCK: "a socket"
+        default: "a special file"
+        }
     }
 }
 

@@ -36,6 +36,7 @@ public final class PreferencesService: Sendable {
         ManagedDomains(
             directory: configuration.managedDirectory,
             requireRootOwnership: configuration.requireRootOwnedManagedDirectory,
+            limits: configuration.limits,
             logger: logger
         )
     }
@@ -111,7 +112,7 @@ public final class PreferencesService: Sendable {
             logger.info("managed preferences changed", metadata: ["domains": "\(domains.map(\.rawValue).sorted())"])
         }
         for (domain, keys) in update.forcedKeys.sorted(by: { $0.key < $1.key }) {
-            send(.signal(
+            emitSignal(.signal(
                 path: PreferencesBus.objectPath, interface: PreferencesBus.interface,
                 member: PreferencesBus.forcedKeysChangedSignal, body: [.string(domain.rawValue), .stringArray(keys)]
             ))
@@ -198,9 +199,9 @@ public final class PreferencesService: Sendable {
             }
             return .answer([PropertyListValue.dictionary(entries).dbusValue])
         case .domains:
-            return .answer([.stringArray(read(\.persistentDomainNames).map(\.rawValue))])
+            return .answer([.stringArray(read(\.persistentDomainNamesUnsorted).sorted().map(\.rawValue))])
         case .volatileDomains:
-            return .answer([.stringArray(read(\.volatileDomainNames).map(\.rawValue))])
+            return .answer([.stringArray(read(\.volatileDomainNamesUnsorted).sorted().map(\.rawValue))])
         case .forcedKeys:
             let domain = try arguments.domain(0)
             return .answer([.stringArray(read { $0.forcedKeys(domain: domain) })])
@@ -315,17 +316,43 @@ public final class PreferencesService: Sendable {
     /// for a change of a volatile one, its body bounded as the contract says.
     private func emit(_ change: Change, volatile: Bool) {
         let member = volatile ? PreferencesBus.volatileChangedSignal : PreferencesBus.changedSignal
-        send(.signal(path: PreferencesBus.objectPath, interface: PreferencesBus.interface, member: member, body: change.signalBody()))
+        emitSignal(.signal(path: PreferencesBus.objectPath, interface: PreferencesBus.interface, member: member, body: change.signalBody()))
     }
 
+    /// Answers `call` with `body`, or with `org.freedesktop.DBus.Error.LimitsExceeded` when
+    /// the body would pass ``ServiceLimits/replyBytes`` or libdbus cannot send it: a caller
+    /// is never left waiting for an answer that cannot come.
     func reply(to call: DBusMessage, _ body: [DBusValue]) {
         guard !call.noReplyExpected else { return }
-        send(call.makeReturn(body))
+        let size = DBusValue.structure(body).marshalledSize
+        let limit = configuration.limits.replyBytes
+        guard size <= limit else {
+            logger.warning("a reply too large for the bus was refused", metadata: ["member": "\(call.member ?? "")", "bytes": "\(size)"])
+            return reply(to: call, error: StandardErrorName.limitsExceeded,
+                         "the answer would take \(size) bytes, over the \(limit) a message may take on this bus (prefsd --max-reply-size); read it in parts (Read of single keys) or remove data")
+        }
+        do {
+            try connection.send(call.makeReturn(body))
+        } catch {
+            logger.error("could not send a reply", metadata: ["member": "\(call.member ?? "")", "error": "\(error)"])
+            reply(to: call, error: StandardErrorName.limitsExceeded, "the answer could not be sent on the bus: \(error)")
+        }
     }
 
     func reply(to call: DBusMessage, error name: String, _ message: String) {
         guard !call.noReplyExpected else { return }
         send(call.makeError(name: name, message: message))
+    }
+
+    /// Sends a signal, unless it is too large for the bus (it is logged instead: sending
+    /// it would get prefsd disconnected).
+    func emitSignal(_ signal: DBusMessage) {
+        let size = DBusValue.structure(signal.body).marshalledSize
+        guard size <= configuration.limits.replyBytes else {
+            logger.error("a signal too large for the bus was not sent", metadata: ["member": "\(signal.member ?? "")", "bytes": "\(size)"])
+            return
+        }
+        send(signal)
     }
 
     private func send(_ message: DBusMessage) {

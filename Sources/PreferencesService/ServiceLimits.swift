@@ -1,7 +1,8 @@
-/// The sizes the service refuses to pass, each a `prefsd` flag.
+/// The sizes and counts the service refuses to pass, each a `prefsd` flag.
 ///
-/// Sizes are measured as D-Bus marshalled bytes: a value as its `v` argument, an entry as
-/// its key's UTF-8 bytes plus its value.
+/// Sizes are what an entry really costs: its domain name, its key's UTF-8 bytes, its
+/// value as D-Bus marshalled bytes, and ``entryOverhead`` for the row, index and memory
+/// that hold it; a volatile domain costs ``domainOverhead`` more, even when empty.
 public struct ServiceLimits: Sendable, Hashable {
     /// One value (default 1 MiB).
     public var valueBytes: Int
@@ -13,6 +14,26 @@ public struct ServiceLimits: Sendable, Hashable {
     public var volatileBytes: Int
     /// Nesting of arrays and dictionaries in a value (default 32).
     public var nesting: Int
+    /// Number of persistent domains (default 100,000: a `Domains` reply of the longest
+    /// names stays under 27 MB, inside every bus's message limit).
+    public var domainCount: Int
+    /// Keys in one domain, persistent, volatile or managed (default 250,000).
+    public var keysPerDomain: Int
+    /// Number of volatile domains (default 10,000).
+    public var volatileDomainCount: Int
+    /// Largest managed (administrator's) property-list file (default 16 MiB).
+    public var managedFileBytes: Int
+    /// Largest reply or signal the service sends (default 32 MiB, dbus-daemon's built-in
+    /// `max_message_size`: a message over the bus's limit gets the sender disconnected).
+    /// A larger reply is answered `org.freedesktop.DBus.Error.LimitsExceeded`.
+    public var replyBytes: Int
+
+    /// What one entry costs beyond its names and value: measured on a full store, a row of
+    /// SQLite with its index, its WAL frame share, and the dictionary slot, strings and
+    /// enum boxes that hold it in memory. See the README's Reliability section.
+    public static let entryOverhead = 256
+    /// What one domain costs beyond its entries: its name and dictionary in memory.
+    public static let domainOverhead = 256
 
     /// The contract's defaults.
     public static let `default` = ServiceLimits(
@@ -20,12 +41,21 @@ public struct ServiceLimits: Sendable, Hashable {
     )
 
     /// Makes a set of limits.
-    public init(valueBytes: Int, domainBytes: Int, storeBytes: Int, volatileBytes: Int, nesting: Int) {
+    public init(
+        valueBytes: Int, domainBytes: Int, storeBytes: Int, volatileBytes: Int, nesting: Int,
+        domainCount: Int = 100_000, keysPerDomain: Int = 250_000, volatileDomainCount: Int = 10_000,
+        managedFileBytes: Int = 16 << 20, replyBytes: Int = 32 << 20
+    ) {
         self.valueBytes = valueBytes
         self.domainBytes = domainBytes
         self.storeBytes = storeBytes
         self.volatileBytes = volatileBytes
         self.nesting = nesting
+        self.domainCount = domainCount
+        self.keysPerDomain = keysPerDomain
+        self.volatileDomainCount = volatileDomainCount
+        self.managedFileBytes = managedFileBytes
+        self.replyBytes = replyBytes
     }
 
     /// The largest message the service accepts: the protocol's own maximum (128 MiB).

@@ -20,6 +20,8 @@ public final class DomainStore: Sendable {
     let writerQueue: DispatchQueue
     let writer: Mutex<WriterState>
     let counters: Mutex<(transactions: Int, batches: Int)>
+    /// The ballast that keeps room on the disk for removals.
+    let reserve: Reserve
 
     /// Where a damaged store found at start-up was moved aside, or `nil` when the store
     /// opened cleanly.
@@ -39,20 +41,31 @@ public final class DomainStore: Sendable {
     /// never deleted; the move is logged with both paths, a fresh store is started, and
     /// ``recoveredFrom`` says where the damaged copy went.
     ///
+    /// A ballast file of `reserveBytes` (`store.reserve`, see ``reserveFileName``) is kept
+    /// beside the database so that removals go through on a full disk.
+    ///
     /// - Throws: ``StoreError/newerSchema(path:)`` for a database written by a newer prefsd
     ///   (left untouched), ``StoreError/cannotOpen(path:reason:)`` when the store cannot be
     ///   opened or created.
-    public init(directory: URL, logger: Logger) throws(StoreError) {
+    public init(directory: URL, logger: Logger, reserveBytes: Int = 1 << 20) throws(StoreError) {
         let files = StoreFiles(directory: directory)
         self.files = files
         self.logger = logger
         let opened = try StoreOpener(files: files, logger: logger).open()
         database = opened.database
         recoveredFrom = opened.recoveredFrom
+        reserve = Reserve(directory: directory, size: reserveBytes)
+        if reserve.state != .held {
+            logger.warning("no room for the \(reserveBytes)-byte reserve that keeps removals possible on a full disk; it is made once there is room",
+                           metadata: ["store": "\(files.directoryPath)"])
+        }
         writerQueue = DispatchQueue(label: "prefsd.store.writer", qos: .userInitiated)
         writer = Mutex(WriterState())
         counters = Mutex((transactions: 0, batches: 0))
     }
+
+    /// The name of the ballast file in the store directory.
+    public static let reserveFileName = Reserve.fileName
 
     /// Counters for tests and benchmarks: transactions committed, and batches committed in them.
     public var statistics: (transactions: Int, batches: Int) {

@@ -12,6 +12,11 @@ import Darwin
 struct PendingBatch: Sendable {
     let mutations: [StoreMutation]
     let completion: @Sendable (Result<Void, StoreError>) -> Void
+
+    /// Whether the batch only removes (so it can only free room in the store).
+    var onlyRemoves: Bool {
+        !mutations.contains { if case .set = $0 { true } else { false } }
+    }
 }
 
 /// What the writer and the callers of ``DomainStore/commit(_:completion:)`` share, under a
@@ -48,7 +53,10 @@ extension DomainStore {
     /// the store's writer queue: keep it short, and never wait in it for another commit.
     ///
     /// If the transaction fails, every batch in it gets `.failure(.writeFailed(...))` and
-    /// nothing of them is stored; later commits work again once the cause is gone. An empty
+    /// nothing of them is stored; later commits work again once the cause is gone. On a
+    /// full disk the batches that only remove are tried again alone with the room of the
+    /// store's reserve, and batches that add data are refused until the reserve can be
+    /// made again (see ``reserveFileName``). An empty
     /// `mutations` completes after everything queued before it is durable. After ``close()``
     /// the completion gets `.failure(.closed)` at once, on the calling thread.
     public func commit(
@@ -97,14 +105,38 @@ extension DomainStore {
                 return state.pending
             }
             if batches.isEmpty { break }
-            let result = write(batches)
-            for batch in batches { batch.completion(result) }
+            let results = writeKeepingReserve(batches)
+            for (batch, result) in zip(batches, results) { batch.completion(result) }
         }
         if writer.withLock({ $0.closed }) { closeDatabase() }
     }
 
-    /// Commits `batches` in one transaction.
-    private func write(_ batches: [PendingBatch]) -> Result<Void, StoreError> {
+    /// Commits `batches`, using the reserve so that removals go through on a full disk;
+    /// returns each batch's outcome.
+    private func writeKeepingReserve(_ batches: [PendingBatch]) -> [Result<Void, StoreError>] {
+        let removals = batches.filter(\.onlyRemoves)
+        if reserve.state == .released, !reserve.restoreIfRoom() {
+            // The disk is still full: keep the room freed for removals.
+            let removed: Result<Void, StoreError> = removals.isEmpty ? .success(()) : write(removals).result
+            let refused = StoreError.writeFailed(reason: "the disk is full: free space on \(files.directoryPath) (prefsd keeps its last \(reserve.size) bytes there for removals, which still work)")
+            return batches.map { $0.onlyRemoves ? removed : .failure(refused) }
+        }
+        let (result, diskFull) = write(batches)
+        switch result {
+        case .success:
+            if reserve.state == .missing { reserve.restoreIfRoom() }
+            return batches.map { _ in result }
+        case .failure:
+            guard diskFull, !removals.isEmpty, reserve.release() else { return batches.map { _ in result } }
+            logger.warning("the disk is full: released the store's reserve so that removals go through",
+                           metadata: ["store": "\(files.directoryPath)"])
+            let removed = write(removals).result
+            return batches.map { $0.onlyRemoves ? removed : result }
+        }
+    }
+
+    /// Commits `batches` in one transaction; says whether a failure was a full disk.
+    private func write(_ batches: [PendingBatch]) -> (result: Result<Void, StoreError>, diskFull: Bool) {
         do {
             try database.inTransaction(.immediate) { db in
                 let upsert = try db.cachedStatement(sql: StoreSchema.upsert)
@@ -129,13 +161,13 @@ extension DomainStore {
             logger.error(
                 "A transaction of \(batches.count) batches was rolled back: \(reason)",
                 metadata: ["store": "\(files.databasePath)"])
-            return .failure(.writeFailed(reason: reason))
+            return (.failure(.writeFailed(reason: reason)), StoreError.isDiskFull(error))
         }
         counters.withLock {
             $0.transactions += 1
             $0.batches += batches.count
         }
-        return .success(())
+        return (.success(()), false)
     }
 
     /// Runs on the writer queue: checkpoints the WAL and closes the connection, once.

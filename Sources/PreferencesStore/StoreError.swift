@@ -62,6 +62,11 @@ extension StoreError {
         }
     }
 
+    /// Whether `error` means the file system is full.
+    static func isDiskFull(_ error: any Error) -> Bool {
+        (error as? DatabaseError)?.resultCode == .SQLITE_FULL
+    }
+
     /// Whether `error` means the database file itself is damaged or is not a database.
     static func isCorruption(_ error: any Error) -> Bool {
         guard let error = error as? DatabaseError else { return false }

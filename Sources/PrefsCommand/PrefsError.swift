@@ -9,7 +9,7 @@
 /// | 4 | a size limit of prefsd would be passed |
 /// | 5 | prefsd refused a domain name, key or value as invalid |
 /// | 6 | prefsd could not write to its store |
-/// | 7 | a domain of that name exists already (volatile domains) |
+/// | 7 | a volatile domain of that name exists already |
 /// | 69 | no session bus, or prefsd is not running and cannot be started |
 /// | 70 | prefsd answered something unexpected |
 /// | 74 | a file to import or export could not be read or written |
@@ -47,7 +47,7 @@ public enum PrefsExitCode: Int32, Sendable, CaseIterable {
         case .quotaExceeded: "a size limit of prefsd would be passed"
         case .invalid: "prefsd refused the domain name, key or value as invalid"
         case .storageFailed: "prefsd could not write to its store"
-        case .exists: "a domain of that name exists already"
+        case .exists: "a volatile domain of that name exists already"
         case .unavailable: "no session bus, or prefsd is not running and cannot be started"
         case .internalError: "prefsd answered something unexpected"
         case .fileError: "a file to import or export could not be read or written"

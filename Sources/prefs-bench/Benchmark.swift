@@ -32,6 +32,13 @@ struct Benchmark {
         var prefsdStopped = false
         defer { if !prefsdStopped { prefsd.stop() } }
 
+        if options.onlyRapidWrites {
+            log("rapid writes")
+            report.rapidWrites = try measureRapidWrites(bus: bus.address, calls: 100_000)
+            report.load = "\(loadBefore) before, \(Machine.load) after (1/5/15-minute load averages)"
+            return print(report.render())
+        }
+
         let dconf = try startDconf(bus: bus.address, connection: connection, report: &report)
         defer { dconf?.stop() }
 
@@ -107,6 +114,9 @@ struct Benchmark {
 
         log("cached reads")
         report.cached = try measureCachedReads(bus: bus.address, quick: quick)
+
+        log("rapid writes")
+        report.rapidWrites = try measureRapidWrites(bus: bus.address, calls: 100_000)
 
         log("change propagation")
         report.propagation = try measurePropagation(

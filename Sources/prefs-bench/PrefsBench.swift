@@ -34,6 +34,9 @@ struct PrefsBench: ParsableCommand {
     @Option(help: ArgumentHelp("Seconds allowed for filling dconf; sizes it cannot reach in time are capped.", valueName: "s"))
     var dconfFillSeconds: Double = 120
 
+    @Flag(help: "Measure only the rapid writes through the library (100,000 sets of one key).")
+    var onlyRapidWrites = false
+
     @Flag(help: .hidden) var observerChild = false
     @Option(help: .hidden) var address: String?
     @Option(help: .hidden) var childCount = 1

@@ -11,6 +11,7 @@ struct Report {
     var cached: (ours: Summary, foundation: Summary)?
     var propagation: (propagation: Figure, ping: Figure)?
     var coldStart: (startup: Double, peakRSS: Int?, filled: Int)?
+    var rapidWrites: RapidWrites?
     var mainPeakRSS: Int?
     var mainKeys = 0
 
@@ -82,6 +83,7 @@ struct Report {
             table.add(["cold start: prefsd peak RSS (VmHWM) after the first answer",
                        rss.map { "\(Format.format1($0)) MiB" } ?? "?", "", "", "", "≤ 64 MiB", verdict(rss.map { $0 <= 64 })])
         }
+        if let rapidWrites { table.add(rapidWrites.row) }
         var text = "Machine: \(machine).  \nLoad: \(load).  \nRun: \(quick ? "`--quick`" : "full"); times are round trips through one private dbus-daemon, all clients using the project's DBus module.\n\n"
         text += table.render()
         var allNotes = notes

@@ -69,6 +69,16 @@ final class Daemon: Sendable {
         } catch {
             throw StartupError.bus(error)
         }
+        // Follow the bus and the name from the start: a `--replace` (NameLost) or a lost bus
+        // that comes while the store is still loading is kept by `shutdown` and ends this
+        // instance as soon as it has started, so the new one gets the store lock at once.
+        connection.setDisconnectHandler { shutdown.end(.busGone) }
+        connection.setSignalHandler { message in
+            if message.sender == "org.freedesktop.DBus", message.member == "NameLost",
+               message.body.first == .string(PreferencesBus.busName) {
+                shutdown.end(.replaced)
+            }
+        }
         let service = PreferencesService(connection: connection, configuration: configuration, logger: logger)
         do {
             try service.register()
@@ -98,13 +108,6 @@ final class Daemon: Sendable {
         if let recovered = store.recoveredFrom {
             logger.error("the store was damaged and has been moved aside; prefsd started with an empty store",
                          metadata: ["damagedCopy": "\(recovered.path)"])
-        }
-        connection.setDisconnectHandler { shutdown.end(.busGone) }
-        connection.setSignalHandler { message in
-            if message.sender == "org.freedesktop.DBus", message.member == "NameLost",
-               message.body.first == .string(PreferencesBus.busName) {
-                shutdown.end(.replaced)
-            }
         }
         return Daemon(connection: connection, service: service, lock: lock, shutdown: shutdown)
     }

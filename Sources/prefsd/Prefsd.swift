@@ -54,6 +54,21 @@ struct Prefsd: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Deepest nesting of arrays and dictionaries in a value.", valueName: "levels"))
     var maxNesting = ServiceLimits.default.nesting
 
+    @Option(name: .customLong("max-domains"), help: ArgumentHelp("Most persistent domains.", valueName: "count"))
+    var maxDomains = ServiceLimits.default.domainCount
+
+    @Option(help: ArgumentHelp("Most keys in one domain (persistent, volatile or managed).", valueName: "count"))
+    var maxKeysPerDomain = ServiceLimits.default.keysPerDomain
+
+    @Option(name: .customLong("max-volatile-domains"), help: ArgumentHelp("Most volatile domains.", valueName: "count"))
+    var maxVolatileDomains = ServiceLimits.default.volatileDomainCount
+
+    @Option(help: ArgumentHelp("Largest managed (administrator's) .plist file, in bytes.", valueName: "bytes"))
+    var maxManagedFileSize = ServiceLimits.default.managedFileBytes
+
+    @Option(help: ArgumentHelp("Largest reply or signal sent, in bytes (at most the bus's max_message_size).", valueName: "bytes"))
+    var maxReplySize = ServiceLimits.default.replyBytes
+
     @Option(help: ArgumentHelp("trace, debug, info, notice, warning, error or critical.", valueName: "level"))
     var logLevel: String = "info"
 
@@ -63,8 +78,13 @@ struct Prefsd: AsyncParsableCommand {
         }
         for (name, value) in [("--max-value-size", maxValueSize), ("--max-domain-size", maxDomainSize),
                               ("--max-store-size", maxStoreSize), ("--max-volatile-size", maxVolatileSize),
-                              ("--max-nesting", maxNesting)] where value <= 0 {
+                              ("--max-nesting", maxNesting), ("--max-domains", maxDomains),
+                              ("--max-keys-per-domain", maxKeysPerDomain), ("--max-volatile-domains", maxVolatileDomains),
+                              ("--max-managed-file-size", maxManagedFileSize), ("--max-reply-size", maxReplySize)] where value <= 0 {
             throw ValidationError("\(name) must be a positive number, not \(value)")
+        }
+        if maxReplySize > 128 << 20 {
+            throw ValidationError("--max-reply-size must be at most 134217728, the largest message D-Bus allows")
         }
     }
 
@@ -87,7 +107,9 @@ struct Prefsd: AsyncParsableCommand {
                 ?? ServiceConfiguration.defaultStoreDirectory(),
             limits: ServiceLimits(
                 valueBytes: maxValueSize, domainBytes: maxDomainSize, storeBytes: maxStoreSize,
-                volatileBytes: maxVolatileSize, nesting: maxNesting
+                volatileBytes: maxVolatileSize, nesting: maxNesting, domainCount: maxDomains,
+                keysPerDomain: maxKeysPerDomain, volatileDomainCount: maxVolatileDomains, managedFileBytes: maxManagedFileSize,
+                replyBytes: maxReplySize
             ),
             version: Version.current,
             managedDirectory: URL(fileURLWithPath: managedDirectory, isDirectory: true),

@@ -102,13 +102,22 @@ public final class PrivateBus: Sendable {
             <allow eavesdrop="true"/>
             <allow own="*"/>
           </policy>
-          <!-- The limits of Debian's session.conf, so the private bus behaves like a session bus. -->
+          <!-- Every limit of Debian's stock /usr/share/dbus-1/session.conf, so the private bus
+               behaves like a session bus (a subscriber that stops reading fills the same
+               allowances as it would there). -->
           <limit name="max_incoming_bytes">1000000000</limit>
+          <limit name="max_incoming_unix_fds">250000000</limit>
           <limit name="max_outgoing_bytes">1000000000</limit>
+          <limit name="max_outgoing_unix_fds">250000000</limit>
           <limit name="max_message_size">1000000000</limit>
           <limit name="service_start_timeout">120000</limit>
+          <limit name="auth_timeout">240000</limit>
+          <limit name="pending_fd_timeout">150000</limit>
           <limit name="max_completed_connections">100000</limit>
+          <limit name="max_incomplete_connections">10000</limit>
           <limit name="max_connections_per_user">100000</limit>
+          <limit name="max_pending_service_starts">10000</limit>
+          <limit name="max_names_per_connection">50000</limit>
           <limit name="max_match_rules_per_connection">50000</limit>
           <limit name="max_replies_per_connection">50000</limit>
         </busconfig>

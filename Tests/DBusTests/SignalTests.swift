@@ -27,16 +27,26 @@ import Testing
         #expect(hit?.0.path == "/echo")
         // Sent before "mine", so it would have arrived first.
         #expect(!matching.all.contains { $0.0.body.first == .string("theirs") })
-        // A connection without the match rule gets no broadcast signal.
-        try await Task.sleep(for: .milliseconds(100))
+        // A connection without the match rule gets no broadcast signal: a signal sent to it
+        // directly after the broadcast arrives after it would have (one sender, one order).
+        try fixture.server.send(Self.sentinel(to: fixture.client.uniqueName, 1))
+        #expect(await other.wait { $0.member == "Sentinel" } != nil, "the sentinel never arrived")
         #expect(!other.all.contains { $0.0.member == "Changed" })
 
         try await listener.removeMatch(Self.rule)
         try fixture.server.send(.signal(path: "/echo", interface: "com.example.Sig", member: "Changed", body: [.string("mine"), .int32(2)]))
-        // A round trip through the bus orders after the signal.
-        _ = try await listener.call(.methodCall(destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus.Peer", member: "Ping"))
-        try await Task.sleep(for: .milliseconds(100))
-        #expect(!matching.all.contains { $0.0.body.last == .int32(2) })
+        // The sentinel, sent to the listener directly after that signal, arrives after it would have.
+        try fixture.server.send(Self.sentinel(to: listener.uniqueName, 2))
+        #expect(await matching.wait { $0.member == "Sentinel" && $0.body == [.int32(2)] } != nil, "the sentinel never arrived")
+        #expect(!matching.all.contains { $0.0.body.last == .int32(2) && $0.0.member == "Changed" })
+    }
+
+    /// A signal addressed to one connection, which needs no match rule: sent after the
+    /// signals under test, it arrives after them.
+    static func sentinel(to destination: String, _ number: Int32) -> DBusMessage {
+        var message = DBusMessage.signal(path: "/echo", interface: "com.example.Sig", member: "Sentinel", body: [.int32(number)])
+        message.destination = destination
+        return message
     }
 
     @Test func signalFromAnotherThreadWhileIdleArrivesPromptly() async throws {
@@ -72,11 +82,11 @@ import Testing
         while fired.withLock({ $0 }) == 0 && ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(10))
         }
-        try await Task.sleep(for: .milliseconds(100))
-        #expect(fired.withLock { $0 } == 1)
         #expect(throws: DBusError.self) { try connection.send(.signal(path: "/a", interface: "a.b", member: "C")) }
         await #expect(throws: DBusError.self) {
             _ = try await connection.call(.methodCall(destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus.Peer", member: "Ping"))
         }
+        // Once, even after the connection was used again while gone.
+        #expect(fired.withLock { $0 } == 1)
     }
 }

@@ -31,4 +31,17 @@ struct FoundationPropertyListTests {
         #expect(throws: PreferencesModelError.self) { try PropertyListValue(propertyListData: Data("<plist><dict><key>a".utf8)) }
         #expect(throws: PreferencesModelError.self) { try PropertyListValue(propertyListData: Data([0xff, 0x00, 0x12])) }
     }
+
+    @Test("a Float becomes the real its decimal text spells, as a property list stores it")
+    func floats() throws {
+        #expect(PropertyListValue.real(float: 12.34) == .real(12.34))
+        #expect(try PropertyListValue(foundation: Float(12.34)) == .real(12.34))
+        #expect(try PropertyListValue(foundation: NSNumber(value: Float(0.1))) == .real(0.1))
+        #expect(try PropertyListValue(foundation: [Float(1.1), Float(-2.5)]) == .array([.real(1.1), .real(-2.5)]))
+        #expect(try PropertyListValue(foundation: ["f": NSNumber(value: Float(3.3))]) == .dictionary(["f": .real(3.3)]))
+        // Doubles keep every bit.
+        #expect(try PropertyListValue(foundation: 0.1 + 0.2) == .real(0.1 + 0.2))
+        #expect(try PropertyListValue(foundation: NSNumber(value: 12.34000015258789)) == .real(12.34000015258789))
+        #expect(PropertyListValue.real(float: .infinity) == .real(.infinity))
+    }
 }

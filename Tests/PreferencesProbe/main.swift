@@ -4,12 +4,13 @@ import PreferencesModel
 
 // A second process for the client library's tests, talking to prefsd through the library:
 //   preferences-probe read DOMAIN KEY          prints the value as old-style text, or (nil)
+//   preferences-probe string DOMAIN KEY        prints string(forKey:), or (nil)
 //   preferences-probe write DOMAIN KEY TEXT    sets TEXT (old-style property list) and synchronizes
 //   preferences-probe watch DOMAIN KEY COUNT   prints "ready", then one line per change, COUNT times
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 guard arguments.count >= 3 else {
-    FileHandle.standardError.write(Data("usage: preferences-probe read|write|watch DOMAIN KEY [VALUE|COUNT]\n".utf8))
+    FileHandle.standardError.write(Data("usage: preferences-probe read|string|write|watch DOMAIN KEY [VALUE|COUNT]\n".utf8))
     exit(2)
 }
 let preferences = Preferences(applicationIdentifier: arguments[1], arguments: [])
@@ -27,6 +28,8 @@ let key = arguments[2]
 switch arguments[0] {
 case "read":
     say(describe(preferences.value(forKey: key)))
+case "string":
+    say(preferences.string(forKey: key) ?? "(nil)")
 case "write" where arguments.count == 4:
     let value = (try? OpenStepPropertyList.parse(arguments[3])) ?? .string(arguments[3])
     preferences.set(value, forKey: key)

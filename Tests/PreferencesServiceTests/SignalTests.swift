@@ -24,12 +24,15 @@ struct SignalTests {
         try await writer.call("Remove", [.string("com.example.Watched"), .string("a")])  // absent: no signal
         try await writer.call("ReplaceDomain", [.string("com.example.Watched"), PreferencesClient.values(["c": .boolean(true)])])
         try await writer.call("RemoveDomain", [.string("com.example.Watched")])
-        try await watcher.wait(for: 5)
-        try await Task.sleep(for: .milliseconds(200))
+        // A sentinel change last: signals arrive in commit order, so once it is here every
+        // signal the calls above could have caused is here too.
+        try await writer.write("com.example.Watched", "sentinel", .integer(1))
+        try await watcher.wait(for: 6)
 
         let signals = watcher.signals
-        #expect(signals.count == 5)
-        guard signals.count == 5 else { return }
+        #expect(signals.count == 6)
+        guard signals.count == 6 else { return }
+        #expect(signals[5].changed == ["sentinel": .integer(1)], "the sentinel is not last: \(signals)")
         #expect(signals.allSatisfy { $0.domain == "com.example.Watched" })
         #expect(signals[0].changed == ["a": .integer(1)] && signals[0].removed == [])
         #expect(signals[1].changed == ["b": .string("x")] && signals[1].removed == [])

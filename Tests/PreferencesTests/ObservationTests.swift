@@ -18,10 +18,15 @@ struct ObservationTests {
         #expect(await eventually { preferences.string(forKey: "Color") == "blue" })
         #expect(await eventually { seen.withLock { $0 } == [.string("blue")] })
         observation.cancel()
+        // A sentinel observer of the same key, made after the cancel: observers are called in
+        // order, so once it has seen "red" the cancelled one would have been called too.
+        let sentinel = Locked<[PropertyListValue?]>([])
+        let sentinelObservation = preferences.observe("Color") { value in sentinel.withLock { $0.append(value) } }
         _ = try fixture.probe(["write", "com.example.Shared", "Color", "red"])
         #expect(await eventually { preferences.string(forKey: "Color") == "red" })
-        try await Task.sleep(for: .milliseconds(100))
+        #expect(await eventually { sentinel.withLock { $0 } == [.string("red")] })
         #expect(seen.withLock { $0 } == [.string("blue")], "a cancelled observation is not called")
+        sentinelObservation.cancel()
     }
 
     @Test("a write in this process reaches another process's getter and observer")
@@ -48,16 +53,16 @@ struct ObservationTests {
         let client = PreferencesClient(connection: try fixture.connect())
         let preferences = fixture.preferences("com.example.Effective", arguments: ["-Shadowed", "argument"])
         let seen = Locked<[String]>([])
-        let observations = ["Shadowed", "Global"].map { key in
+        let observations = ["Shadowed", "Global", "Sentinel"].map { key in
             preferences.observe(key) { value in seen.withLock { $0.append("\(key)=\(value.map { "\($0)" } ?? "nil")") } }
         }
         try await client.write("com.example.Effective", "Shadowed", .string("app"))   // hidden by the argument domain
         try await client.write("NSGlobalDomain", "Global", .integer(1))                 // visible
         try await client.write("com.example.Effective", "Global", .integer(1))         // same effective value
         try await client.write("com.example.Effective", "Global", .integer(2))         // changes it
-        #expect(await eventually { seen.withLock { $0.count } >= 2 })
-        try await Task.sleep(for: .milliseconds(200))
-        #expect(seen.withLock { $0 } == ["Global=integer(1)", "Global=integer(2)"])
+        try await client.write("com.example.Effective", "Sentinel", .integer(1))       // last: everything before it is in
+        #expect(await eventually { seen.withLock { $0.last } == "Sentinel=integer(1)" })
+        #expect(seen.withLock { $0 } == ["Global=integer(1)", "Global=integer(2)", "Sentinel=integer(1)"])
         _ = observations
     }
 

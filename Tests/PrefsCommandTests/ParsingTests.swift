@@ -110,8 +110,30 @@ struct ParsingTests {
         #expect(Prefs.Find.matches("nothing", domain: "com.x", entries: entries).isEmpty)
     }
 
-    @Test("every exit status is documented in the help text")
-    func exitCodesDocumented() {
+    @Test("the README's exit-status table of prefs lists exactly the statuses the code uses, with their meaning; --help has them too")
+    func exitCodesDocumented() throws {
+        // The README at the package root, two directories above this file.
+        let readme = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("README.md")
+        let text = try String(contentsOf: readme, encoding: .utf8)
+        let section = try #require(text.range(of: "**Exit status**"), "README.md has no **Exit status** table for prefs")
+        // The table's rows: `| status | meaning |` lines after the heading, until the first other line.
+        var documented: [Int32: String] = [:]
+        var inTable = false
+        for line in text[section.upperBound...].split(separator: "\n", omittingEmptySubsequences: false).dropFirst() {
+            let cells = line.split(separator: "|", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
+            guard line.hasPrefix("|"), cells.count >= 3 else {
+                if inTable { break } else { continue }
+            }
+            inTable = true
+            if let status = Int32(cells[1]) { documented[status] = cells[2] }
+        }
+        let codes = Dictionary(uniqueKeysWithValues: PrefsExitCode.allCases.map { ($0.rawValue, $0.summary) })
+        #expect(Set(documented.keys) == Set(codes.keys), "README statuses \(documented.keys.sorted()) differ from the code's \(codes.keys.sorted())")
+        for (status, summary) in codes {
+            #expect(documented[status]?.hasPrefix(summary) == true, "status \(status): README says \"\(documented[status] ?? "nothing")\", the code \"\(summary)\"")
+        }
+        // --help wraps long lines: the start of each summary is on the status's line.
         let help = Prefs.helpMessage()
         for code in PrefsExitCode.allCases {
             #expect(help.contains(code.summary.prefix(30)), "status \(code.rawValue) is missing from --help")

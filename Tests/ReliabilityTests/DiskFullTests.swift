@@ -88,39 +88,75 @@ extension Reliability {
             print("reliability.diskfull kind=prlimit-fsize limit=\(limit) acknowledged_before_full=\(keys.count) lost=0 recovered_without_restart=true")
         }
 
-        @Test("a full tmpfs (ENOSPC): StorageFailed, service up, writes succeed again once it grows")
-        func fullFileSystem() async throws {
-            let mountPoint = FileManager.default.temporaryDirectory.appendingPathComponent("prefsd-tmpfs-\(getpid())-\(UInt32.random(in: 0...UInt32.max))")
-            try FileManager.default.createDirectory(at: mountPoint, withIntermediateDirectories: true)
-            defer { try? FileManager.default.removeItem(at: mountPoint) }
-            let mounted = try runCommand("mount", ["-t", "tmpfs", "-o", "size=3m,mode=0700", "tmpfs", mountPoint.path])
-            guard mounted.status == 0 else {
-                print("reliability.diskfull kind=tmpfs skipped: cannot mount here (\(mounted.stderr.trimmingCharacters(in: .whitespacesAndNewlines)))")
-                return
+        /// A 3 MiB tmpfs mounted for one test, unmounted at the end. The tests run as root
+        /// (CI and this machine); when `mount` is refused the test fails, it never skips.
+        final class SmallFileSystem {
+            let mountPoint: URL
+
+            init(megabytes: Int) throws {
+                mountPoint = FileManager.default.temporaryDirectory.appendingPathComponent("prefsd-tmpfs-\(getpid())-\(UInt32.random(in: 0...UInt32.max))")
+                try FileManager.default.createDirectory(at: mountPoint, withIntermediateDirectories: true)
+                let mounted = try runCommand("mount", ["-t", "tmpfs", "-o", "size=\(megabytes)m,mode=0700", "tmpfs", mountPoint.path])
+                guard mounted.status == 0 else {
+                    try? FileManager.default.removeItem(at: mountPoint)
+                    throw FixtureError("cannot mount a \(megabytes) MiB tmpfs (the disk-full tests need root or CAP_SYS_ADMIN): \(mounted.stderr.trimmingCharacters(in: .whitespacesAndNewlines))")
+                }
             }
-            defer { _ = try? runCommand("umount", ["-l", mountPoint.path]) }
-            let store = mountPoint.appendingPathComponent("store")
+
+            /// Gives the file system room again.
+            func grow(megabytes: Int) throws {
+                let grown = try runCommand("mount", ["-o", "remount,size=\(megabytes)m", mountPoint.path])
+                guard grown.status == 0 else { throw FixtureError("remount: \(grown.stderr)") }
+            }
+
+            deinit {
+                _ = try? runCommand("umount", ["-l", mountPoint.path])
+                try? FileManager.default.removeItem(at: mountPoint)
+            }
+        }
+
+        @Test("a full tmpfs (ENOSPC): StorageFailed, service up, removals still go through, writes succeed again once it grows")
+        func fullFileSystem() async throws {
+            let disk = try SmallFileSystem(megabytes: 3)
+            let store = disk.mountPoint.appendingPathComponent("store")
+            let reserve = store.appendingPathComponent("store.reserve")  // the README names it
             let fixture = try await ServiceFixture(arguments: ["--store", store.path])
             let client = PreferencesClient(connection: try fixture.connect())
             defer { client.connection.close() }
             try await client.write("com.example.Early", "kept", .string("before the disk filled"))
+            #expect(FileManager.default.fileExists(atPath: reserve.path), "no reserve in \(fixture.storeEntries)")
 
             let (keys, refusal) = try await Self.fill(client, domain: "com.example.Fill")
             #expect(!keys.isEmpty)
             try await Self.checkRefusedAndIntact(fixture, client, refusal: refusal, domain: "com.example.Fill", keys: keys)
 
-            let grown = try runCommand("mount", ["-o", "remount,size=64m", mountPoint.path])
-            #expect(grown.status == 0, "remount: \(grown.stderr)")
+            // The disk is full, yet removals go through (the WAL needs room even to delete),
+            // and the room they get is not eaten by the next write.
+            let removed = Array(keys.prefix(3))
+            for key in removed {
+                #expect(await client.refusal("Remove", [.string("com.example.Fill"), .string(key)]) == nil, "Remove \(key) failed on a full disk")
+            }
+            #expect(!FileManager.default.fileExists(atPath: reserve.path), "the reserve was not used")
+            #expect(await client.refusal("Write", [.string("com.example.Fill"), .string("stillFull"),
+                                                   .variant(.bytes(Array(repeating: 7, count: 64 << 10)))])
+                    == PreferencesErrorName.storageFailed.busName)
+            #expect(await client.refusal("RemoveDomain", [.string("com.example.Early")]) == nil, "RemoveDomain failed on a full disk")
+            #expect(try await client.strings("Domains") == ["com.example.Fill"])
+
+            try disk.grow(megabytes: 64)
             try await client.write("com.example.Fill", "afterRoom", .integer(1))
+            let reserveSize = (try? FileManager.default.attributesOfItem(atPath: reserve.path))?[.size] as? Int
+            #expect(reserveSize == 1 << 20, "the reserve was not made again once there was room")
 
             #expect(fixture.stopService() == 0)
             try await fixture.startService(arguments: ["--store", store.path])
             let after = PreferencesClient(connection: try fixture.connect())
             defer { after.connection.close() }
-            #expect(Set(try await after.readDomain("com.example.Fill").keys) == Set(keys + ["afterRoom"]))
-            #expect(try await after.readValue("com.example.Early", "kept") == .string("before the disk filled"))
+            let expected = Set(keys).subtracting(removed).union(["afterRoom"])
+            #expect(Set(try await after.readDomain("com.example.Fill").keys) == expected)
+            #expect(await after.refusal("Read", [.string("com.example.Early"), .string("kept")]) == PreferencesErrorName.notFound.busName)
             fixture.stopService()
-            print("reliability.diskfull kind=tmpfs size=3MiB acknowledged_before_full=\(keys.count) lost=0 recovered_without_restart=true")
+            print("reliability.diskfull kind=tmpfs size=3MiB acknowledged_before_full=\(keys.count) removed_while_full=\(removed.count + 1) lost=0 recovered_without_restart=true")
         }
     }
 }

@@ -358,7 +358,7 @@ extension Reliability {
             let stray = after.subtracting(before).filter { !$0.hasPrefix(storePrefix) }
             #expect(stray.isEmpty, "files created outside the store: \(stray.sorted())")
             let storeFiles = Set(fixture.storeEntries)
-            #expect(storeFiles.isSubset(of: ["store.sqlite", "store.sqlite-wal", "store.sqlite-shm", "lock"]), "unexpected files in the store: \(storeFiles)")
+            #expect(storeFiles.isSubset(of: ["store.sqlite", "store.sqlite-wal", "store.sqlite-shm", "lock", "store.reserve"]), "unexpected files in the store: \(storeFiles)")
 
             let figures = counts.withLock { $0 }
             #expect(figures.sent >= total)

@@ -12,7 +12,10 @@ extension Reliability {
     struct Load {
         struct ClientFigures: Sendable {
             var writes = 0
+            /// Reads answered: a value, or `NotFound` for a domain not written yet.
             var reads = 0
+            /// Reads not answered, or answered with anything but a value or `NotFound`.
+            var failedReads: [String] = []
             var counter: Int64 = 0
             var latencies: [Double] = []
         }
@@ -44,9 +47,19 @@ extension Reliability {
                             figures.writes += 1
                             // Read your own write, and another client's domain.
                             #expect(try await client.readValue(domain, "counter") == .integer(figures.counter))
+                            figures.reads += 1
                             let other = "com.example.Load.c\(Int.random(in: 0..<clients, using: &random))"
-                            _ = try? await client.readDomain(other)
-                            figures.reads += 2
+                            do {
+                                _ = try await client.readDomain(other)
+                                figures.reads += 1
+                            } catch {
+                                // Another client may not have written its domain yet: NotFound is an answer.
+                                if case DBusError.remote(PreferencesErrorName.notFound.busName, _) = error {
+                                    figures.reads += 1
+                                } else {
+                                    figures.failedReads.append("ReadDomain \(other): \(error)")
+                                }
+                            }
                             if figures.counter % 8 == 0 {
                                 try await client.write(domain, "note\(figures.counter % 32)", .string(String(repeating: "n", count: 256) + "\(figures.counter)"))
                                 figures.writes += 1
@@ -64,9 +77,11 @@ extension Reliability {
 
             var totalWrites = 0, totalReads = 0, signals = 0, outOfOrder = 0, missing = 0
             var latencies: [Double] = []
+            var failedReads: [String] = []
             for (index, figures, collector) in results {
                 totalWrites += figures.writes
                 totalReads += figures.reads
+                failedReads += figures.failedReads
                 latencies += figures.latencies
                 let domain = "com.example.Load.c\(index)"
                 let expected = figures.writes
@@ -101,10 +116,11 @@ extension Reliability {
             latencies.sort()
             func percentile(_ p: Double) -> Double { latencies.isEmpty ? 0 : latencies[min(latencies.count - 1, Int(Double(latencies.count) * p))] }
             print("reliability.load clients=\(clients) " + String(format: "seconds=%.1f ", elapsed)
-                + "writes=\(totalWrites) reads=\(totalReads) changed_signals=\(signals) out_of_order_or_missing=\(outOfOrder) lost=\(lost) "
+                + "writes=\(totalWrites) answered_reads=\(totalReads) failed_reads=\(failedReads.count) changed_signals=\(signals) out_of_order_or_missing=\(outOfOrder) lost=\(lost) "
                 + String(format: "writes_per_s=%.0f write_p50=%.1fms write_p99=%.1fms ", Double(totalWrites) / elapsed, percentile(0.5), percentile(0.99))
                 + "baseline_\(baseline.map(\.description) ?? "rss=?") \(memory.map(\.description) ?? "rss=?")")
             #expect(outOfOrder == 0 && missing == 0 && lost == 0)
+            #expect(failedReads.isEmpty, "\(failedReads.count) reads not answered: \(failedReads.prefix(3))")
             #expect((memory?.peakMiB ?? 0) < 256, "prefsd's peak RSS under load: \(memory.map(\.description) ?? "?")")
         }
     }

@@ -52,7 +52,7 @@ extension Reliability {
             let client = PreferencesClient(connection: try fixture.connect())
             for index in 0..<20 { try await client.write("com.example.Modes", "k\(index)", .integer(Int64(index))) }
             client.connection.close()
-            let report = Self.checkModes(store, expecting: ["store.sqlite", "store.sqlite-wal", "store.sqlite-shm", "lock"])
+            let report = Self.checkModes(store, expecting: ["store.sqlite", "store.sqlite-wal", "store.sqlite-shm", "lock", "store.reserve"])
             #expect(stop(process) == 0)
             print("reliability.permissions umask=000 directory=700 \(report.joined(separator: " "))")
         }
@@ -74,7 +74,7 @@ extension Reliability {
             let again = PreferencesClient(connection: try fixture.connect())
             defer { again.connection.close() }
             try await again.write("com.example.Modes", "k2", .integer(2))
-            let report = Self.checkModes(directory, expecting: ["store.sqlite", "store.sqlite-wal", "store.sqlite-shm", "lock"])
+            let report = Self.checkModes(directory, expecting: ["store.sqlite", "store.sqlite-wal", "store.sqlite-shm", "lock", "store.reserve"])
             print("reliability.permissions narrowed_from=755/644 \(report.joined(separator: " "))")
         }
     }
