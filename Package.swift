@@ -14,6 +14,7 @@ let package = Package(
         .executable(name: "prefsd", targets: ["prefsd"]),
         .executable(name: "prefs", targets: ["prefs"]),
         .executable(name: "prefs-settings", targets: ["prefs-settings"]),
+        .executable(name: "prefsd-portal", targets: ["prefsd-portal"]),
         .library(name: "Preferences", targets: ["Preferences"]),
         .library(name: "DBus", targets: ["DBus"]),
         .library(name: "PreferencesModel", targets: ["PreferencesModel"]),
@@ -77,7 +78,7 @@ let package = Package(
         ),
         .target(
             name: "Preferences",
-            dependencies: ["DBus", "PreferencesModel", "PreferencesProtocol", "SettingsBundle"],
+            dependencies: ["DBus", "PreferencesModel", "PreferencesProtocol", "PreferencesProxy", "SettingsBundle"],
             swiftSettings: strict
         ),
 
@@ -134,6 +135,28 @@ let package = Package(
         .executableTarget(
             name: "prefs",
             dependencies: ["PrefsCommand"],
+            swiftSettings: strict
+        ),
+
+        // MARK: The Settings portal backend
+        .target(
+            name: "SettingsPortal",
+            dependencies: [
+                "DBus",
+                "PreferencesModel",
+                "PreferencesProtocol",
+                "PreferencesProxy",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
+        .executableTarget(
+            name: "prefsd-portal",
+            dependencies: [
+                "SettingsPortal",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: strict
         ),
 
@@ -211,6 +234,11 @@ let package = Package(
         .testTarget(
             name: "DBusTests",
             dependencies: ["DBus", "BusTestSupport"],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "SettingsPortalTests",
+            dependencies: ["DBus", "PreferencesModel", "PreferencesProtocol", "PrefsdTestSupport", "SettingsPortal"],
             swiftSettings: strict
         ),
         .testTarget(

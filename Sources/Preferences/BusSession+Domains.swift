@@ -1,5 +1,6 @@
 import PreferencesModel
 import PreferencesProtocol
+import PreferencesProxy
 
 /// Whole persistent domains as this process sees them: loaded into the cache (and kept
 /// true by the service's signals) with this process's changes not answered yet laid over.
@@ -18,7 +19,7 @@ extension BusSession {
 
     /// The names of the persistent domains, sorted, with this process's pending changes.
     func persistentDomainNames() -> [String] {
-        var names = Set((try? names(.domains)) ?? [])
+        var names = Set((try? callBlocking(PreferencesCall.domains()).value) ?? [])
         state.withLock { state in
             for domain in Set(state.cache.domains.keys).union(state.cache.changedDomains) {
                 let entries = state.cache.entries(domain)

@@ -2,6 +2,7 @@ import DBus
 import Dispatch
 import PreferencesModel
 import PreferencesProtocol
+import PreferencesProxy
 
 extension BusSession {
     /// Makes sure the domains are in the cache: for each one not loaded yet, subscribes to
@@ -103,26 +104,16 @@ extension BusSession {
     }
 
     private func read(_ domain: DomainName) throws(PreferencesError) -> Snapshot {
-        let forcedReply = try callBlocking(.forcedKeys, [.string(domain.rawValue)])
-        var forced: Set<String> = []
-        if case .array(_, let items)? = forcedReply.body.first {
-            for case .string(let key) in items { forced.insert(key) }
-        }
+        let forcedReply = try callBlocking(PreferencesCall.forcedKeys(domain.rawValue))
+        let forced = Set(forcedReply.value)
         // Signals sent after the first answer are applied on top of both answers: a
         // ForcedKeysChanged between the two is not in the forced keys, and applying a
         // Changed that ReadDomain already shows again changes nothing.
         let serial = forcedReply.serial
-        let reply: DBusMessage
         do {
-            reply = try callBlocking(.readDomain, [.string(domain.rawValue)])
+            return Snapshot(values: try callBlocking(PreferencesCall.readDomain(domain.rawValue)).value, forced: forced, serial: serial)
         } catch .notFound {
             return Snapshot(values: [:], forced: forced, serial: serial)
-        }
-        guard let body = reply.body.first else { return Snapshot(values: [:], forced: forced, serial: serial) }
-        do {
-            return Snapshot(values: try PropertyListValue.dictionary(dbus: body), forced: forced, serial: serial)
-        } catch {
-            throw PreferencesError(error)
         }
     }
 

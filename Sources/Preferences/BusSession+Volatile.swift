@@ -1,6 +1,7 @@
 import DBus
 import PreferencesModel
 import PreferencesProtocol
+import PreferencesProxy
 
 /// The volatile namespace: domains kept in prefsd's memory, apart from the persistent ones
 /// and never searched. They are read from the service each time, with this process's
@@ -16,8 +17,8 @@ extension BusSession {
             return state.volatileGeneration
         }
         guard let generation else { return false }
-        let message = values.map { Self.message(.setVolatileDomain, [.string(domain.rawValue), PropertyListValue.dictionary($0).dbusValue]) }
-            ?? Self.message(.removeVolatileDomain, [.string(domain.rawValue)])
+        let message = values.map { PreferencesCall.setVolatileDomain(domain.rawValue, $0).message }
+            ?? PreferencesCall.removeVolatileDomain(domain.rawValue).message
         sendVolatile(message) { [self] _ in
             state.withLock { state in
                 if state.volatilePending[domain]?.generation == generation { state.volatilePending[domain] = nil }
@@ -29,31 +30,15 @@ extension BusSession {
     /// A volatile domain's contents, or `nil` when there is none (or prefsd cannot be reached).
     func volatileDomain(_ domain: DomainName) -> [String: PropertyListValue]? {
         if let pending = state.withLock({ $0.volatilePending[domain] }) { return pending.values }
-        let reply: DBusMessage
-        do {
-            reply = try callBlocking(.readVolatileDomain, [.string(domain.rawValue)])
-        } catch {
-            return nil
-        }
-        guard let body = reply.body.first else { return nil }
-        return try? PropertyListValue.dictionary(dbus: body)
+        return try? callBlocking(PreferencesCall.readVolatileDomain(domain.rawValue)).value
     }
 
     /// The names of the volatile domains in prefsd, with this process's pending changes.
     func volatileDomainNames() -> [String] {
-        var names = Set((try? names(.volatileDomains)) ?? [])
+        var names = Set((try? callBlocking(PreferencesCall.volatileDomains()).value) ?? [])
         for (domain, pending) in state.withLock({ $0.volatilePending }) {
             if pending.values == nil { names.remove(domain.rawValue) } else { names.insert(domain.rawValue) }
         }
         return names.sorted()
-    }
-
-    /// The names a method answers with (`Domains`, `VolatileDomains`).
-    func names(_ method: PreferencesMethod) throws(PreferencesError) -> [String] {
-        let reply = try callBlocking(method, [])
-        guard case .array(_, let items)? = reply.body.first else { return [] }
-        var names: [String] = []
-        for case .string(let name) in items { names.append(name) }
-        return names
     }
 }

@@ -2,6 +2,7 @@ import DBus
 import Dispatch
 import PreferencesModel
 import PreferencesProtocol
+import PreferencesProxy
 
 extension BusSession {
     /// What a caller is told when its write is answered.
@@ -25,8 +26,8 @@ extension BusSession {
     func replaceDomain(_ domain: DomainName, with values: [String: PropertyListValue]?, origin: Preferences?) {
         guard connection(orReportTo: nil) != nil else { return }
         let generation = mutate(domain: domain, origin: origin) { $0.beginReplace(domain, values ?? [:]) }
-        let message = values.map { Self.message(.replaceDomain, [.string(domain.rawValue), PropertyListValue.dictionary($0).dbusValue]) }
-            ?? Self.message(.removeDomain, [.string(domain.rawValue)])
+        let message = values.map { PreferencesCall.replaceDomain(domain.rawValue, $0).message }
+            ?? PreferencesCall.removeDomain(domain.rawValue).message
         enqueue(domain, .call(message) { [self] (_: Result<DBusMessage, DBusError>) in
             // After a success the service's signals, sent before this answer, have brought
             // the new contents into a loaded domain; a refusal shows the old ones again.

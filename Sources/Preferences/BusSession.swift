@@ -3,6 +3,7 @@ import Dispatch
 import Foundation
 import PreferencesModel
 import PreferencesProtocol
+import PreferencesProxy
 import Synchronization
 
 /// One process's link to prefsd on one bus: the connection, made on first use; the cache
@@ -152,20 +153,19 @@ final class BusSession: Sendable {
         }
     }
 
-    static func message(_ method: PreferencesMethod, _ body: [DBusValue]) -> DBusMessage {
-        .methodCall(
-            destination: PreferencesBus.busName, path: PreferencesBus.objectPath,
-            interface: PreferencesBus.interface, member: method.rawValue, body: body
-        )
-    }
-
-    /// Calls a method of the service, blocking the calling thread.
-    func callBlocking(_ method: PreferencesMethod, _ body: [DBusValue]) throws(PreferencesError) -> DBusMessage {
+    /// Sends one of the proxy's requests, blocking the calling thread; returns its reply
+    /// read, and the reply's serial (signals with a higher one were sent after it).
+    func callBlocking<Reply>(_ request: PreferencesRequest<Reply>) throws(PreferencesError) -> (value: Reply, serial: UInt32) {
         let connection = try connection()
         do {
-            return try connection.callBlocking(Self.message(method, body), timeout: Self.callTimeout)
-        } catch {
+            let reply = try connection.callBlocking(request.message, timeout: Self.callTimeout)
+            return (try request.reply(reply.body), reply.serial)
+        } catch let error as DBusError {
             throw PreferencesError(error)
+        } catch let error as PreferencesProxyError {
+            throw PreferencesError(error)
+        } catch {
+            throw .refused(name: "prefsd", message: "\(error)")
         }
     }
 

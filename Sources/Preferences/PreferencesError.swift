@@ -1,6 +1,7 @@
 import DBus
 import PreferencesModel
 import PreferencesProtocol
+import PreferencesProxy
 
 /// Why a preferences operation failed, in words a person can act on.
 public enum PreferencesError: Error, Sendable, Hashable, CustomStringConvertible {
@@ -43,28 +44,26 @@ public enum PreferencesError: Error, Sendable, Hashable, CustomStringConvertible
         }
     }
 
-    /// The error for a failed bus call.
+    /// The error for a failed bus call, by the proxy's one rule for every client (no bus,
+    /// `ServiceUnknown`, `NameHasNoOwner`, `NoReply`, `Timeout`, failed activation: unavailable).
     init(_ error: DBusError) {
-        guard case .remote(let name, let message) = error else {
-            self = .serviceUnavailable("\(error)")
-            return
-        }
-        switch PreferencesErrorName(busName: name) {
-        case .notFound: self = .notFound(message)
-        case .invalidName: self = .invalidName(message)
-        case .invalidValue: self = .invalidValue(message)
-        case .forced: self = .forced(message)
-        case .exists: self = .exists(message)
-        case .quotaExceeded: self = .quotaExceeded(message)
-        case .storageFailed: self = .storageFailed(message)
-        case .accessDenied: self = .refused(name: name, message: message)
-        case nil:
-            if name.hasPrefix("org.freedesktop.DBus.Error.ServiceUnknown") || name.hasSuffix(".NoReply")
-                || name.hasSuffix(".Spawn.ExecFailed") || name.hasSuffix(".Disconnected") {
-                self = .serviceUnavailable("\(message) (\(name))")
-            } else {
-                self = .refused(name: name, message: message)
-            }
+        self.init(PreferencesProxyError(error))
+    }
+
+    /// The error for a failed call of the proxy.
+    init(_ error: PreferencesProxyError) {
+        switch error {
+        case .serviceUnavailable: self = .serviceUnavailable(error.description)
+        case .notFound(let text): self = .notFound(text)
+        case .invalidName(let text): self = .invalidName(text)
+        case .invalidValue(let text), .invalidArguments(let text), .invalidRequest(let text): self = .invalidValue(text)
+        case .forced(let text): self = .forced(text)
+        case .exists(let text): self = .exists(text)
+        case .quotaExceeded(let text), .limitsExceeded(let text): self = .quotaExceeded(text)
+        case .storageFailed(let text): self = .storageFailed(text)
+        case .accessDenied(let text): self = .refused(name: PreferencesErrorName.accessDenied.busName, message: text)
+        case .contended, .unexpectedReply: self = .refused(name: "prefsd", message: error.description)
+        case .refused(let name, let message): self = .refused(name: name, message: message)
         }
     }
 

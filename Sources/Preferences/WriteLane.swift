@@ -1,6 +1,7 @@
 import DBus
 import PreferencesModel
 import PreferencesProtocol
+import PreferencesProxy
 
 /// A key write of this process not sent yet: its value (`nil` for a removal), the
 /// generation of its local write in the cache, and who waits for its outcome (the callers of
@@ -51,17 +52,15 @@ struct WriteLane: Sendable {
                 return message
             case .keys(let batch):
                 if batch.count == 1, let (key, pending) = batch.first {
-                    return pending.value.map { BusSession.message(.write, [.string(domain.rawValue), .string(key), $0.dbusVariant]) }
-                        ?? BusSession.message(.remove, [.string(domain.rawValue), .string(key)])
+                    return pending.value.map { PreferencesCall.write(domain.rawValue, key, $0).message }
+                        ?? PreferencesCall.remove(domain.rawValue, key).message
                 }
                 var set: [String: PropertyListValue] = [:]
                 var remove: [String] = []
                 for (key, pending) in batch {
                     if let value = pending.value { set[key] = value } else { remove.append(key) }
                 }
-                return BusSession.message(.apply, [
-                    .string(domain.rawValue), PropertyListValue.dictionary(set).dbusValue, .stringArray(remove.sorted()),
-                ])
+                return PreferencesCall.apply(domain.rawValue, set: set, remove: remove.sorted()).message
             }
         }
     }

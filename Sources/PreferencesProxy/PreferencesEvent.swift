@@ -8,8 +8,9 @@ public enum PreferencesEvent: Sendable, Hashable {
     /// A volatile domain changed (`VolatileChanged`); its invalidated keys are re-read
     /// unless the subscription asked for raw signals.
     case volatileChanged(DomainChange)
-    /// The keys an administrator forces in `domain` are now `keys` (`ForcedKeysChanged`).
-    case forcedKeysChanged(domain: String, keys: [String])
+    /// The keys an administrator forces in `domain` are now `keys` (`ForcedKeysChanged`);
+    /// `serial` is the signal's, as in ``DomainChange/serial``.
+    case forcedKeysChanged(domain: String, keys: [String], serial: UInt32)
     /// The proxy could not re-read what a signal left out (`reason` says why): values of
     /// `domain` (every domain when `nil`) seen so far may be stale; load them again.
     case reloadNeeded(domain: String?, reason: String)
@@ -24,7 +25,7 @@ public enum PreferencesEvent: Sendable, Hashable {
     public var domain: String? {
         switch self {
         case .changed(let change), .volatileChanged(let change): change.domain
-        case .forcedKeysChanged(let domain, _): domain
+        case .forcedKeysChanged(let domain, _, _): domain
         case .reloadNeeded(let domain, _): domain
         case .ownerChanged, .disconnected: nil
         }

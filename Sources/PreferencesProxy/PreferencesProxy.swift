@@ -77,6 +77,26 @@ public final class PreferencesProxy: Sendable {
         return (try request.reply(reply.body), reply.serial)
     }
 
+    /// Sends `request` without waiting; `completion` runs once with the reply read, on the
+    /// connection's queue (it must not block).
+    public func perform<Reply>(
+        _ request: PreferencesRequest<Reply>, timeout: Duration = defaultTimeout,
+        completion: @escaping @Sendable (Result<Reply, PreferencesProxyError>) -> Void
+    ) {
+        Self.perform(request, on: connection, timeout: timeout, completion: completion)
+    }
+
+    static func perform<Reply>(
+        _ request: PreferencesRequest<Reply>, on connection: DBusConnection, timeout: Duration,
+        completion: @escaping @Sendable (Result<Reply, PreferencesProxyError>) -> Void
+    ) {
+        connection.call(request.message, timeout: timeout) { result in
+            completion(result.mapError(PreferencesProxyError.init).flatMap { reply in
+                Result { () throws(PreferencesProxyError) in try request.reply(reply.body) }
+            })
+        }
+    }
+
     static func perform<Reply>(_ request: PreferencesRequest<Reply>, on connection: DBusConnection, timeout: Duration) async throws(PreferencesProxyError) -> Reply {
         let reply: DBusMessage
         do {

@@ -88,6 +88,8 @@ public enum PreferencesProxyError: Error, Sendable, Hashable, CustomStringConver
     /// The error for a D-Bus error reply named `name`.
     public init(errorName name: String, message: String) {
         let text = message.isEmpty ? name : message
+        // Unavailability names the bus's error too: it tells an administrator where to look.
+        let named = message.isEmpty ? name : "\(name): \(message)"
         if let serviceError = PreferencesErrorName(busName: name) {
             switch serviceError {
             case .notFound: self = .notFound(text)
@@ -109,14 +111,14 @@ public enum PreferencesProxyError: Error, Sendable, Hashable, CustomStringConver
         case StandardErrorName.limitsExceeded:
             self = .limitsExceeded(text)
         case "org.freedesktop.DBus.Error.ServiceUnknown", "org.freedesktop.DBus.Error.NameHasNoOwner":
-            self = .serviceUnavailable("prefsd is not running and the bus cannot start it (\(text)); install it with `make install PREFIX=~/.local` or start `prefsd` yourself")
+            self = .serviceUnavailable("prefsd is not running and the bus cannot start it (\(named)); install it with `make install PREFIX=~/.local` or start `prefsd` yourself")
         case "org.freedesktop.DBus.Error.NoReply", "org.freedesktop.DBus.Error.Timeout", "org.freedesktop.DBus.Error.TimedOut":
-            self = .serviceUnavailable("prefsd did not answer in time (\(text)); check that it is running (`journalctl --user -u prefsd`) and retry")
+            self = .serviceUnavailable("prefsd did not answer in time (\(named)); check that it is running (`journalctl --user -u prefsd`) and retry")
         case "org.freedesktop.DBus.Error.Disconnected", "org.freedesktop.DBus.Error.NoServer":
-            self = .serviceUnavailable("the connection to the bus went away (\(text)); retry")
+            self = .serviceUnavailable("the connection to the bus went away (\(named)); retry")
         default:
             if name.hasPrefix("org.freedesktop.DBus.Error.Spawn.") {
-                self = .serviceUnavailable("the bus could not start prefsd (\(text)); check the D-Bus service file and prefsd's log")
+                self = .serviceUnavailable("the bus could not start prefsd (\(named)); check the D-Bus service file and prefsd's log")
             } else {
                 self = .refused(name: name, message: message)
             }

@@ -7,7 +7,7 @@ enum ServiceSignal: Sendable {
     /// `Changed` or `VolatileChanged`, before its invalidated keys are re-read.
     case changed(DomainChange, volatile: Bool)
     /// `ForcedKeysChanged`.
-    case forcedKeys(domain: String, keys: [String])
+    case forcedKeys(domain: String, keys: [String], serial: UInt32)
 
     /// The member names of the interface's signals with their signatures, as the
     /// Introspection XML gives them.
@@ -39,7 +39,7 @@ enum ServiceSignal: Sendable {
                 volatile: member == PreferencesBus.volatileChangedSignal)
         case PreferencesBus.forcedKeysChangedSignal:
             guard body.count == 2, body[1].signature == .stringArray else { return nil }
-            self = .forcedKeys(domain: domain, keys: ReplyValues.strings(body[1]))
+            self = .forcedKeys(domain: domain, keys: ReplyValues.strings(body[1]), serial: message.serial)
         default:
             return nil
         }
@@ -51,7 +51,7 @@ extension ServiceSignal {
     var rawEvent: PreferencesEvent {
         switch self {
         case .changed(let change, let volatile): volatile ? .volatileChanged(change) : .changed(change)
-        case .forcedKeys(let domain, let keys): .forcedKeysChanged(domain: domain, keys: keys)
+        case .forcedKeys(let domain, let keys, let serial): .forcedKeysChanged(domain: domain, keys: keys, serial: serial)
         }
     }
 

@@ -1,37 +1,55 @@
 import DBus
 import PreferencesModel
 import PreferencesProtocol
+import Dispatch
 import Synchronization
 
 /// Receives the signals of one connection, keeps the match rules and the owner of
 /// prefsd's name, and hands each accepted signal, complete, to the subscribers of its
 /// domain, in the order they arrived.
 ///
-/// Everything the connection receives (signals, and the answer to `GetNameOwner`) goes
-/// through one ordered inbox, read by one task: so an owner change and the signals around
-/// it are judged in the order the bus sent them, and the re-reads of invalidated keys
-/// never reorder changes.
+/// The owner is judged on the connection's queue, where signals arrive in order: a
+/// `NameOwnerChanged` updates it there, and each of prefsd's signals is accepted or
+/// dropped there against the owner of that moment. What is accepted goes through one
+/// ordered inbox, drained on the router's own serial queue, which holds the next item
+/// back while it re-reads a change's invalidated keys, so changes are never reordered.
+/// Neither subscribing nor delivering needs Swift's concurrency threads (bus calls
+/// complete on the connection's queue), so a caller may wait for them while blocking its
+/// own thread.
 final class SignalRouter: Sendable {
     private let connection: DBusConnection
     private let state = Mutex(State())
-    private let inbox: AsyncStream<Inbound>.Continuation
+    private let inbox = Mutex(Inbox())
+    private let deliveryQueue = DispatchQueue(label: "PreferencesProxy.delivery")
 
-    /// What the inbox carries.
+    /// What the inbox carries: what to deliver, in order.
     private enum Inbound: Sendable {
-        case message(DBusMessage)
-        /// The answer of `GetNameOwner`, and whom to wake once it is applied.
-        case ownerAnswer(String?, CheckedContinuation<Void, Never>)
+        case signal(ServiceSignal)
+        case event(PreferencesEvent)
         case disconnected
+        /// Called when every item before it has been delivered.
+        case barrier(@Sendable () -> Void)
     }
+
+    private struct Inbox: Sendable {
+        var items: [Inbound] = []
+        var next = 0
+        /// The delivery queue is draining (or waiting on a re-read).
+        var busy = false
+        var closed = false
+    }
+
+    /// Called once with the outcome of a bus call the router waits on.
+    typealias Completion = @Sendable (PreferencesProxyError?) -> Void
 
     private struct State: Sendable {
         var subscribers: [UInt64: Subscriber] = [:]
         var nextIdentifier: UInt64 = 0
-        /// Match rules added, with how many subscribers need each.
+        /// Match rules, with how many subscribers need each.
         var rules: [String: Rule] = [:]
-        /// Following the owner: started once, by the first subscriber.
-        var tracking: Task<Result<Void, PreferencesProxyError>, Never>?
-        /// The unique name owning prefsd's bus name; `.none` while unknown.
+        /// Following the owner: started by the first subscriber.
+        var tracking: Progress = .idle
+        /// The unique name owning prefsd's bus name; `.unknown` before the answer of `GetNameOwner`.
         var owner: Owner = .unknown
         var closed = false
     }
@@ -41,9 +59,16 @@ final class SignalRouter: Sendable {
         case known(String?)
     }
 
+    /// A bus call that many may wait on.
+    private enum Progress: Sendable {
+        case idle
+        case running([Completion])
+        case done
+    }
+
     private struct Rule: Sendable {
         var count: Int
-        let added: Task<Result<Void, PreferencesProxyError>, Never>
+        var progress: Progress
     }
 
     struct Subscriber: Sendable {
@@ -58,6 +83,10 @@ final class SignalRouter: Sendable {
             guard let domains, let domain = event.domain else { return true }
             return domains.contains(domain)
         }
+
+        var rules: [String] {
+            domains.map { $0.sorted().map(SignalRouter.rule(domain:)) } ?? [SignalRouter.rule(domain: nil)]
+        }
     }
 
     /// The match rule for prefsd's signals about `domain` (every domain when `nil`).
@@ -71,184 +100,285 @@ final class SignalRouter: Sendable {
 
     init(connection: DBusConnection) {
         self.connection = connection
-        let (stream, inbox) = AsyncStream<Inbound>.makeStream()
-        self.inbox = inbox
-        connection.setSignalHandler { message in inbox.yield(.message(message)) }
-        connection.setDisconnectHandler { inbox.yield(.disconnected) }
-        Task { [weak self] in
-            for await item in stream {
-                guard let self else { return }
-                await self.process(item)
-            }
-        }
+        connection.setSignalHandler { [weak self] message in self?.receive(message) }
+        connection.setDisconnectHandler { [weak self] in self?.enqueue(.disconnected) }
     }
 
     /// Ends every subscription (each is told nothing more) and stops the inbox.
     func close() {
-        let subscribers = state.withLock { state -> [Subscriber] in
+        for subscriber in takeAllSubscribers() { subscriber.finish() }
+        let barriers = inbox.withLock { inbox -> [@Sendable () -> Void] in
+            inbox.closed = true
+            defer { inbox.items = [] }
+            return inbox.items[inbox.next...].compactMap { if case .barrier(let done) = $0 { done } else { nil } }
+        }
+        for done in barriers { done() }
+    }
+
+    private func takeAllSubscribers() -> [Subscriber] {
+        state.withLock { state -> [Subscriber] in
             state.closed = true
             defer { state.subscribers = [:] }
             return Array(state.subscribers.values)
         }
-        for subscriber in subscribers { subscriber.finish() }
-        inbox.finish()
     }
 
     // MARK: Subscribing
 
-    /// Adds a subscriber for `domains` (every domain when `nil`): follows the owner of
-    /// prefsd's name first, then adds each domain's match rule unless another subscriber
-    /// did. Returns once the rules are in force.
-    func subscribe(_ subscriber: Subscriber) async throws(PreferencesProxyError) -> UInt64 {
+    /// Adds a subscriber: follows the owner of prefsd's name first, then adds each of its
+    /// match rules that no other subscriber holds, and calls `completion` once they are in
+    /// force (on the connection's queue, or at once).
+    func subscribe(_ subscriber: Subscriber, completion: @escaping @Sendable (Result<UInt64, PreferencesProxyError>) -> Void) {
         for domain in subscriber.domains ?? [] {
             do {
                 _ = try DomainName(domain)
             } catch {
-                throw .invalidName(error.description)
+                return completion(.failure(.invalidName(error.description)))
             }
         }
-        try await followOwner()
-        let keys = subscriber.domains.map { $0.sorted().map(Self.rule(domain:)) } ?? [Self.rule(domain: nil)]
-        let (identifier, waits) = try state.withLock { state throws(PreferencesProxyError) -> (UInt64, [Task<Result<Void, PreferencesProxyError>, Never>]) in
-            guard !state.closed else { throw .serviceUnavailable("the proxy is closed") }
+        followOwner { [self] error in
+            if let error { return completion(.failure(error)) }
+            addRules(of: subscriber, completion: completion)
+        }
+    }
+
+    private func addRules(of subscriber: Subscriber, completion: @escaping @Sendable (Result<UInt64, PreferencesProxyError>) -> Void) {
+        let keys = subscriber.rules
+        let pending = Mutex((left: keys.count, failure: PreferencesProxyError?.none))
+        let registered = state.withLock { state -> UInt64? in
+            guard !state.closed else { return nil }
             state.nextIdentifier += 1
             state.subscribers[state.nextIdentifier] = subscriber
-            var waits: [Task<Result<Void, PreferencesProxyError>, Never>] = []
-            for key in keys {
-                if state.rules[key] == nil {
-                    let connection = connection
-                    state.rules[key] = Rule(count: 0, added: Task {
-                        do throws(DBusError) {
-                            try await connection.addMatch(key)
-                            return .success(())
-                        } catch {
-                            return .failure(PreferencesProxyError(error))
-                        }
-                    })
-                }
-                state.rules[key]?.count += 1
-                if let added = state.rules[key]?.added { waits.append(added) }
-            }
-            return (state.nextIdentifier, waits)
+            return state.nextIdentifier
         }
-        for wait in waits {
-            if case .failure(let error) = await wait.value {
+        guard let identifier = registered else {
+            return completion(.failure(.serviceUnavailable("the connection to prefsd is closed")))
+        }
+        // No domain at all: only the owner changes and the end of the connection.
+        guard !keys.isEmpty else { return completion(.success(identifier)) }
+        let ruleDone: Completion = { [self] error in
+            let finished = pending.withLock { pending -> PreferencesProxyError?? in
+                pending.left -= 1
+                if pending.failure == nil { pending.failure = error }
+                return pending.left == 0 ? .some(pending.failure) : .none
+            }
+            guard case .some(let failure) = finished else { return }
+            if let failure {
                 unsubscribe(identifier)
-                throw error
+                completion(.failure(failure))
+            } else {
+                completion(.success(identifier))
             }
         }
-        return identifier
+        for key in keys {
+            enum Step { case inForce, waiting, add }
+            let step = state.withLock { state -> Step in
+                var rule = state.rules[key] ?? Rule(count: 0, progress: .idle)
+                rule.count += 1
+                defer { state.rules[key] = rule }
+                switch rule.progress {
+                case .done:
+                    return .inForce
+                case .running(let waiters):
+                    rule.progress = .running(waiters + [ruleDone])
+                    return .waiting
+                case .idle:
+                    rule.progress = .running([ruleDone])
+                    return .add
+                }
+            }
+            switch step {
+            case .inForce: ruleDone(nil)
+            case .waiting: break
+            case .add:
+                busCall("AddMatch", key) { [self] error in
+                    let waiters = state.withLock { state -> [Completion] in
+                        guard var rule = state.rules[key], case .running(let waiters) = rule.progress else { return [] }
+                        rule.progress = error == nil ? .done : .idle
+                        state.rules[key] = rule
+                        return waiters
+                    }
+                    for waiter in waiters { waiter(error) }
+                }
+            }
+        }
     }
 
     /// Removes a subscriber; a match rule no subscriber needs any more is removed.
     func unsubscribe(_ identifier: UInt64) {
         let unused = state.withLock { state -> [String] in
             guard let subscriber = state.subscribers.removeValue(forKey: identifier) else { return [] }
-            let keys = subscriber.domains.map { $0.map(Self.rule(domain:)) } ?? [Self.rule(domain: nil)]
             var unused: [String] = []
-            for key in keys {
+            for key in subscriber.rules {
                 state.rules[key]?.count -= 1
-                if state.rules[key]?.count == 0 {
+                if let rule = state.rules[key], rule.count <= 0 {
                     state.rules[key] = nil
-                    unused.append(key)
+                    if case .done = rule.progress { unused.append(key) }
                 }
             }
             return unused
         }
-        for rule in unused {
-            connection.call(.methodCall(
-                destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
-                member: "RemoveMatch", body: [.string(rule)])) { _ in }
-        }
+        for rule in unused { busCall("RemoveMatch", rule) { _ in } }
     }
 
-    /// The match rules in force, with how many subscribers need each (for tests).
+    /// The match rules in force or being added, with how many subscribers need each.
     var ruleCounts: [String: Int] {
         state.withLock { $0.rules.mapValues(\.count) }
     }
 
-    /// Starts following the owner of prefsd's name once: adds the `NameOwnerChanged` rule,
-    /// then asks `GetNameOwner`, whose answer goes through the inbox so that it is ordered
-    /// with the owner changes around it.
-    private func followOwner() async throws(PreferencesProxyError) {
-        let tracking = state.withLock { state in
-            if let tracking = state.tracking { return tracking }
-            let connection = connection
-            let inbox = inbox
-            let tracking = Task { () -> Result<Void, PreferencesProxyError> in
-                do throws(DBusError) {
-                    try await connection.addMatch(Self.ownerRule)
-                } catch {
-                    return .failure(PreferencesProxyError(error))
-                }
-                await withCheckedContinuation { (applied: CheckedContinuation<Void, Never>) in
-                    connection.call(.methodCall(
-                        destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
-                        member: "GetNameOwner", body: [.string(PreferencesBus.busName)]
-                    )) { reply in
-                        let owner = (try? reply.get())?.body.first?.stringValue
-                        if case .terminated = inbox.yield(.ownerAnswer(owner, applied)) { applied.resume() }
-                    }
-                }
-                return .success(())
+    /// Follows the owner of prefsd's name (once): adds the `NameOwnerChanged` rule, then
+    /// asks `GetNameOwner`. The answer is applied on the connection's queue, like the
+    /// owner changes; a change that libdbus dispatches after the answer although it came
+    /// before is one the answer already reflects, and the last one always agrees with it.
+    private func followOwner(_ completion: @escaping Completion) {
+        let start = state.withLock { state -> Bool? in
+            switch state.tracking {
+            case .done: return nil
+            case .running(let waiters):
+                state.tracking = .running(waiters + [completion])
+                return false
+            case .idle:
+                state.tracking = .running([completion])
+                return true
             }
-            state.tracking = tracking
-            return tracking
         }
-        if case .failure(let error) = await tracking.value {
-            state.withLock { $0.tracking = nil }
-            throw error
+        guard let start else { return completion(nil) }
+        guard start else { return }
+        let finish: Completion = { [self] error in
+            let waiters = state.withLock { state -> [Completion] in
+                guard case .running(let waiters) = state.tracking else { return [] }
+                state.tracking = error == nil ? .done : .idle
+                return waiters
+            }
+            for waiter in waiters { waiter(error) }
+        }
+        busCall("AddMatch", Self.ownerRule) { [self] error in
+            if let error { return finish(error) }
+            connection.call(.methodCall(
+                destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
+                member: "GetNameOwner", body: [.string(PreferencesBus.busName)]
+            )) { [self] reply in
+                let owner = (try? reply.get())?.body.first?.stringValue
+                state.withLock { $0.owner = .known(owner) }
+                finish(nil)
+            }
+        }
+    }
+
+    /// Calls a method of the bus driver taking one rule.
+    private func busCall(_ member: String, _ rule: String, completion: @escaping Completion) {
+        connection.call(.methodCall(
+            destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
+            member: member, body: [.string(rule)]
+        )) { result in
+            switch result {
+            case .success: completion(nil)
+            case .failure(let error): completion(PreferencesProxyError(error))
+            }
         }
     }
 
     // MARK: Receiving
 
-    private func process(_ item: Inbound) async {
-        switch item {
-        case .ownerAnswer(let owner, let applied):
-            setOwner(owner, announce: false)
-            applied.resume()
-        case .disconnected:
-            let subscribers = state.withLock { state -> [Subscriber] in
-                state.closed = true
-                defer { state.subscribers = [:] }
-                return Array(state.subscribers.values)
+    /// Judges a signal on the connection's queue, in the order signals arrive.
+    private func receive(_ message: DBusMessage) {
+        if message.sender == "org.freedesktop.DBus", message.member == "NameOwnerChanged",
+           message.body.count == 3, message.body[0] == .string(PreferencesBus.busName),
+           case .string(let newOwner) = message.body[2] {
+            let current = newOwner.isEmpty ? nil : newOwner
+            let previous = state.withLock { state -> Owner in
+                defer { state.owner = .known(current) }
+                return state.owner
             }
-            for subscriber in subscribers {
-                subscriber.deliver(.disconnected)
-                subscriber.finish()
+            if case .known(let before) = previous, before != current {
+                enqueue(.event(.ownerChanged(previous: before, current: current)))
             }
-        case .message(let message):
-            if message.sender == "org.freedesktop.DBus", message.member == "NameOwnerChanged",
-               message.body.count == 3, message.body[0] == .string(PreferencesBus.busName),
-               case .string(let newOwner) = message.body[2] {
-                setOwner(newOwner.isEmpty ? nil : newOwner, announce: true)
-                return
-            }
-            // Only the owner of prefsd's name speaks for prefsd: a signal of the same shape
-            // from any other peer (broadcast or sent to us alone) is dropped.
-            let owner = state.withLock { $0.owner }
-            guard case .known(let name?) = owner, message.sender == name, let signal = ServiceSignal(message) else { return }
-            let raw = signal.rawEvent
-            guard signal.needsResolving else { return deliver(raw) }
-            let (asIs, resolving) = state.withLock { state in
-                let wanting = state.subscribers.values.filter { $0.wants(raw) }
-                return (wanting.filter { !$0.resolving }, wanting.filter(\.resolving))
-            }
-            for subscriber in asIs { subscriber.deliver(raw) }
-            guard !resolving.isEmpty else { return }
-            let resolved = await resolve(signal)
-            for subscriber in resolving { subscriber.deliver(resolved) }
+            return
+        }
+        // Only the owner of prefsd's name speaks for prefsd: a signal of the same shape
+        // from any other peer (broadcast or sent to us alone) is dropped.
+        let owner = state.withLock { $0.owner }
+        guard case .known(let name?) = owner, message.sender == name, let signal = ServiceSignal(message) else { return }
+        enqueue(.signal(signal))
+    }
+
+    /// Calls `done` once every signal received before prefsd answered a `Ping` sent now
+    /// has been delivered (at once when the connection is closed).
+    func catchUp(_ done: @escaping @Sendable () -> Void) {
+        connection.call(.methodCall(
+            destination: PreferencesBus.busName, path: PreferencesBus.objectPath,
+            interface: "org.freedesktop.DBus.Peer", member: "Ping"
+        )) { [weak self] _ in
+            // Answers and signals are dispatched on the connection's queue in the order
+            // they came: every signal before this answer is in the inbox already.
+            guard let self else { return done() }
+            enqueue(.barrier(done))
         }
     }
 
-    private func setOwner(_ owner: String?, announce: Bool) {
-        let previous = state.withLock { state -> Owner in
-            defer { state.owner = .known(owner) }
-            return state.owner
+    private func enqueue(_ item: Inbound) {
+        let start = inbox.withLock { inbox -> Bool? in
+            guard !inbox.closed else { return nil }
+            inbox.items.append(item)
+            defer { inbox.busy = true }
+            return !inbox.busy
         }
-        guard announce, case .known(let before) = previous, before != owner else { return }
-        deliver(.ownerChanged(previous: before, current: owner))
+        switch start {
+        case nil: if case .barrier(let done) = item { done() }
+        case true?: deliveryQueue.async { [self] in drain() }
+        case false?: break
+        }
+    }
+
+    /// The next item of the inbox, or `nil` (and not busy any more) when it is empty.
+    private func takeNext() -> Inbound? {
+        inbox.withLock { inbox in
+            guard inbox.next < inbox.items.count else {
+                inbox.items = []
+                inbox.next = 0
+                inbox.busy = false
+                return nil
+            }
+            defer { inbox.next += 1 }
+            return inbox.items[inbox.next]
+        }
+    }
+
+    /// Delivers the inbox in order, on the delivery queue; stops while a change's
+    /// invalidated keys are re-read and goes on once they are.
+    private func drain() {
+        while let item = takeNext() {
+            switch item {
+            case .event(let event):
+                deliver(event)
+            case .barrier(let done):
+                done()
+            case .disconnected:
+                for subscriber in takeAllSubscribers() {
+                    subscriber.deliver(.disconnected)
+                    subscriber.finish()
+                }
+            case .signal(let signal):
+                let raw = signal.rawEvent
+                guard signal.needsResolving else {
+                    deliver(raw)
+                    continue
+                }
+                let (asIs, resolving) = state.withLock { state in
+                    let wanting = state.subscribers.values.filter { $0.wants(raw) }
+                    return (wanting.filter { !$0.resolving }, wanting.filter(\.resolving))
+                }
+                for subscriber in asIs { subscriber.deliver(raw) }
+                guard !resolving.isEmpty else { continue }
+                resolve(signal) { [self] resolved in
+                    deliveryQueue.async { [self] in
+                        for subscriber in resolving { subscriber.deliver(resolved) }
+                        drain()
+                    }
+                }
+                return
+            }
+        }
     }
 
     private func deliver(_ event: PreferencesEvent) {
@@ -259,49 +389,68 @@ final class SignalRouter: Sendable {
     /// The event for a signal, with the keys it invalidated re-read: each key with `Read`
     /// (a persistent domain), or the whole domain with `ReadDomain` / `ReadVolatileDomain`
     /// when it invalidated `""` or is volatile (there is no `Read` of a volatile key).
-    private func resolve(_ signal: ServiceSignal) async -> PreferencesEvent {
-        switch signal {
-        case .forcedKeys:
-            return signal.rawEvent
-        case .changed(var change, let volatile):
-            let wrap: (DomainChange) -> PreferencesEvent = volatile ? { .volatileChanged($0) } : { .changed($0) }
-            let invalidated = change.invalidated
-            guard !invalidated.isEmpty else { return wrap(change) }
-            do throws(PreferencesProxyError) {
-                if volatile || invalidated.contains("") {
-                    let whole = try await readWhole(change.domain, volatile: volatile)
-                    if invalidated.contains("") {
-                        change.changed = whole
-                        change.removed = []
-                        change.isWholeDomain = true
-                    } else {
-                        for key in invalidated {
-                            if let value = whole[key] { change.changed[key] = value } else { change.removed.append(key) }
-                        }
-                    }
+    private func resolve(_ signal: ServiceSignal, completion: @escaping @Sendable (PreferencesEvent) -> Void) {
+        guard case .changed(let change, let volatile) = signal, !change.invalidated.isEmpty else {
+            return completion(signal.rawEvent)
+        }
+        let wrap: @Sendable (DomainChange) -> PreferencesEvent = { change in
+            volatile ? PreferencesEvent.volatileChanged(change) : PreferencesEvent.changed(change)
+        }
+        let failed: @Sendable (PreferencesProxyError) -> Void = { error in
+            completion(.reloadNeeded(domain: change.domain, reason: "could not re-read what a change of \(change.domain) left out: \(error.description)"))
+        }
+        let invalidated = change.invalidated
+        if volatile || invalidated.contains("") {
+            let request = volatile ? PreferencesCall.readVolatileDomain(change.domain) : PreferencesCall.readDomain(change.domain)
+            return perform(request) { result in
+                var complete = change
+                switch result {
+                case .failure(.notFound):
+                    complete.changed = [:]
+                case .failure(let error):
+                    return failed(error)
+                case .success(let whole):
+                    complete.changed = whole
+                }
+                if invalidated.contains("") {
+                    complete.removed = []
+                    complete.isWholeDomain = true
                 } else {
+                    let whole = complete.changed
+                    complete.changed = change.changed
                     for key in invalidated {
-                        do {
-                            change.changed[key] = try await PreferencesProxy.perform(
-                                PreferencesCall.read(change.domain, key), on: connection, timeout: PreferencesProxy.defaultTimeout)
-                        } catch .notFound {
-                            change.removed.append(key)
-                        }
+                        if let value = whole[key] { complete.changed[key] = value } else { complete.removed.append(key) }
                     }
                 }
-                return wrap(change)
-            } catch {
-                return .reloadNeeded(domain: change.domain, reason: "could not re-read what a change of \(change.domain) left out: \(error.description)")
+                completion(wrap(complete))
+            }
+        }
+        // One Read per key, all at once; the change is handed on when the last answers.
+        let answers = Mutex((left: invalidated.count, values: [String: PropertyListValue](), failure: PreferencesProxyError?.none))
+        for key in invalidated {
+            perform(PreferencesCall.read(change.domain, key)) { result in
+                let finished = answers.withLock { answers -> Bool in
+                    switch result {
+                    case .success(let value): answers.values[key] = value
+                    case .failure(.notFound): break
+                    case .failure(let error): if answers.failure == nil { answers.failure = error }
+                    }
+                    answers.left -= 1
+                    return answers.left == 0
+                }
+                guard finished else { return }
+                let (values, failure) = answers.withLock { ($0.values, $0.failure) }
+                if let failure { return failed(failure) }
+                var complete = change
+                for key in invalidated {
+                    if let value = values[key] { complete.changed[key] = value } else { complete.removed.append(key) }
+                }
+                completion(wrap(complete))
             }
         }
     }
 
-    private func readWhole(_ domain: String, volatile: Bool) async throws(PreferencesProxyError) -> [String: PropertyListValue] {
-        let request = volatile ? PreferencesCall.readVolatileDomain(domain) : PreferencesCall.readDomain(domain)
-        do {
-            return try await PreferencesProxy.perform(request, on: connection, timeout: PreferencesProxy.defaultTimeout)
-        } catch .notFound {
-            return [:]
-        }
+    private func perform<Reply>(_ request: PreferencesRequest<Reply>, completion: @escaping @Sendable (Result<Reply, PreferencesProxyError>) -> Void) {
+        PreferencesProxy.perform(request, on: connection, timeout: PreferencesProxy.defaultTimeout, completion: completion)
     }
 }

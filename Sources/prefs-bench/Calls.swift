@@ -7,6 +7,8 @@ import PreferencesProxy
 /// The method calls the benchmark makes, all through the project's own DBus module; the
 /// calls to prefsd are the proxy's requests (``PreferencesCall``), sent and timed here.
 enum Calls {
+    /// prefsd's bus name.
+    static let prefsdName = PreferencesBus.busName
     static let dconfName = "ca.desrt.dconf"
     static let dconfPath = "/ca/desrt/dconf/Writer/user"
     static let dconfInterface = "ca.desrt.dconf.Writer"

@@ -97,8 +97,14 @@ struct IntrospectionConformanceTests {
     func nothingExtra() throws {
         let directory = Self.root.appendingPathComponent("Sources/PreferencesProxy")
         let xml = try Self.xml
-        // What the proxy may call besides prefsd's methods: the bus driver, and Properties.Get.
-        let allowed = Set(xml.methods.keys).union(["AddMatch", "RemoveMatch", "GetNameOwner", "Get"])
+        // What the proxy may call besides prefsd's methods: the standard interfaces the XML
+        // gives the object (Peer.Ping, Properties.Get), and the bus driver's match rules and owner.
+        let text = try String(contentsOf: Self.root.appendingPathComponent("Introspection/io.github.prefsd.Preferences1.xml"), encoding: .utf8)
+        let standard = [StandardInterface.peer, StandardInterface.properties].flatMap {
+            IntrospectedInterface(xml: text, name: $0)?.methods.keys.map { $0 } ?? []
+        }
+        #expect(standard.contains("Ping") && standard.contains("Get"))
+        let allowed = Set(xml.methods.keys).union(standard).union(["AddMatch", "RemoveMatch", "GetNameOwner"])
         var requestFactories = 0
         for file in try FileManager.default.contentsOfDirectory(atPath: directory.path) where file.hasSuffix(".swift") {
             let text = try String(contentsOf: directory.appendingPathComponent(file), encoding: .utf8)

@@ -43,6 +43,14 @@ struct ProxyCallTests {
             return try proxy.performBlocking(PreferencesCall.read(domain, "b"))
         }.value
         #expect(blocking == .string("x"))
+        // The completion form, as a cache writing in the background uses it.
+        let answered = await withCheckedContinuation { (done: CheckedContinuation<Result<Void, PreferencesProxyError>, Never>) in
+            proxy.perform(PreferencesCall.write("bad/name", "k", .integer(1))) { done.resume(returning: $0) }
+        }
+        guard case .failure(.invalidName) = answered else {
+            Issue.record("a write with a bad domain name answered \(answered)")
+            return
+        }
     }
 
     @Test("ApplyIf applies only on the expected values; update retries until it wins, losing no concurrent change")

@@ -106,6 +106,9 @@ struct ProxySignalTests {
         let proxy = PreferencesProxy(connection: try fixture.connect())
         defer { proxy.close() }
         var events = try await proxy.events(in: ["com.example.Restart"]).makeAsyncIterator()
+        // A subscription to no domain at all hears of the owner only.
+        var ownerOnly = try await proxy.events(in: []).makeAsyncIterator()
+        #expect(proxy.matchRules.count == 1)
         fixture.stopService()
         guard case .ownerChanged(let previous?, nil) = try await Self.next(&events) else {
             Issue.record("no owner change to none")
@@ -117,6 +120,8 @@ struct ProxySignalTests {
             return
         }
         #expect(previous != current)
+        #expect(try await Self.next(&ownerOnly) == .ownerChanged(previous: previous, current: nil))
+        #expect(try await Self.next(&ownerOnly) == .ownerChanged(previous: nil, current: current))
         try await proxy.write("com.example.Restart", "k", .integer(2))
         #expect(try await Self.next(&events) == .changed(Self.change("com.example.Restart", ["k": .integer(2)], [])))
     }
@@ -157,6 +162,96 @@ struct ProxySignalTests {
             return
         }
         #expect(session.changed == values && !session.invalidated.isEmpty)
+    }
+
+    @Test("an administrator's managed file comes as ForcedKeysChanged, then Changed; update refuses a forced key as Forced")
+    func forcedKeys() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("prefsd-managed-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let fixture = try await ServiceFixture(arguments: ["--managed-dir", directory.path, "--allow-unowned-managed-dir"])
+        let proxy = PreferencesProxy(connection: try fixture.connect())
+        defer { proxy.close() }
+        var events = try await proxy.events(in: ["com.example.Lab"]).makeAsyncIterator()
+        // prefsd owns its name before it reads the managed directory; an answer means it has.
+        #expect(try await proxy.domains() == [])
+        let temporary = directory.appendingPathComponent(".lab.tmp")
+        try PropertyListValue.dictionary(["Locked": .boolean(true)]).xmlPropertyListData().write(to: temporary)
+        try FileManager.default.moveItem(at: temporary, to: directory.appendingPathComponent("com.example.Lab.plist"))
+        guard case .forcedKeysChanged("com.example.Lab", ["Locked"], _) = try await Self.next(&events) else {
+            Issue.record("no ForcedKeysChanged first")
+            return
+        }
+        #expect(try await Self.next(&events) == .changed(Self.change("com.example.Lab", ["Locked": .boolean(true)], [])))
+        do {
+            try await proxy.update("com.example.Lab", keys: ["Locked"]) { _ in PreferencesBatch(set: ["Locked": .boolean(false)]) }
+            Issue.record("a forced key was updated")
+        } catch let error as PreferencesProxyError {
+            guard case .forced = error else { Issue.record("\(error)"); return }
+        }
+    }
+
+    @Test("a blocking subscription from a plain thread gets its domain's changes through the callback")
+    func blockingSubscription() async throws {
+        let fixture = try await ServiceFixture()
+        let proxy = PreferencesProxy(connection: try fixture.connect())
+        defer { proxy.close() }
+        let (events, continuation) = AsyncStream<PreferencesEvent>.makeStream()
+        let subscription = try await withCheckedThrowingContinuation { (made: CheckedContinuation<PreferencesSubscription, any Error>) in
+            DispatchQueue.global().async {
+                made.resume(with: Result { try proxy.observeBlocking(["com.example.Blocking"]) { continuation.yield($0) } })
+            }
+        }
+        defer { subscription.cancel() }
+        try proxy.performBlocking(PreferencesCall.write("com.example.Blocking", "k", .integer(7)))
+        var iterator = events.makeAsyncIterator()
+        #expect(try await Self.next(&iterator) == .changed(Self.change("com.example.Blocking", ["k": .integer(7)], [])))
+    }
+
+    @Test("catchUp returns once every change committed before it has been delivered, re-reads included")
+    func catchUp() async throws {
+        let fixture = try await ServiceFixture()
+        let proxy = PreferencesProxy(connection: try fixture.connect())
+        let writer = PreferencesProxy(connection: try fixture.connect())
+        defer { proxy.close(); writer.close() }
+        let seen = Locked<[DomainChange]>([])
+        let subscription = try await proxy.observe(["com.example.Burst"]) { event in
+            if case .changed(let change) = event { seen.withLock { $0.append(change) } }
+        }
+        defer { subscription.cancel() }
+        for index in 0..<40 {
+            try await writer.write("com.example.Burst", "k\(index % 4)", .integer(Int64(index)))
+        }
+        // The last one is left out of its signal (over 4 KiB): delivered only once re-read.
+        let big = PropertyListValue.string(String(repeating: "b", count: 6000))
+        try await writer.write("com.example.Burst", "big", big)
+        await proxy.catchUp()
+        let changes = seen.withLock { $0 }
+        #expect(changes.count == 41)
+        #expect(changes.last?.changed == ["big": big])
+        #expect(changes.dropLast().enumerated().allSatisfy { $0.element.changed == ["k\($0.offset % 4)": .integer(Int64($0.offset))] })
+    }
+
+    @Test("the bus going away ends the streams with .disconnected, and calls then say the service is unavailable")
+    func busGone() async throws {
+        let fixture = try await ServiceFixture()
+        let proxy = PreferencesProxy(connection: try fixture.connect())
+        defer { proxy.close() }
+        var events = try await proxy.events(in: ["com.example.Gone"]).makeAsyncIterator()
+        fixture.killService()
+        guard case .ownerChanged(_?, nil) = try await Self.next(&events) else {
+            Issue.record("no owner change when prefsd died")
+            return
+        }
+        fixture.bus.stop()
+        #expect(try await Self.next(&events) == .disconnected)
+        #expect(await events.next() == nil)
+        do {
+            _ = try await proxy.domains()
+            Issue.record("a call succeeded without a bus")
+        } catch {
+            #expect(error.isServiceUnavailable, "\(error)")
+        }
     }
 
     static func change(_ domain: String, _ changed: [String: PropertyListValue], _ removed: [String]) -> DomainChange {

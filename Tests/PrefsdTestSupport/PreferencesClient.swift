@@ -79,6 +79,15 @@ public struct PreferencesClient {
         try await perform(PreferencesCall.volatileDomains())
     }
 
+    /// `Domains` or `VolatileDomains`, named as tests written before ``domains()`` name them.
+    public func strings(_ method: String) async throws -> [String] {
+        switch method {
+        case PreferencesMethod.domains.rawValue: try await domains()
+        case PreferencesMethod.volatileDomains.rawValue: try await volatileDomains()
+        default: throw FixtureError("strings(\(method)): only Domains and VolatileDomains answer a list of names")
+        }
+    }
+
     public static func values(_ values: [String: PropertyListValue]) -> DBusValue {
         PropertyListValue.dictionary(values).dbusValue
     }
