@@ -81,9 +81,9 @@ public final class Preferences: Sendable {
             local.layers = Layers(
                 searchList: SearchList(application: domain),
                 argument: ArgumentDomain.parse(arguments),
-                language: LanguageDomain.make(environment: environment),
-                registration: Self.settingsBundleDefaults(for: domain, environment: environment)
+                language: LanguageDomain.make(environment: environment)
             )
+            local.layers.registration = Self.settingsBundleDefaults(for: domain, environment: environment)
         }
         session.subscribe(self)
     }

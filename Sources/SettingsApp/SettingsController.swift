@@ -185,7 +185,7 @@ final class SettingsController {
             }
             if isNew { window?.domainsLoaded() }
             window?.valuesChanged(in: change.domain)
-        case .forcedKeysChanged(let domain, let keys):
+        case .forcedKeysChanged(let domain, let keys, _):
             forced[domain] = Set(keys)
             window?.valuesChanged(in: domain)
         case .reloadNeeded, .ownerChanged:
