@@ -115,11 +115,6 @@ public final class PreferencesGroup: Widget {
     public func remove(_ row: Widget) {
         adw_preferences_group_remove(c(), row.c())
     }
-
-    /// A widget at the end of the heading (an "Add" button).
-    public func setHeaderSuffix(_ widget: Widget) {
-        adw_preferences_group_set_header_suffix(c(), widget.c())
-    }
 }
 
 /// A row with a title, a subtitle and widgets at its ends.
@@ -227,20 +222,6 @@ public final class EntryRow: Widget {
     /// Calls `handler` when the change is confirmed (apply button or Enter).
     public func onApply(_ handler: @escaping () -> Void) {
         connect("apply", handler)
-    }
-}
-
-/// A short notice at the bottom of the window.
-public final class ToastOverlay: Widget {
-    /// An overlay showing toasts over `child`.
-    public init(child: Widget) {
-        super.init(adw_toast_overlay_new())
-        adw_toast_overlay_set_child(c(), child.c())
-    }
-
-    /// Shows `text` for a few seconds.
-    public func show(_ text: String) {
-        adw_toast_overlay_add_toast(c(), adw_toast_new(text))
     }
 }
 

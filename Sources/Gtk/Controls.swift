@@ -129,38 +129,6 @@ public final class SearchEntry: Widget {
     }
 }
 
-/// A single-line text field.
-public final class Entry: Widget {
-    /// An empty field with a placeholder, which is also its accessible name.
-    public init(placeholder: String) {
-        super.init(gtk_entry_new())
-        gtk_entry_set_placeholder_text(c(), placeholder)
-        setAccessibleLabel(placeholder)
-    }
-
-    /// What is typed.
-    public var text: String {
-        get { borrowString(gtk_editable_get_text(c())) ?? "" }
-        set { gtk_editable_set_text(c(), newValue) }
-    }
-}
-
-/// A drop-down list of strings.
-public final class DropDown: Widget {
-    /// A drop-down of `items`, the first selected; `label` is its accessible name.
-    public init(items: [String], label: String) {
-        let list = StringList(items)
-        super.init(gtk_drop_down_new(list.listModel, nil))
-        setAccessibleLabel(label)
-    }
-
-    /// The index of the selected item.
-    public var selected: Int {
-        get { Int(gtk_drop_down_get_selected(c())) }
-        set { gtk_drop_down_set_selected(c(), guint(newValue)) }
-    }
-}
-
 /// An icon or picture.
 public final class Image: Widget {
     /// A themed icon (`accessories-text-editor`), or an image file when `name` is a path.
@@ -170,15 +138,10 @@ public final class Image: Widget {
     }
 }
 
-/// A list of strings as a GListModel, for drop-downs and combo rows.
+/// A list of strings as a GListModel, for combo rows.
 final class StringList: Object {
     init(_ items: [String]) {
         super.init(gtk_string_list_new(nil))
         for item in items { gtk_string_list_append(c(), item) }
-    }
-
-    /// The list as the model GTK takes (a new reference the taker adopts).
-    var listModel: OpaquePointer {
-        OpaquePointer(g_object_ref(raw))
     }
 }

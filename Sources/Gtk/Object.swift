@@ -54,22 +54,20 @@ open class Object {
     /// The object as an opaque C pointer, for types GTK declares final.
     func c() -> OpaquePointer { OpaquePointer(raw) }
 
-    /// Calls `handler` each time the object emits `signal` (`"clicked"`, `"notify::active"` …),
-    /// until the object is finalized. The handler should hold the wrapper weakly: it lives
-    /// as long as the GObject does.
+    /// Calls `handler` each time the object emits `signal`, a signal whose handlers take
+    /// only the instance (`"clicked"`, `"toggled"`, `"changed"`, `"activate"` …), until the
+    /// object is finalized. The handler should hold the wrapper weakly: it lives as long as
+    /// the GObject does.
     public func connect(_ signal: String, _ handler: @escaping () -> Void) {
         let box = Unmanaged.passRetained(SignalBox(handler)).toOpaque()
-        let detail = signal.contains("::") || signal.hasPrefix("notify")
-        let trampoline: GCallback = detail
-            ? unsafeBitCast(signalTrampoline3 as @convention(c) (gpointer?, gpointer?, gpointer?) -> Void, to: GCallback.self)
-            : unsafeBitCast(signalTrampoline2 as @convention(c) (gpointer?, gpointer?) -> Void, to: GCallback.self)
+        let trampoline = unsafeBitCast(signalTrampoline2 as @convention(c) (gpointer?, gpointer?) -> Void, to: GCallback.self)
         g_signal_connect_data(raw, signal, trampoline, box, { data, _ in
             if let data { Unmanaged<SignalBox>.fromOpaque(data).release() }
         }, GConnectFlags(rawValue: 0))
     }
 
-    /// Like ``connect(_:_:)`` for signals that pass one argument before the user data
-    /// (`"row-activated"` of a list box, `"notify::…"`): the argument is dropped.
+    /// Like ``connect(_:_:)`` for signals whose handlers take one argument after the
+    /// instance (`"row-selected"` of a list box, every `"notify::…"`): the argument is dropped.
     public func connectIgnoringArgument(_ signal: String, _ handler: @escaping () -> Void) {
         let box = Unmanaged.passRetained(SignalBox(handler)).toOpaque()
         let trampoline = unsafeBitCast(signalTrampoline3 as @convention(c) (gpointer?, gpointer?, gpointer?) -> Void, to: GCallback.self)

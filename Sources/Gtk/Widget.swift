@@ -70,10 +70,4 @@ open class Widget: Object {
     public func centerVertically() {
         gtk_widget_set_valign(c(), GTK_ALIGN_CENTER)
     }
-
-    /// Moves the keyboard focus to it.
-    @discardableResult
-    public func grabFocus() -> Bool {
-        gtk_widget_grab_focus(c()) != 0
-    }
 }

@@ -157,6 +157,10 @@ final class SettingsWindow {
         current = domain
         if let bundle = controller.bundles[domain] {
             push(bundlePage(bundle, pane: bundle.root, isRoot: true))
+            if !bundle.problems.isEmpty {
+                showError("This application's settings bundle has problems; the rest of it works:\n"
+                    + bundle.problems.map(\.description).joined(separator: "\n"))
+            }
         } else {
             push(RawEditorPage(domain: domain, controller: controller))
         }

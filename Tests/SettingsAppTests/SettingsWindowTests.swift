@@ -61,7 +61,7 @@ struct SettingsWindowTests {
         #expect(step.succeeded, "\(step.output)")
     }
 
-    @Test("a domain without a bundle: the raw editor shows each key and follows prefs write")
+    @Test("a domain without a bundle: the raw editor shows each key and follows prefs write; search; delete")
     func rawEditor() async throws {
         let fixture = try await ServiceFixture()
         let session = try SettingsWindowSession(fixture: fixture)
@@ -78,6 +78,23 @@ struct SettingsWindowTests {
 
         #expect(try session.prefs(["write", "com.example.Other", "Greeting", "-string", "world"]).status == 0)
         step = try session.drive(["wait", "text", "Greeting", "--text", "world"])
+        #expect(step.succeeded, "\(step.output)")
+
+        // The sidebar lists the bundle's application first, then the other domains; search
+        // finds a domain by a value (the new one, "world") and hides the rest.
+        step = try session.drive(["wait", "list item", "Editor", "--visible", "yes"])
+        #expect(step.succeeded, "\(step.output)")
+        step = try session.drive(["set-text", "entry", "Search settings", "WORLD"])
+        #expect(step.succeeded, "\(step.output)")
+        step = try session.drive(["wait-gone", "list item", "Editor"])
+        #expect(step.succeeded, "\(step.output)")
+        step = try session.drive(["wait", "list item", "com.example.Other", "--visible", "yes"])
+        #expect(step.succeeded, "\(step.output)")
+        step = try session.drive(["set-text", "entry", "Search settings", "next item"])  // a title in the bundle
+        #expect(step.succeeded, "\(step.output)")
+        step = try session.drive(["wait", "list item", "Editor", "--visible", "yes"])
+        #expect(step.succeeded, "\(step.output)")
+        step = try session.drive(["wait-gone", "list item", "com.example.Other"])
         #expect(step.succeeded, "\(step.output)")
 
         // Deleting a key in the window removes it from prefsd.

@@ -2,10 +2,12 @@
 """Drives the Settings window (prefs-settings) through AT-SPI, as a screen reader would.
 
 Usage (one step per run; exit 0 when the step succeeded, 1 with what was seen otherwise):
-  atspi-driver.py wait ROLE NAME [--checked yes|no] [--text TEXT] [--sensitive yes|no]
+  atspi-driver.py wait ROLE NAME [--checked yes|no] [--text TEXT] [--sensitive yes|no] [--visible yes|no]
   atspi-driver.py act ROLE NAME ACTION        e.g. act 'check box' 'Dark style' toggle
   atspi-driver.py set-text ROLE NAME TEXT     replaces an editable text's contents
   atspi-driver.py wait-label-containing TEXT  a label whose text contains TEXT
+  atspi-driver.py wait-gone ROLE NAME         no such widget shown any more (GTK drops hidden
+                                              widgets from the accessible tree)
 Every step waits up to --timeout seconds (default 20) for the widget to be there and to
 match. ROLE and NAME are AT-SPI's role name and accessible name ('check box', 'Dark style').
 """
@@ -45,9 +47,9 @@ def text_of(node):
 
 def describe(node):
     states = node.getState()
-    return "%s %r text=%r checked=%s sensitive=%s" % (
-        node.getRoleName(), node.name, text_of(node),
-        states.contains(pyatspi.STATE_CHECKED), states.contains(pyatspi.STATE_SENSITIVE))
+    return "%s %r text=%r checked=%s sensitive=%s visible=%s" % (
+        node.getRoleName(), node.name, text_of(node), states.contains(pyatspi.STATE_CHECKED),
+        states.contains(pyatspi.STATE_SENSITIVE), states.contains(pyatspi.STATE_VISIBLE))
 
 
 def matches(node, role, name):
@@ -90,6 +92,7 @@ def main():
     wait.add_argument("--checked", choices=["yes", "no"])
     wait.add_argument("--text")
     wait.add_argument("--sensitive", choices=["yes", "no"])
+    wait.add_argument("--visible", choices=["yes", "no"])
     act = commands.add_parser("act")
     act.add_argument("role")
     act.add_argument("name")
@@ -100,6 +103,9 @@ def main():
     set_text.add_argument("text")
     label = commands.add_parser("wait-label-containing")
     label.add_argument("text")
+    gone = commands.add_parser("wait-gone")
+    gone.add_argument("role")
+    gone.add_argument("name")
     arguments = parser.parse_args()
 
     if arguments.command == "wait":
@@ -108,6 +114,8 @@ def main():
             if arguments.checked is not None and states.contains(pyatspi.STATE_CHECKED) != yes(arguments.checked):
                 return False
             if arguments.sensitive is not None and states.contains(pyatspi.STATE_SENSITIVE) != yes(arguments.sensitive):
+                return False
+            if arguments.visible is not None and states.contains(pyatspi.STATE_VISIBLE) != yes(arguments.visible):
                 return False
             if arguments.text is not None and text_of(node) != arguments.text:
                 return False
@@ -128,6 +136,21 @@ def main():
             print("%s refused the text" % describe(node))
             sys.exit(1)
         print("set text of %s" % describe(node))
+    elif arguments.command == "wait-gone":
+        deadline = time.monotonic() + arguments.timeout
+        while True:
+            app = application()
+            if app is None:
+                print("no application named %r on the accessibility bus" % APPLICATION)
+                sys.exit(1)
+            found = [describe(node) for node in walk(app) if matches(node, arguments.role, arguments.name)]
+            if not found:
+                print("no %s %r shown" % (arguments.role, arguments.name))
+                return
+            if time.monotonic() > deadline:
+                print("still shown: %s" % found)
+                sys.exit(1)
+            time.sleep(0.1)
     elif arguments.command == "wait-label-containing":
         deadline = time.monotonic() + arguments.timeout
         while True:
