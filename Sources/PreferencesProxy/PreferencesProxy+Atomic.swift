@@ -55,12 +55,6 @@ extension PreferencesProxy {
             if try await applyIf(domain, expected: current, absent: absent, set: batch.set, remove: batch.remove) {
                 return
             }
-            // Read gives a forced key's forced value, which ApplyIf never finds stored: a
-            // batch touching a forced key is refused as such rather than retried.
-            let forced = Set(try await forcedKeys(domain))
-            if let key = (Array(batch.set.keys) + batch.remove).filter(forced.contains).sorted().first {
-                throw PreferencesProxyError.forced("an administrator forces \"\(key)\" in \(domain); it cannot be changed")
-            }
         }
         throw PreferencesProxyError.contended(
             "\(keys.joined(separator: ", ")) in \(domain) kept changing under another writer (\(max(attempts, 1)) attempts); nothing was changed, try again")

@@ -30,6 +30,9 @@ extension DomainState {
         if let key = absent.first(where: { expected[$0] != nil }) {
             throw .invalidArguments("ApplyIf both expects a value for \"\(key)\" and expects it absent; a key may appear in one of the two lists only")
         }
+        // A forced key is refused before the expectation is judged: a reader sees the
+        // administrator's value, never the stored one it would be compared with.
+        try refuseForced(domain, set: set, remove: remove)
         let holds = expected.allSatisfy { projected(domain: domain, key: $0.key) == $0.value }
             && absent.allSatisfy { projected(domain: domain, key: $0) == nil }
         guard holds else { return nil }
@@ -83,10 +86,7 @@ extension DomainState {
     private mutating func change(
         _ domain: DomainName, set: [String: PropertyListValue], remove: [String], wholeDomain: Bool = false
     ) throws(PreferencesServiceError) -> Effect {
-        if let key = set.keys.sorted().first(where: { isForced(domain: domain, key: $0) })
-            ?? remove.first(where: { isForced(domain: domain, key: $0) }) {
-            throw .forced("\(domain) \"\(key)\" is forced by the administrator's managed preferences and cannot be changed")
-        }
+        try refuseForced(domain, set: set, remove: remove)
         return try stage(domain, set: set, remove: remove, wholeDomain: wholeDomain)
     }
 
@@ -149,6 +149,14 @@ extension DomainState {
         storeBytes += delta
         batchesInFlight += 1
         return .persistent(Batch(sequence: sequence, domain: domain, mutations: mutations))
+    }
+
+    /// Refuses a change that would set or remove a key an administrator forces.
+    private func refuseForced(_ domain: DomainName, set: [String: PropertyListValue], remove: [String]) throws(PreferencesServiceError) {
+        if let key = set.keys.sorted().first(where: { isForced(domain: domain, key: $0) })
+            ?? remove.first(where: { isForced(domain: domain, key: $0) }) {
+            throw .forced("\(domain) \"\(key)\" is forced by the administrator's managed preferences and cannot be changed")
+        }
     }
 
     private func checkVolatileQuota(adding bytes: Int) throws(PreferencesServiceError) {
