@@ -20,6 +20,8 @@ let package = Package(
         .library(name: "PreferencesModel", targets: ["PreferencesModel"]),
         .library(name: "PreferencesProxy", targets: ["PreferencesProxy"]),
         .library(name: "SettingsBundle", targets: ["SettingsBundle"]),
+        // The GSettings backend: a GIO module (libgioprefsd.so), selected with GSETTINGS_BACKEND=prefsd.
+        .library(name: "gioprefsd", type: .dynamic, targets: ["PrefsdGSettings"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
@@ -107,6 +109,25 @@ let package = Package(
             name: "prefs-settings",
             dependencies: ["SettingsApp"],
             swiftSettings: strict
+        ),
+
+        // MARK: GSettings backend
+        .systemLibrary(
+            name: "CGIO",
+            pkgConfig: "gio-2.0",
+            providers: [.apt(["libglib2.0-dev"])]
+        ),
+        .target(
+            name: "GSettingsPaths",
+            dependencies: ["PreferencesModel"],
+            swiftSettings: strict
+        ),
+        .target(
+            name: "PrefsdGSettings",
+            dependencies: ["CGIO", "GSettingsPaths", "PreferencesModel", "PreferencesProxy"],
+            swiftSettings: strict,
+            // Loaded into programs that carry no Swift runtime: link it in.
+            linkerSettings: [.unsafeFlags(["-static-stdlib"]), .linkedLibrary("CoreFoundation"), .linkedLibrary("_FoundationCollections"), .linkedLibrary("_FoundationCShims"), .linkedLibrary("_FoundationICU")]
         ),
 
         // MARK: Executables
@@ -278,6 +299,18 @@ let package = Package(
         .testTarget(
             name: "ReliabilityTests",
             dependencies: ["DBus", "PrefsdTestSupport", "PreferencesModel", "PreferencesProtocol", "PreferencesProxy"],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "GSettingsPathsTests",
+            dependencies: ["GSettingsPaths"],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "GSettingsBackendTests",
+            // Drives the built libgioprefsd.so through gsettings and PyGObject; it does not
+            // link the module (whose static Swift runtime must stay out of the test process).
+            dependencies: ["PreferencesModel", "PreferencesProxy", "PrefsdTestSupport"],
             swiftSettings: strict
         ),
     ]

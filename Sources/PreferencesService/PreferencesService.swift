@@ -253,7 +253,8 @@ public final class PreferencesService: Sendable {
     }
 
     /// Changes the running state; the call is answered with `answer` once the change is
-    /// carried out, or at once with `otherwise` when `body` declines to change anything.
+    /// carried out, or with `otherwise` when `body` declines to change anything (once the
+    /// batches in flight are durable).
     private func change(
         answer: [DBusValue] = [], otherwise: [DBusValue] = [], _ body: (inout DomainState) throws -> Effect?
     ) throws(PreferencesServiceError) -> Outcome {
@@ -262,7 +263,13 @@ public final class PreferencesService: Sendable {
                 guard core.domains != nil, let store = core.store else {
                     preconditionFailure("calls are dispatched only once the store is loaded")
                 }
-                guard let effect = try body(&core.domains!) else { return .answer(otherwise) }
+                guard let effect = try body(&core.domains!) else {
+                    // Declined, perhaps because of a change still on its way to disk: answer
+                    // once what is in flight is durable, so a Read after the answer sees it
+                    // (else a read-modify-write would read the old value and lose again).
+                    let pending = core.domains!.batchesInFlight > 0
+                    return pending ? .effect(.unchanged(afterPending: true), store, answer: otherwise) : .answer(otherwise)
+                }
                 return .effect(effect, store, answer: answer)
             }
         } catch let error as PreferencesServiceError {

@@ -34,6 +34,9 @@ struct PrefsBench: ParsableCommand {
     @Option(help: ArgumentHelp("Seconds allowed for filling dconf; sizes it cannot reach in time are capped.", valueName: "s"))
     var dconfFillSeconds: Double = 120
 
+    @Flag(help: "Only compare GSettings reads through GSETTINGS_BACKEND=dconf and =prefsd (needs cc and libglib2.0-dev).")
+    var gsettings = false
+
     @Flag(help: "Measure only the rapid writes through the library (100,000 sets of one key).")
     var onlyRapidWrites = false
 
@@ -56,6 +59,7 @@ struct PrefsBench: ParsableCommand {
             guard let address else { throw ValidationError("--observer-child needs --address") }
             throw ExitCode(runObserverChild(bus: address, count: childCount))
         }
+        if gsettings { return try GSettingsBench(quick: quick).run() }
         try Benchmark(options: self).run()
     }
 }

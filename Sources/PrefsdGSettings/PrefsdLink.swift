@@ -1,0 +1,136 @@
+import Dispatch
+import PreferencesModel
+import PreferencesProxy
+import Synchronization
+
+/// Every word the backend says to prefsd, through ``PreferencesProxy``: no other file of
+/// the module touches the bus. Calls block the calling thread (the backend makes them on
+/// its own queues, never on the host's main loop except for the one bounded wait of a
+/// first read); subscriptions call back on the proxy's task.
+final class PrefsdLink: Sendable {
+    /// How long loading a domain may take, activation of prefsd included.
+    static let loadTimeout: Duration = .seconds(5)
+    /// How long one write may take before it counts as failed.
+    static let writeTimeout: Duration = PreferencesProxy.defaultTimeout
+
+    private enum Connection: Sendable {
+        case notYet
+        case open(PreferencesProxy)
+        case failed(PreferencesProxyError)
+    }
+
+    private let connection = Mutex(Connection.notYet)
+
+    /// The proxy, connecting on first use; a connection that failed (no bus) stays failed.
+    private func proxy() throws(PrefsdGSettingsError) -> PreferencesProxy {
+        let result: Result<PreferencesProxy, PreferencesProxyError> = connection.withLock { connection in
+            switch connection {
+            case .open(let proxy): return .success(proxy)
+            case .failed(let error): return .failure(error)
+            case .notYet:
+                do throws(PreferencesProxyError) {
+                    let proxy = try PreferencesProxy.connect()
+                    connection = .open(proxy)
+                    return .success(proxy)
+                } catch {
+                    connection = .failed(error)
+                    return .failure(error)
+                }
+            }
+        }
+        switch result {
+        case .success(let proxy): return proxy
+        case .failure(let error): throw .prefsd(error)
+        }
+    }
+
+    /// Whether calls can still be made (false once the bus could not be reached or went away).
+    var isUsable: Bool {
+        connection.withLock { if case .failed = $0 { false } else { true } }
+    }
+
+    /// Marks the connection lost: later calls fail at once.
+    func connectionLost() {
+        connection.withLock { $0 = .failed(.serviceUnavailable("the connection to the session bus was lost")) }
+    }
+
+    /// Follows `domain`'s changes: `handler` gets every event about it, in commit order,
+    /// from the moment this returns.
+    func subscribe(_ domain: String, _ handler: @escaping @Sendable (PreferencesEvent) -> Void) throws(PrefsdGSettingsError) -> PreferencesSubscription {
+        let proxy = try proxy()
+        do throws(PreferencesProxyError) {
+            return try proxy.observeBlocking([domain], handler)
+        } catch {
+            throw .prefsd(error)
+        }
+    }
+
+    /// What ``load(_:)`` read of a domain.
+    struct Snapshot: Sendable {
+        /// The persistent domain's values (empty when it does not exist).
+        var values: [String: PropertyListValue]
+        /// The serial of prefsd's answer (0 when the domain does not exist): signals with a
+        /// higher serial were sent after it.
+        var serial: UInt32
+        /// The keys an administrator forces in it, and the serial of that answer.
+        var forced: Set<String>
+        var forcedSerial: UInt32
+    }
+
+    /// Reads a domain whole, with its forced keys: the two calls go out together, so the
+    /// load costs one round trip once the subscription is in force.
+    func load(_ domain: String) throws(PrefsdGSettingsError) -> Snapshot {
+        let proxy = try proxy()
+        let forcedAnswer = Mutex<Result<(value: [String], serial: UInt32), PreferencesProxyError>?>(nil)
+        let forcedDone = DispatchGroup()
+        forcedDone.enter()
+        DispatchQueue.global().async {
+            let result: Result<(value: [String], serial: UInt32), PreferencesProxyError>
+            do throws(PreferencesProxyError) {
+                result = .success(try proxy.answerBlocking(PreferencesCall.forcedKeys(domain), timeout: Self.loadTimeout))
+            } catch {
+                result = .failure(error)
+            }
+            forcedAnswer.withLock { $0 = result }
+            forcedDone.leave()
+        }
+        let values: Result<(value: [String: PropertyListValue], serial: UInt32), PreferencesProxyError>
+        do throws(PreferencesProxyError) {
+            values = .success(try proxy.answerBlocking(PreferencesCall.readDomain(domain), timeout: Self.loadTimeout))
+        } catch .notFound {
+            // No such domain: nothing to stamp, so every signal counts as newer.
+            values = .success(([:], 0))
+        } catch {
+            values = .failure(error)
+        }
+        forcedDone.wait()
+        do throws(PreferencesProxyError) {
+            let answer = try values.get()
+            guard let forced = try forcedAnswer.withLock({ $0 })?.get() else {
+                throw .unexpectedReply("ForcedKeys ended without an answer")
+            }
+            return Snapshot(values: answer.value, serial: answer.serial, forced: Set(forced.value), forcedSerial: forced.serial)
+        } catch {
+            throw .prefsd(error)
+        }
+    }
+
+    /// Sets and removes keys of `domain` in one atomic `Apply`; returns the serial of
+    /// prefsd's answer once the change is durable.
+    func apply(_ domain: String, set: [String: PropertyListValue], remove: [String]) throws(PrefsdGSettingsError) -> UInt32 {
+        let proxy = try proxy()
+        do throws(PreferencesProxyError) {
+            return try proxy.answerBlocking(PreferencesCall.apply(domain, set: set, remove: remove), timeout: Self.writeTimeout).serial
+        } catch {
+            throw .prefsd(error)
+        }
+    }
+
+    /// Ends the subscriptions and closes the connection.
+    func close() {
+        connection.withLock { connection in
+            if case .open(let proxy) = connection { proxy.close() }
+            connection = .failed(.serviceUnavailable("the backend was finalized"))
+        }
+    }
+}

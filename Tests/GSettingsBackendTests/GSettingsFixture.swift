@@ -1,0 +1,140 @@
+import Foundation
+import PreferencesProxy
+import PrefsdTestSupport
+
+/// Real GLib against the backend: a directory with the test schemas compiled by
+/// `glib-compile-schemas`, a module directory holding only the built `libgioprefsd.so`,
+/// and the environment that makes `gsettings` and PyGObject use them with prefsd on a
+/// private bus (`GSETTINGS_BACKEND=prefsd`, `GIO_EXTRA_MODULES`, `GSETTINGS_SCHEMA_DIR`).
+final class GSettingsFixture: Sendable {
+    /// The directory holding `schemas/`, `modules/` and `config/`.
+    let directory: URL
+    /// The session bus the programs see (`nil`: none at all).
+    let busAddress: String?
+
+    /// The schema with one key per GVariant type family, at `/org/example/Test/`.
+    static let schema = "org.example.Test"
+    /// A relocatable schema, used at deep paths.
+    static let profileSchema = "org.example.Profile"
+
+    init(busAddress: String?) throws {
+        self.busAddress = busAddress
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("prefsd-gsettings-\(UUID().uuidString)")
+        let schemas = directory.appendingPathComponent("schemas")
+        let modules = directory.appendingPathComponent("modules")
+        for made in [schemas, modules, directory.appendingPathComponent("config")] {
+            try FileManager.default.createDirectory(at: made, withIntermediateDirectories: true)
+        }
+        try Self.schemaXML.write(to: schemas.appendingPathComponent("org.example.Test.gschema.xml"), atomically: true, encoding: .utf8)
+        let compiled = try runCommand("glib-compile-schemas", [schemas.path])
+        guard compiled.status == 0 else { throw FixtureError("glib-compile-schemas failed: \(compiled.stderr)") }
+        try FileManager.default.createSymbolicLink(
+            at: modules.appendingPathComponent("libgioprefsd.so"), withDestinationURL: try Self.module())
+    }
+
+    /// A fixture on `service`'s bus.
+    convenience init(service: ServiceFixture) throws {
+        try self.init(busAddress: service.bus.address)
+    }
+
+    deinit {
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    /// The built module, beside the test bundle (`$PREFSD_GIO_MODULE` overrides).
+    static func module() throws -> URL {
+        if let path = ProcessInfo.processInfo.environment["PREFSD_GIO_MODULE"] { return URL(fileURLWithPath: path) }
+        var directory = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
+        while directory.path != "/" {
+            let candidate = directory.appendingPathComponent("libgioprefsd.so")
+            if FileManager.default.fileExists(atPath: candidate.path) { return candidate }
+            directory.deleteLastPathComponent()
+        }
+        throw FixtureError("libgioprefsd.so was not found beside the test bundle; build it with `swift build --build-tests`")
+    }
+
+    /// What GLib programs run with: prefsd's backend, the test schemas, the private bus
+    /// (or none), and a configuration directory of their own.
+    var environment: [String: String] {
+        var environment = [
+            "GSETTINGS_BACKEND": "prefsd",
+            "GIO_EXTRA_MODULES": directory.appendingPathComponent("modules").path,
+            "GSETTINGS_SCHEMA_DIR": directory.appendingPathComponent("schemas").path,
+            "XDG_CONFIG_HOME": directory.appendingPathComponent("config").path,
+            "GIO_USE_VFS": "local",
+            "DBUS_SESSION_BUS_ADDRESS": busAddress ?? "",
+        ]
+        if busAddress == nil { environment["DBUS_SESSION_BUS_ADDRESS"] = "unix:path=\(directory.path)/no-bus-here" }
+        return environment
+    }
+
+    /// Runs the `gsettings` command-line tool.
+    func gsettings(_ arguments: String...) throws -> (status: Int32, stdout: String, stderr: String) {
+        try runCommand("gsettings", arguments, environment: environment)
+    }
+
+    /// Runs `script` with Debian's python3 and PyGObject (`Gio`, `GLib` imported), with `arguments` as `sys.argv[1:]`.
+    func python(_ script: String, _ arguments: [String] = [], timeout: Duration = .seconds(30)) throws -> (status: Int32, stdout: String, stderr: String) {
+        try runCommand("/usr/bin/python3", ["-c", Self.pythonPrelude + script] + arguments, environment: environment, timeout: timeout)
+    }
+
+    /// Starts `script` like ``python(_:_:timeout:)``, unbuffered, in the background (see ``start(_:_:)``).
+    func startPython(_ script: String) throws -> (Process, URL) {
+        try start("/usr/bin/python3", ["-u", "-c", Self.pythonPrelude + script])
+    }
+
+    private static let pythonPrelude = "import sys, json\nimport gi\ngi.require_version('Gio', '2.0')\nfrom gi.repository import Gio, GLib\n"
+
+    /// Starts a long-running program (a monitor) with the fixture's environment; its
+    /// standard output goes to the returned file.
+    func start(_ executable: String, _ arguments: [String]) throws -> (Process, URL) {
+        let output = directory.appendingPathComponent("out-\(UUID().uuidString)")
+        _ = FileManager.default.createFile(atPath: output.path, contents: nil)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: try findExecutable(executable))
+        process.arguments = arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        process.standardOutput = try FileHandle(forWritingTo: output)
+        process.standardError = FileHandle.nullDevice
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        return (process, output)
+    }
+
+    static let schemaXML = """
+    <schemalist>
+      <enum id="org.example.Color">
+        <value nick="red" value="1"/>
+        <value nick="green" value="2"/>
+      </enum>
+      <schema id="org.example.Test" path="/org/example/Test/">
+        <key name="text" type="s"><default>'hello'</default></key>
+        <key name="flag" type="b"><default>false</default></key>
+        <key name="int32" type="i"><default>5</default></key>
+        <key name="int64" type="x"><default>6</default></key>
+        <key name="int16" type="n"><default>7</default></key>
+        <key name="uint16" type="q"><default>8</default></key>
+        <key name="uint32" type="u"><default>9</default></key>
+        <key name="uint64" type="t"><default>10</default></key>
+        <key name="byte" type="y"><default>11</default></key>
+        <key name="real" type="d"><default>1.5</default></key>
+        <key name="strings" type="as"><default>['a']</default></key>
+        <key name="bytes" type="ay"><default>[byte 1]</default></key>
+        <key name="dict" type="a{sv}"><default>{}</default></key>
+        <key name="names" type="a{ss}"><default>{}</default></key>
+        <key name="pair" type="(ii)"><default>(0, 0)</default></key>
+        <key name="pairs" type="a(ss)"><default>[]</default></key>
+        <key name="maybe" type="ms"><default>nothing</default></key>
+        <key name="path" type="o"><default>'/'</default></key>
+        <key name="any" type="v"><default>&lt;0&gt;</default></key>
+        <key name="color" enum="org.example.Color"><default>'red'</default></key>
+        <key name="numbers" type="ai"><default>[]</default></key>
+        <key name="nested" type="aas"><default>[]</default></key>
+      </schema>
+      <schema id="org.example.Profile">
+        <key name="font" type="s"><default>'Monospace 10'</default></key>
+        <key name="size" type="(uu)"><default>(80, 24)</default></key>
+      </schema>
+    </schemalist>
+    """
+}
