@@ -46,6 +46,7 @@ install: build
 	install -m 0644 dbus/prefsd.portal "$(DESTDIR)$(PORTALS_DIR)/prefsd.portal"
 	sed 's|@bindir@|$(BINDIR)|g' data/io.github.prefsd.Settings.desktop > "$(DESTDIR)$(APPLICATIONS_DIR)/io.github.prefsd.Settings.desktop"
 	sed 's|@bindir@|$(BINDIR)|g' dbus/io.github.prefsd.Preferences1.service > "$(DESTDIR)$(DBUS_SERVICES_DIR)/io.github.prefsd.Preferences1.service"
+	sed 's|@bindir@|$(BINDIR)|g' dbus/io.github.prefsd.Sandboxed1.service > "$(DESTDIR)$(DBUS_SERVICES_DIR)/io.github.prefsd.Sandboxed1.service"
 	sed 's|@bindir@|$(BINDIR)|g' dbus/prefsd.service > "$(DESTDIR)$(SYSTEMD_USER_DIR)/prefsd.service"
 	install -m 0644 "$$($(SWIFT) build -c release --show-bin-path)/libgioprefsd.so" "$(DESTDIR)$(GIO_MODULE_DIR)/libgioprefsd.so"
 	@# GIO's module cache names the extension point each module implements.
@@ -58,6 +59,7 @@ uninstall:
 	      "$(DESTDIR)$(DBUS_SERVICES_DIR)/org.freedesktop.impl.portal.desktop.prefsd.service" "$(DESTDIR)$(PORTALS_DIR)/prefsd.portal" \
 	      "$(DESTDIR)$(APPLICATIONS_DIR)/io.github.prefsd.Settings.desktop" \
 	      "$(DESTDIR)$(DBUS_SERVICES_DIR)/io.github.prefsd.Preferences1.service" \
+	      "$(DESTDIR)$(DBUS_SERVICES_DIR)/io.github.prefsd.Sandboxed1.service" \
 	      "$(DESTDIR)$(SYSTEMD_USER_DIR)/prefsd.service" \
 	      "$(DESTDIR)$(GIO_MODULE_DIR)/libgioprefsd.so"
 	if [ -z "$(DESTDIR)" ] && command -v gio-querymodules >/dev/null && [ -d "$(GIO_MODULE_DIR)" ]; then gio-querymodules "$(GIO_MODULE_DIR)"; fi

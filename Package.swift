@@ -231,6 +231,20 @@ let package = Package(
             path: "Tests/PreferencesProbe",
             swiftSettings: strict
         ),
+        .executableTarget(
+            name: "sandbox-probe",
+            dependencies: ["DBus", "PreferencesModel", "PreferencesProtocol", "PreferencesProxy"],
+            path: "Tests/SandboxProbe",
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "SandboxTests",
+            dependencies: [
+                "DBus", "PrefsdTestSupport", "PreferencesModel", "PreferencesProtocol", "PreferencesProxy", "PreferencesService",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
         .testTarget(
             name: "PreferencesProxyTests",
             dependencies: ["DBus", "PreferencesModel", "PreferencesProtocol", "PreferencesProxy", "PrefsdTestSupport"],
@@ -292,7 +306,7 @@ let package = Package(
         .testTarget(
             name: "PreferencesServiceTests",
             dependencies: [
-                "DBus", "PrefsdTestSupport", "PreferencesModel", "PreferencesProtocol", "PreferencesService",
+                "DBus", "PrefsdTestSupport", "PreferencesModel", "PreferencesProtocol", "PreferencesProxy", "PreferencesService",
             ],
             swiftSettings: strict
         ),

@@ -2,23 +2,27 @@ import Foundation
 import PackagePlugin
 
 /// Embeds `Introspection/io.github.prefsd.Preferences1.xml` into the target as the
-/// constant `introspectionXML`, so the service serves the file verbatim and an installed
+/// constant `introspectionXML`, and `Introspection/io.github.prefsd.Sandboxed1.xml` as
+/// `sandboxIntrospectionXML`, so the service serves the files verbatim and an installed
 /// binary needs no resource bundle beside it.
 @main
 struct EmbedIntrospection: BuildToolPlugin {
     func createBuildCommands(context: PluginContext, target: any Target) throws -> [Command] {
-        let input = context.package.directoryURL
-            .appending(path: "Introspection")
-            .appending(path: "io.github.prefsd.Preferences1.xml")
-        let output = context.pluginWorkDirectoryURL.appending(path: "IntrospectionXML.swift")
-        return [
-            .buildCommand(
+        let embed = try context.tool(named: "embed-text").url
+        let files = [
+            ("io.github.prefsd.Preferences1.xml", "IntrospectionXML.swift", "introspectionXML"),
+            ("io.github.prefsd.Sandboxed1.xml", "SandboxIntrospectionXML.swift", "sandboxIntrospectionXML"),
+        ]
+        return files.map { file, swiftFile, constant in
+            let input = context.package.directoryURL.appending(path: "Introspection").appending(path: file)
+            let output = context.pluginWorkDirectoryURL.appending(path: swiftFile)
+            return .buildCommand(
                 displayName: "Embedding \(input.lastPathComponent)",
-                executable: try context.tool(named: "embed-text").url,
-                arguments: [input.path, output.path, "introspectionXML"],
+                executable: embed,
+                arguments: [input.path, output.path, constant],
                 inputFiles: [input],
                 outputFiles: [output]
-            ),
-        ]
+            )
+        }
     }
 }

@@ -59,11 +59,10 @@ extension BusSession {
         do {
             let connection = try connection()
             do {
-                if !refreshing { _ = try connection.callBlocking(.methodCall(
-                    destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus",
-                    interface: "org.freedesktop.DBus", member: "AddMatch",
-                    body: [.string(PreferencesBus.domainMatchRule(domain: domain.rawValue))]
-                ), timeout: Self.callTimeout) }
+                // A match rule, or a subscription at the sandbox door inside Flatpak.
+                if !refreshing {
+                    _ = try connection.callBlocking(PreferencesEndpoint.current.followCall(domain: domain.rawValue), timeout: Self.callTimeout)
+                }
             } catch {
                 throw PreferencesError(error)
             }
@@ -123,7 +122,7 @@ extension BusSession {
     /// domain, keeps it for a domain being loaded, ignores it otherwise.
     func receive(_ signal: DBusMessage) {
         if signal.member == "NameOwnerChanged", signal.sender == "org.freedesktop.DBus",
-           signal.body.first == .string(PreferencesBus.busName) {
+           signal.body.first == .string(PreferencesEndpoint.current.busName) {
             return unloadAll()
         }
         guard signal.interface == PreferencesBus.interface, case .string(let name)? = signal.body.first,

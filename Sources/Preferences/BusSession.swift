@@ -134,8 +134,7 @@ final class BusSession: Sendable {
         // the owner of its name and load again after a change.
         made.call(.methodCall(
             destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
-            member: "AddMatch",
-            body: [.string("type='signal',sender='org.freedesktop.DBus',member='NameOwnerChanged',arg0='\(PreferencesBus.busName)'")]
+            member: "AddMatch", body: [.string(PreferencesEndpoint.current.ownerRule)]
         )) { _ in }
         return made
     }
@@ -175,8 +174,9 @@ final class BusSession: Sendable {
     /// - Returns: false when prefsd could not be reached.
     func catchUp() -> Bool {
         do {
+            // To the connection whose signals we follow: the door inside a sandbox.
             _ = try connection().callBlocking(.methodCall(
-                destination: PreferencesBus.busName, path: PreferencesBus.objectPath,
+                destination: PreferencesEndpoint.current.busName, path: PreferencesBus.objectPath,
                 interface: "org.freedesktop.DBus.Peer", member: "Ping", body: []
             ), timeout: Self.callTimeout)
         } catch {

@@ -36,10 +36,11 @@ public struct PreferencesRequest<Reply: Sendable>: Sendable {
     /// The signature of ``arguments``.
     public var argumentSignature: String { arguments.map(\.signature.rawValue).joined() }
 
-    /// The method call to prefsd's object.
+    /// The method call to prefsd's object, at this process's endpoint (the main name, or
+    /// the sandbox door inside Flatpak: ``PreferencesEndpoint/current``).
     public var message: DBusMessage {
         .methodCall(
-            destination: PreferencesBus.busName, path: PreferencesBus.objectPath,
+            destination: PreferencesEndpoint.current.busName, path: PreferencesBus.objectPath,
             interface: interface, member: member, body: arguments)
     }
 

@@ -85,18 +85,24 @@ final class SignalRouter: Sendable {
         }
 
         var rules: [String] {
-            domains.map { $0.sorted().map(SignalRouter.rule(domain:)) } ?? [SignalRouter.rule(domain: nil)]
+            followed.map(SignalRouter.rule(domain:))
+        }
+
+        /// The domains whose signals it needs (`nil`: every domain).
+        var followed: [String?] {
+            domains.map { $0.sorted() } ?? [nil]
         }
     }
 
     /// The match rule for prefsd's signals about `domain` (every domain when `nil`).
     static func rule(domain: String?) -> String {
-        if let domain { return PreferencesBus.domainMatchRule(domain: domain) }
-        return "type='signal',sender='\(PreferencesBus.busName)',path='\(PreferencesBus.objectPath)',interface='\(PreferencesBus.interface)'"
+        endpoint.rule(domain: domain)
     }
 
-    private static let ownerRule =
-        "type='signal',sender='org.freedesktop.DBus',interface='org.freedesktop.DBus',member='NameOwnerChanged',arg0='\(PreferencesBus.busName)'"
+    /// Where prefsd is: the main name, or the sandbox door inside Flatpak.
+    private static let endpoint = PreferencesEndpoint.current
+
+    private static let ownerRule = endpoint.ownerRule
 
     init(connection: DBusConnection) {
         self.connection = connection
@@ -170,7 +176,8 @@ final class SignalRouter: Sendable {
                 completion(.success(identifier))
             }
         }
-        for key in keys {
+        for domain in subscriber.followed {
+            let key = Self.rule(domain: domain)
             enum Step { case inForce, waiting, add }
             let step = state.withLock { state -> Step in
                 var rule = state.rules[key] ?? Rule(count: 0, progress: .idle)
@@ -191,7 +198,8 @@ final class SignalRouter: Sendable {
             case .inForce: ruleDone(nil)
             case .waiting: break
             case .add:
-                busCall("AddMatch", key) { [self] error in
+                // A match rule, or a subscription at the sandbox door inside Flatpak.
+                call(Self.endpoint.followCall(domain: domain)) { [self] error in
                     let waiters = state.withLock { state -> [Completion] in
                         guard var rule = state.rules[key], case .running(let waiters) = rule.progress else { return [] }
                         rule.progress = error == nil ? .done : .idle
@@ -206,19 +214,20 @@ final class SignalRouter: Sendable {
 
     /// Removes a subscriber; a match rule no subscriber needs any more is removed.
     func unsubscribe(_ identifier: UInt64) {
-        let unused = state.withLock { state -> [String] in
+        let unused = state.withLock { state -> [String?] in
             guard let subscriber = state.subscribers.removeValue(forKey: identifier) else { return [] }
-            var unused: [String] = []
-            for key in subscriber.rules {
+            var unused: [String?] = []
+            for domain in subscriber.followed {
+                let key = Self.rule(domain: domain)
                 state.rules[key]?.count -= 1
                 if let rule = state.rules[key], rule.count <= 0 {
                     state.rules[key] = nil
-                    if case .done = rule.progress { unused.append(key) }
+                    if case .done = rule.progress { unused.append(domain) }
                 }
             }
             return unused
         }
-        for rule in unused { busCall("RemoveMatch", rule) { _ in } }
+        for domain in unused { call(Self.endpoint.unfollowCall(domain: domain)) { _ in } }
     }
 
     /// The match rules in force or being added, with how many subscribers need each.
@@ -256,7 +265,7 @@ final class SignalRouter: Sendable {
             if let error { return finish(error) }
             connection.call(.methodCall(
                 destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
-                member: "GetNameOwner", body: [.string(PreferencesBus.busName)]
+                member: "GetNameOwner", body: [.string(Self.endpoint.busName)]
             )) { [self] reply in
                 let owner = (try? reply.get())?.body.first?.stringValue
                 state.withLock { $0.owner = .known(owner) }
@@ -267,10 +276,15 @@ final class SignalRouter: Sendable {
 
     /// Calls a method of the bus driver taking one rule.
     private func busCall(_ member: String, _ rule: String, completion: @escaping Completion) {
-        connection.call(.methodCall(
+        call(.methodCall(
             destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
             member: member, body: [.string(rule)]
-        )) { result in
+        ), completion: completion)
+    }
+
+    /// Sends a call whose answer carries nothing but success or failure.
+    private func call(_ message: DBusMessage, completion: @escaping Completion) {
+        connection.call(message) { result in
             switch result {
             case .success: completion(nil)
             case .failure(let error): completion(PreferencesProxyError(error))
@@ -283,7 +297,7 @@ final class SignalRouter: Sendable {
     /// Judges a signal on the connection's queue, in the order signals arrive.
     private func receive(_ message: DBusMessage) {
         if message.sender == "org.freedesktop.DBus", message.member == "NameOwnerChanged",
-           message.body.count == 3, message.body[0] == .string(PreferencesBus.busName),
+           message.body.count == 3, message.body[0] == .string(Self.endpoint.busName),
            case .string(let newOwner) = message.body[2] {
             let current = newOwner.isEmpty ? nil : newOwner
             let previous = state.withLock { state -> Owner in
@@ -305,8 +319,9 @@ final class SignalRouter: Sendable {
     /// Calls `done` once every signal received before prefsd answered a `Ping` sent now
     /// has been delivered (at once when the connection is closed).
     func catchUp(_ done: @escaping @Sendable () -> Void) {
+        // To the connection whose signals we follow: the door inside a sandbox.
         connection.call(.methodCall(
-            destination: PreferencesBus.busName, path: PreferencesBus.objectPath,
+            destination: Self.endpoint.busName, path: PreferencesBus.objectPath,
             interface: "org.freedesktop.DBus.Peer", member: "Ping"
         )) { [weak self] _ in
             // Answers and signals are dispatched on the connection's queue in the order

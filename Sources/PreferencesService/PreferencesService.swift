@@ -27,6 +27,10 @@ public final class PreferencesService: Sendable {
     }
 
     let connection: DBusConnection
+    /// The door for sandboxed applications, when the service has one.
+    let door: SandboxDoor?
+    /// Who is behind each sender; every call waits for its sender to be known.
+    let gate: CallerGate
     let configuration: ServiceConfiguration
     let logger: Logger
     private let standardInterfaces: StandardInterfaces
@@ -41,9 +45,12 @@ public final class PreferencesService: Sendable {
         )
     }
 
-    /// Makes a service for `connection`. Call `register()` and then `start(store:)`.
-    public init(connection: DBusConnection, configuration: ServiceConfiguration, logger: Logger) {
+    /// Makes a service for `connection` (and `door`, for sandboxed applications). Call
+    /// `register()` and then `start(store:)`.
+    public init(connection: DBusConnection, door: SandboxDoor? = nil, configuration: ServiceConfiguration, logger: Logger) {
         self.connection = connection
+        self.door = door
+        gate = CallerGate(connection: connection, logger: logger)
         self.configuration = configuration
         self.logger = logger
         standardInterfaces = .preferences(version: configuration.version)
@@ -57,6 +64,7 @@ public final class PreferencesService: Sendable {
         try connection.registerObject(path: PreferencesBus.objectPath) { [self] call in
             receive(call)
         }
+        try registerDoor()
     }
 
     /// Loads the store's domains and starts answering, the waiting calls first.
@@ -127,7 +135,7 @@ public final class PreferencesService: Sendable {
         connection.flush()
     }
 
-    private func receive(_ call: DBusMessage) {
+    func receive(_ call: DBusMessage) {
         let ready = core.withLock { core -> Bool in
             if core.ready { return true }
             core.waiting.append(call)
@@ -137,13 +145,21 @@ public final class PreferencesService: Sendable {
     }
 
     private func dispatch(_ call: DBusMessage) {
+        gate.admit(call) { [self] call, caller in dispatch(call, as: caller) }
+    }
+
+    private func dispatch(_ call: DBusMessage, as caller: CallerIdentity) {
+        if let door, door.serves(call), let answer = door.answer(call, from: caller) {
+            guard !call.noReplyExpected else { return }
+            return send(answer, over: door.connection)
+        }
         if let answer = standardInterfaces.answer(call) {
             guard !call.noReplyExpected else { return }
             return send(answer)
         }
         switch call.interface {
         case nil, PreferencesBus.interface?:
-            handlePreferencesCall(call)
+            handlePreferencesCall(call, as: caller)
         case let other?:
             reply(to: call, error: StandardErrorName.unknownInterface, "the object \(PreferencesBus.objectPath) has no interface \(other)")
         }
@@ -151,7 +167,7 @@ public final class PreferencesService: Sendable {
 
     // MARK: The preferences interface
 
-    private func handlePreferencesCall(_ call: DBusMessage) {
+    private func handlePreferencesCall(_ call: DBusMessage, as caller: CallerIdentity) {
         guard let member = call.member, let method = PreferencesMethod(rawValue: member) else {
             return reply(to: call, error: StandardErrorName.unknownMethod,
                          "\(PreferencesBus.interface) has no method \(call.member ?? "(none)")")
@@ -160,10 +176,10 @@ public final class PreferencesService: Sendable {
             return reply(to: call, error: StandardErrorName.invalidArgs,
                          "\(member) takes arguments of type (\(method.inputSignature)), not (\(call.signature))")
         }
-        let arguments = Arguments(body: call.body, limits: configuration.limits)
         do {
+            let arguments = Arguments(body: try caller.admit(method, call.body), limits: configuration.limits)
             switch try perform(method, arguments) {
-            case .answer(let body): reply(to: call, body)
+            case .answer(let body): reply(to: call, caller.filter(method, answer: body))
             case .effect(let effect, let store, let answer): carry(effect, store: store, for: call, answer: answer)
             }
         } catch {
@@ -339,7 +355,7 @@ public final class PreferencesService: Sendable {
                          "the answer would take \(size) bytes, over the \(limit) a message may take on this bus (prefsd --max-reply-size); read it in parts (Read of single keys) or remove data")
         }
         do {
-            try connection.send(call.makeReturn(body))
+            try connection(answering: call).send(call.makeReturn(body))
         } catch {
             logger.error("could not send a reply", metadata: ["member": "\(call.member ?? "")", "error": "\(error)"])
             reply(to: call, error: StandardErrorName.limitsExceeded, "the answer could not be sent on the bus: \(error)")
@@ -348,7 +364,7 @@ public final class PreferencesService: Sendable {
 
     func reply(to call: DBusMessage, error name: String, _ message: String) {
         guard !call.noReplyExpected else { return }
-        send(call.makeError(name: name, message: message))
+        send(call.makeError(name: name, message: message), over: connection(answering: call))
     }
 
     /// Sends a signal, unless it is too large for the bus (it is logged instead: sending
@@ -360,11 +376,12 @@ public final class PreferencesService: Sendable {
             return
         }
         send(signal)
+        door?.forward(signal)
     }
 
-    private func send(_ message: DBusMessage) {
+    private func send(_ message: DBusMessage, over connection: DBusConnection? = nil) {
         do {
-            try connection.send(message)
+            try (connection ?? self.connection).send(message)
         } catch {
             logger.error("could not send a message", metadata: ["member": "\(message.member ?? message.errorName ?? "reply")", "error": "\(error)"])
         }

@@ -19,6 +19,8 @@ public enum PreferencesServiceError: Error, Sendable, Hashable, CustomStringConv
     case storageFailed(String)
     /// Arguments that contradict each other or do not fit the method.
     case invalidArguments(String)
+    /// A sandboxed caller reached for a domain that is not its own.
+    case accessDenied(String)
 
     /// The D-Bus error name the call is answered with.
     public var busErrorName: String {
@@ -31,6 +33,7 @@ public enum PreferencesServiceError: Error, Sendable, Hashable, CustomStringConv
         case .quotaExceeded: PreferencesErrorName.quotaExceeded.busName
         case .storageFailed: PreferencesErrorName.storageFailed.busName
         case .invalidArguments: StandardErrorName.invalidArgs
+        case .accessDenied: PreferencesErrorName.accessDenied.busName
         }
     }
 
@@ -38,7 +41,7 @@ public enum PreferencesServiceError: Error, Sendable, Hashable, CustomStringConv
     public var description: String {
         switch self {
         case .notFound(let text), .invalidName(let text), .invalidValue(let text), .forced(let text),
-             .exists(let text), .quotaExceeded(let text), .storageFailed(let text), .invalidArguments(let text):
+             .exists(let text), .quotaExceeded(let text), .storageFailed(let text), .invalidArguments(let text), .accessDenied(let text):
             text
         }
     }

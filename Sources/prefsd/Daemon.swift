@@ -38,12 +38,14 @@ enum StartupError: Error, CustomStringConvertible {
 /// A running prefsd: the connection, the service and the store, and what ends them.
 final class Daemon: Sendable {
     private let connection: DBusConnection
+    private let doorConnection: DBusConnection
     private let service: PreferencesService
     private let lock: StoreLock
     private let shutdown: Shutdown
 
-    private init(connection: DBusConnection, service: PreferencesService, lock: StoreLock, shutdown: Shutdown) {
+    private init(connection: DBusConnection, doorConnection: DBusConnection, service: PreferencesService, lock: StoreLock, shutdown: Shutdown) {
         self.connection = connection
+        self.doorConnection = doorConnection
         self.service = service
         self.lock = lock
         self.shutdown = shutdown
@@ -56,16 +58,21 @@ final class Daemon: Sendable {
         configuration: ServiceConfiguration, busAddress: String?, replace: Bool, shutdown: Shutdown, logger: Logger
     ) async throws -> Daemon {
         let connection: DBusConnection
+        let doorConnection: DBusConnection
         do {
             let environment = ProcessInfo.processInfo.environment
-            if let busAddress {
-                connection = try DBusConnection.connect(address: busAddress)
-            } else if environment["DBUS_STARTER_BUS_TYPE"] == "session", let starter = environment["DBUS_STARTER_ADDRESS"] {
-                // Started by bus activation: serve the bus that started us.
-                connection = try DBusConnection.connect(address: starter)
-            } else {
-                connection = try DBusConnection.connectToSessionBus()
+            func open() throws(DBusError) -> DBusConnection {
+                if let busAddress { return try DBusConnection.connect(address: busAddress) }
+                if environment["DBUS_STARTER_BUS_TYPE"] == "session", let starter = environment["DBUS_STARTER_ADDRESS"] {
+                    // Started by bus activation: serve the bus that started us.
+                    return try DBusConnection.connect(address: starter)
+                }
+                return try DBusConnection.connectToSessionBus()
             }
+            connection = try open()
+            // The door for sandboxed applications: a connection of its own, so that
+            // they can talk to it without seeing the main name's broadcasts.
+            doorConnection = try open()
         } catch {
             throw StartupError.bus(error)
         }
@@ -79,14 +86,21 @@ final class Daemon: Sendable {
                 shutdown.end(.replaced)
             }
         }
-        let service = PreferencesService(connection: connection, configuration: configuration, logger: logger)
+        let door = SandboxDoor(connection: doorConnection, version: configuration.version, logger: logger)
+        let service = PreferencesService(connection: connection, door: door, configuration: configuration, logger: logger)
         do {
             try service.register()
+            try await service.followDepartures()
             let flags = NameFlag.allowReplacement | NameFlag.doNotQueue | (replace ? NameFlag.replaceExisting : 0)
             let reply = try await connection.requestName(PreferencesBus.busName, flags: flags)
             guard reply == NameReply.primaryOwner || reply == NameReply.alreadyOwner else {
                 connection.close()
+                doorConnection.close()
                 throw StartupError.nameTaken
+            }
+            let doorReply = try await doorConnection.requestName(SandboxBus.busName, flags: flags)
+            if doorReply != NameReply.primaryOwner && doorReply != NameReply.alreadyOwner {
+                logger.error("another process owns \(SandboxBus.busName): sandboxed applications cannot reach this prefsd")
             }
         } catch let error as StartupError {
             throw error
@@ -103,13 +117,14 @@ final class Daemon: Sendable {
             try service.start(store: store)
         } catch {
             connection.close()
+            doorConnection.close()
             throw StartupError.store(error)
         }
         if let recovered = store.recoveredFrom {
             logger.error("the store was damaged and has been moved aside; prefsd started with an empty store",
                          metadata: ["damagedCopy": "\(recovered.path)"])
         }
-        return Daemon(connection: connection, service: service, lock: lock, shutdown: shutdown)
+        return Daemon(connection: connection, doorConnection: doorConnection, service: service, lock: lock, shutdown: shutdown)
     }
 
     /// Waits until a signal, the bus or a replacement ends the service.
@@ -121,6 +136,7 @@ final class Daemon: Sendable {
     func stop() {
         shutdown.cancel()
         service.stop()
+        doorConnection.close()
         connection.close()
         _ = lock
     }

@@ -38,7 +38,11 @@ public final class PrivateBus: Sendable {
         process.standardOutput = outPipe
         let log = directory.appendingPathComponent("dbus-daemon.log")
         _ = FileManager.default.createFile(atPath: log.path, contents: nil)
-        process.standardError = try FileHandle(forWritingTo: log)
+        let logHandle = try FileHandle(forWritingTo: log)
+        // The child has its own copy once started: ours is closed, or every bus of a test
+        // run would keep a descriptor open in the test process.
+        defer { try? logHandle.close() }
+        process.standardError = logHandle
         process.standardInput = FileHandle.nullDevice
         do {
             try process.run()

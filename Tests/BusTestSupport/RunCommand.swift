@@ -66,7 +66,12 @@ public func runCommand(
         exited.wait()
     }
     // A grandchild holding the pipes open must not hang us either.
-    _ = readers.wait(timeout: .now() + 5)
+    if readers.wait(timeout: .now() + 5) == .success {
+        // Both reached end of file: close our ends now rather than whenever Foundation
+        // lets go of them (a full test run kept hundreds open; see ServiceFixture).
+        try? outHandle.close()
+        try? errHandle.close()
+    }
     let (out, err) = output.withLock { $0 }
     return (process.terminationStatus, String(decoding: out, as: UTF8.self), String(decoding: err, as: UTF8.self))
 }

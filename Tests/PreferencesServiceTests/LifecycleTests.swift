@@ -94,6 +94,12 @@ struct LifecycleTests {
             let stream = WriteStream()
             let writers = stream.start(fixture, writers: 4, domain: "com.example.Crash\(round)")
             try await Task.sleep(for: .milliseconds(Int.random(in: 50...250)))
+            // On a loaded machine the first answers (each writer's first call waits while
+            // prefsd tells who it is) may come after the pause: kill once writes flow.
+            let deadline = ContinuousClock.now + .seconds(30)
+            while stream.acknowledged.withLock({ $0.isEmpty }), ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(5))
+            }
             fixture.killService()
             for writer in writers { writer.cancel(); await writer.value }
             try await fixture.startService()

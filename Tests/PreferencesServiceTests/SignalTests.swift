@@ -2,6 +2,7 @@ import DBus
 import Foundation
 import PreferencesModel
 import PreferencesProtocol
+import PreferencesProxy
 import Synchronization
 import PrefsdTestSupport
 import Testing
@@ -62,10 +63,14 @@ struct SignalTests {
         let fixture = try await ServiceFixture()
         let connection = try fixture.connect()
         let watcher = try await ChangedCollector(connection: connection, domains: ["com.example.Self"])
-        let client = PreferencesClient(connection: connection)
         for index in 0..<20 {
-            try await client.write("com.example.Self", "n", .integer(Int64(index)))
-            #expect(watcher.signals.count == index + 1)
+            let reply = try await connection.call(PreferencesCall.write("com.example.Self", "n", .integer(Int64(index))).message)
+            // The collector hears of the signal on the proxy's own queue, so compare the
+            // order prefsd sent them in: the signal's serial comes before the reply's.
+            try await watcher.wait(for: index + 1)
+            let signal = try #require(watcher.signals.count == index + 1 ? watcher.signals.last : nil)
+            #expect(signal.changed == ["n": .integer(Int64(index))])
+            #expect(signal.serial < reply.serial, "the reply (\(reply.serial)) was sent before the signal (\(signal.serial))")
         }
     }
 }

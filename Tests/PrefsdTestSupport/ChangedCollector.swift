@@ -15,6 +15,8 @@ public struct ReceivedChange: Sendable {
     public var invalidated: [String]
     /// The marshalled size of the signal's body.
     public var bodyBytes: Int
+    /// The serial prefsd gave the signal: lower than that of any reply it sent after it.
+    public var serial: UInt32
 
     init(_ change: DomainChange, member: String) {
         self.member = member
@@ -22,6 +24,7 @@ public struct ReceivedChange: Sendable {
         changed = change.changed
         removed = change.removed
         invalidated = change.invalidated
+        serial = change.serial
         // The service sends each value in its one canonical D-Bus type, so the body built
         // again from the parsed change has the size of the one that travelled.
         bodyBytes = DBusValue.structure([

@@ -76,6 +76,10 @@ public final class ServiceFixture: Sendable {
         let log = try FileHandle(forWritingTo: logFile)
         log.seekToEndOfFile()
         process.standardError = log
+        // prefsd has its own copy once started: ours is closed, or every start would keep a
+        // descriptor open in the test process (past ~1,000, Foundation's Process.run reads
+        // out of bounds listing them: swift-corelibs-foundation PR #5472).
+        defer { try? log.close() }
         try process.run()
         self.process.withLock { $0 = process }
         if waitForName { try await waitUntilOwned() }

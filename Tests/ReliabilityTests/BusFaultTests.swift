@@ -21,6 +21,9 @@ extension Reliability {
                 let message = index % 2 == 0
                     ? PreferencesCall.write("com.example.Vanish", "k\(index)", payload(index)).message
                     : PreferencesCall.apply("com.example.Vanish", set: ["a\(index)": payload(index), "b\(index)": .integer(Int64(index))], remove: []).message
+                // prefsd knows who this client is before the write (a sender that is gone
+                // before prefsd could tell who it was is refused, see Sandboxed applications).
+                _ = try await connection.call(PreferencesCall.version().message)
                 try connection.send(message)
                 connection.close()
             }

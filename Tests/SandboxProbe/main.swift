@@ -1,0 +1,91 @@
+import DBus
+import Foundation
+import PreferencesModel
+import PreferencesProtocol
+import PreferencesProxy
+
+// A client inside a sandbox for the sandbox tests, on the proxy library:
+//   sandbox-probe lookup KEY DOMAIN…        prints `found DOMAIN VALUE`, or `error CASE: message`
+//   sandbox-probe remove-domain DOMAIN      RemoveDomain: prints `ok`, or `error CASE: message`
+//   sandbox-probe remove-volatile DOMAIN    RemoveVolatileDomain: the same
+//   sandbox-probe listen DOMAIN             listens to everything prefsd lets reach it:
+// 1. through the proxy library: every event it may receive (`events(in: nil)`, which the
+//    proxy asks for at the endpoint it chose by itself), printed as
+//    `event changed|volatile DOMAIN KEY…`;
+// 2. on a second, raw connection: every signal the bus (through xdg-dbus-proxy) delivers
+//    at all, after `AddMatch type='signal'` and a `Subscribe` to DOMAIN at the endpoint (the
+//    test's sentinel), printed as `signal SENDER INTERFACE MEMBER ARG0`.
+// Prints `endpoint NAME`, then `ready` once both are in force; runs until killed.
+
+@Sendable func say(_ line: String) {
+    FileHandle.standardOutput.write(Data((line + "\n").utf8))
+}
+
+/// Prints the outcome of one call.
+func report<Value>(_ body: () async throws(PreferencesProxyError) -> Value, _ describe: (Value) -> String) async {
+    do {
+        say(describe(try await body()))
+    } catch {
+        say("error \(Mirror(reflecting: error).children.first?.label ?? "?"): \(error.description)")
+    }
+}
+
+let arguments = Array(CommandLine.arguments.dropFirst())
+guard arguments.count >= 2 else {
+    FileHandle.standardError.write(Data("usage: sandbox-probe lookup KEY DOMAIN… | remove-domain DOMAIN | remove-volatile DOMAIN | listen DOMAIN\n".utf8))
+    exit(2)
+}
+if arguments[0] != "listen" {
+    let proxy: PreferencesProxy
+    do {
+        proxy = try PreferencesProxy.connect()
+    } catch {
+        say("error \(error)")
+        exit(1)
+    }
+    switch arguments[0] {
+    case "lookup":
+        await report({ () async throws(PreferencesProxyError) in try await proxy.lookup(Array(arguments.dropFirst(2)), arguments[1]) }) {
+            "found \($0.domain) \(OpenStepPropertyList.describe($0.value))"
+        }
+    case "remove-domain":
+        await report({ () async throws(PreferencesProxyError) in try await proxy.removeDomain(arguments[1]) }) { "ok" }
+    case "remove-volatile":
+        await report({ () async throws(PreferencesProxyError) in try await proxy.removeVolatileDomain(arguments[1]) }) { "ok" }
+    default:
+        FileHandle.standardError.write(Data("sandbox-probe: unknown mode \(arguments[0])\n".utf8))
+        exit(2)
+    }
+    exit(0)
+}
+let sentinelDomain = arguments[1]
+let endpoint = PreferencesEndpoint.current
+say("endpoint \(endpoint.busName)")
+
+do {
+    let proxy = try PreferencesProxy.connect()
+    let events = try await proxy.events(in: nil, resolving: false)
+
+    let raw = try DBusConnection.connectToSessionBus()
+    raw.setSignalHandler { message in
+        say("signal \(message.sender ?? "-") \(message.interface ?? "-") \(message.member ?? "-") \(message.body.first?.stringValue ?? "-")")
+    }
+    try await raw.addMatch("type='signal'")
+    if endpoint.subscribesAtDoor {
+        _ = try await raw.call(.methodCall(
+            destination: endpoint.busName, path: PreferencesBus.objectPath, interface: SandboxBus.interface,
+            member: SandboxBus.subscribeMethod, body: [.stringArray([sentinelDomain])]))
+    }
+    say("ready")
+    for await event in events {
+        switch event {
+        case .changed(let change): say("event changed \(change.domain) \((change.changed.keys.sorted() + change.removed.sorted()).joined(separator: " "))")
+        case .volatileChanged(let change): say("event volatile \(change.domain) \(change.changed.keys.sorted().joined(separator: " "))")
+        case .forcedKeysChanged(let domain, let keys, _): say("event forced \(domain) \(keys.joined(separator: " "))")
+        default: say("event other \(event.domain ?? "-")")
+        }
+    }
+} catch {
+    FileHandle.standardError.write(Data("sandbox-probe: \(error)\n".utf8))
+    exit(1)
+}

@@ -1,0 +1,156 @@
+import Foundation
+import PrefsdTestSupport
+import PreferencesProtocol
+
+/// A Flatpak-like sandbox for one test, made with bubblewrap: a fresh root holding the
+/// system read-only, the package's built executables, a `/.flatpak-info` naming
+/// `applicationID`, and xdg-dbus-proxy (`--filter --talk=io.github.prefsd.Sandboxed1`)
+/// started inside it, so that prefsd sees the proxy as its peer and finds the file in the
+/// proxy's root, as with Flatpak. Programs run inside talk to the bus only through it.
+struct FlatpakSandbox {
+    let fixture: ServiceFixture
+    let applicationID: String
+    /// Holds the `.flatpak-info` file given to the sandbox.
+    let directory: URL
+
+    init(fixture: ServiceFixture, applicationID: String) throws {
+        self.fixture = fixture
+        self.applicationID = applicationID
+        directory = fixture.bus.directory.appendingPathComponent("sandbox-\(applicationID)", isDirectory: true)
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        try "[Application]\nname=\(applicationID)\nruntime=runtime/org.example.Platform/x86_64/1\n\n[Instance]\ninstance-id=1\n"
+            .write(to: directory.appendingPathComponent("flatpak-info"), atomically: true, encoding: .utf8)
+    }
+
+    /// Where the proxy listens inside the sandbox.
+    static let proxySocket = "/run/flatpak/bus"
+
+    /// The script run inside: starts xdg-dbus-proxy on the real bus ($1), waits for its
+    /// socket, runs the rest of the arguments with it as the session bus, and stops it.
+    private static let script = """
+        proxy_bus="$1"; shift
+        xdg-dbus-proxy "$proxy_bus" \(proxySocket) --filter --talk=\(SandboxBus.busName) &
+        proxy=$!
+        tries=0
+        while [ ! -S \(proxySocket) ]; do
+          tries=$((tries + 1))
+          if [ "$tries" -gt 1000 ]; then echo "xdg-dbus-proxy did not create its socket" >&2; exit 97; fi
+          sleep 0.01
+        done
+        DBUS_SESSION_BUS_ADDRESS=unix:path=\(proxySocket) "$@"
+        status=$?
+        kill "$proxy"
+        exit "$status"
+        """
+
+    /// The command line that runs `arguments` inside the sandbox.
+    func commandLine(_ arguments: [String]) throws -> [String] {
+        _ = try findExecutable("xdg-dbus-proxy")
+        var bwrap = ["--die-with-parent", "--unshare-pid", "--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp"]
+        for path in ["/usr", "/etc", "/opt"] where FileManager.default.fileExists(atPath: path) {
+            bwrap += ["--ro-bind", path, path]
+        }
+        for path in ["/bin", "/sbin", "/lib", "/lib64"] {
+            if let target = try? FileManager.default.destinationOfSymbolicLink(atPath: path) {
+                bwrap += ["--symlink", target, path]
+            } else if FileManager.default.fileExists(atPath: path) {
+                bwrap += ["--ro-bind", path, path]
+            }
+        }
+        let executables = ServiceFixture.prefsBinary.deletingLastPathComponent().path
+        bwrap += [
+            "--ro-bind", executables, executables,
+            "--ro-bind", fixture.bus.directory.path, fixture.bus.directory.path,
+            "--dir", "/run/flatpak",
+            "--ro-bind", directory.appendingPathComponent("flatpak-info").path, FlatpakInfo.path,
+            "--setenv", "HOME", "/tmp",
+            "--unsetenv", "DBUS_SESSION_BUS_ADDRESS",
+            "/bin/sh", "-c", Self.script, "sh", fixture.bus.address,
+        ]
+        return bwrap + arguments
+    }
+
+    /// Runs the built `prefs` inside the sandbox.
+    func prefs(_ arguments: String...) throws -> (status: Int32, stdout: String, stderr: String) {
+        try runCommand("bwrap", try commandLine([ServiceFixture.prefsBinary.path] + arguments))
+    }
+
+    /// Starts a long-running program inside the sandbox; its standard output is collected
+    /// line by line.
+    func start(_ arguments: [String]) throws -> SandboxedProcess {
+        try SandboxedProcess(try findExecutable("bwrap"), try commandLine(arguments))
+    }
+}
+
+/// A program running in a sandbox, with the lines it printed so far.
+final class SandboxedProcess: Sendable {
+    private let process: Process
+    /// Standard output and standard error, read as they come.
+    private let readers: [FileHandle]
+    private let output = Locked<(lines: [String], partial: String)>(([], ""))
+    private let errors = Locked("")
+
+    init(_ executable: String, _ arguments: [String]) throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        let out = Pipe()
+        let err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        process.standardInput = FileHandle.nullDevice
+        self.process = process
+        readers = [out.fileHandleForReading, err.fileHandleForReading]
+        let output = output
+        out.fileHandleForReading.readabilityHandler = { handle in
+            let text = String(decoding: handle.availableData, as: UTF8.self)
+            output.withLock { output in
+                var pieces = (output.partial + text).components(separatedBy: "\n")
+                output.partial = pieces.removeLast()
+                output.lines += pieces
+            }
+        }
+        let errors = errors
+        err.fileHandleForReading.readabilityHandler = { handle in
+            let text = String(decoding: handle.availableData, as: UTF8.self)
+            errors.withLock { $0 += text }
+        }
+        try process.run()
+    }
+
+    deinit {
+        stop()
+    }
+
+    /// The complete lines printed so far.
+    var lines: [String] { output.withLock { $0.lines } }
+
+    /// What it printed on standard error so far.
+    var standardError: String { errors.withLock { $0 } }
+
+    /// Waits until a printed line satisfies `condition` (at most `timeout`, a bound for a
+    /// stalled machine, not a measure of speed).
+    func waitForLine(timeout: Duration = .seconds(30), _ condition: (String) -> Bool) async throws {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            if lines.contains(where: condition) { return }
+            if !process.isRunning, !lines.contains(where: condition) {
+                try? await Task.sleep(for: .milliseconds(50))   // let the last output arrive
+                if lines.contains(where: condition) { return }
+                throw FixtureError("the sandboxed program exited (\(process.terminationStatus)) without printing the line awaited; it printed \(lines) and on standard error: \(standardError)")
+            }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        throw FixtureError("the line awaited did not come within \(timeout); printed: \(lines), standard error: \(standardError)")
+    }
+
+    /// Kills the sandbox (its PID namespace ends with it).
+    func stop() {
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        process.waitUntilExit()
+        for reader in readers {
+            reader.readabilityHandler = nil
+            try? reader.close()
+        }
+    }
+}
