@@ -13,11 +13,13 @@ let package = Package(
     products: [
         .executable(name: "prefsd", targets: ["prefsd"]),
         .executable(name: "prefs", targets: ["prefs"]),
+        .executable(name: "prefs-settings", targets: ["prefs-settings"]),
         .executable(name: "prefsd-portal", targets: ["prefsd-portal"]),
         .library(name: "Preferences", targets: ["Preferences"]),
         .library(name: "DBus", targets: ["DBus"]),
         .library(name: "PreferencesModel", targets: ["PreferencesModel"]),
         .library(name: "PreferencesProxy", targets: ["PreferencesProxy"]),
+        .library(name: "SettingsBundle", targets: ["SettingsBundle"]),
         // The GSettings backend: a GIO module (libgioprefsd.so), selected with GSETTINGS_BACKEND=prefsd.
         .library(name: "gioprefsd", type: .dynamic, targets: ["PrefsdGSettings"]),
     ],
@@ -78,7 +80,34 @@ let package = Package(
         ),
         .target(
             name: "Preferences",
-            dependencies: ["DBus", "PreferencesModel", "PreferencesProtocol", "PreferencesProxy"],
+            dependencies: ["DBus", "PreferencesModel", "PreferencesProtocol", "PreferencesProxy", "SettingsBundle"],
+            swiftSettings: strict
+        ),
+
+        // MARK: Settings bundles and the Settings app
+        .target(
+            name: "SettingsBundle",
+            dependencies: ["PreferencesModel"],
+            swiftSettings: strict
+        ),
+        .systemLibrary(
+            name: "CGtk",
+            pkgConfig: "libadwaita-1",
+            providers: [.apt(["libadwaita-1-dev", "libgtk-4-dev"])]
+        ),
+        .target(
+            name: "Gtk",
+            dependencies: ["CGtk"],
+            swiftSettings: strict
+        ),
+        .target(
+            name: "SettingsApp",
+            dependencies: ["Gtk", "PreferencesModel", "PreferencesProxy", "PrefsCommand", "SettingsBundle"],
+            swiftSettings: strict
+        ),
+        .executableTarget(
+            name: "prefs-settings",
+            dependencies: ["SettingsApp"],
             swiftSettings: strict
         ),
 
@@ -224,6 +253,17 @@ let package = Package(
         .testTarget(
             name: "PreferencesTests",
             dependencies: ["DBus", "Preferences", "PreferencesModel", "PreferencesProtocol", "PrefsdTestSupport"],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "SettingsBundleTests",
+            dependencies: ["SettingsBundle", "PreferencesModel"],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "SettingsAppTests",
+            dependencies: ["PreferencesModel", "PrefsdTestSupport"],
+            exclude: ["atspi-driver.py"],
             swiftSettings: strict
         ),
         .testTarget(

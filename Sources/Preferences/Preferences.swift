@@ -83,6 +83,7 @@ public final class Preferences: Sendable {
                 argument: ArgumentDomain.parse(arguments),
                 language: LanguageDomain.make(environment: environment)
             )
+            local.layers.registration = Self.settingsBundleDefaults(for: domain, environment: environment)
         }
         session.subscribe(self)
     }

@@ -1,0 +1,126 @@
+import Gtk
+import PreferencesModel
+
+/// The editor for a domain without a settings bundle, in the manner of dconf-editor:
+/// every key with its type and value, edited in place (Enter or the apply button),
+/// reset (back to the stored value), deleted, and new keys added with a type.
+final class RawEditorPage: DomainPage {
+    let domain: String
+    var title: String { domain }
+    var widget: Widget { page }
+    private let page = PreferencesPage()
+    private let keysGroup = PreferencesGroup(title: "Keys", description: "Edit a value and press Enter to save it.")
+    private var rows: [String: KeyRow] = [:]
+    private unowned let controller: SettingsController
+    private let newKey = EntryRow(title: "New key")
+    private let newType = ComboRow(title: "Type", items: ValueEditing.typeNames)
+    private let newValue = EntryRow(title: "Value")
+
+    init(domain: String, controller: SettingsController) {
+        self.domain = domain
+        self.controller = controller
+        let addGroup = PreferencesGroup(title: "Add a Key")
+        addGroup.add(newKey)
+        addGroup.add(newType)
+        addGroup.add(newValue)
+        let add = Button(label: "Add")
+        add.onClicked { [weak self] in self?.addKey() }
+        newValue.onApply { [weak self] in self?.addKey() }
+        newValue.showApplyButton()
+        addGroup.add(add)
+        page.add(keysGroup)
+        page.add(addGroup)
+        refresh()
+    }
+
+    private func addKey() {
+        let key = newKey.text
+        if let problem = PreferenceKey.problem(with: key) {
+            controller.window?.showError("The new key is not valid: \(problem).")
+            return
+        }
+        let typeName = ValueEditing.typeNames[min(newType.selected, ValueEditing.typeNames.count - 1)]
+        do {
+            let value = try ValueEditing.parse(newValue.text, as: typeName)
+            controller.write(domain, key, value, label: key)
+            newKey.text = ""
+            newValue.text = ""
+        } catch {
+            controller.window?.showError("“\(key)” was not added: \(error.message).")
+        }
+    }
+
+    func refresh() {
+        let values = controller.values[domain] ?? [:]
+        for (key, row) in rows where values[key] == nil && !controller.isWriting(domain, key) {
+            keysGroup.remove(row.entry)
+            rows[key] = nil
+        }
+        for key in values.keys.sorted() where rows[key] == nil {
+            let row = KeyRow(domain: domain, key: key, controller: controller)
+            keysGroup.add(row.entry)
+            rows[key] = row
+        }
+        for (key, row) in rows {
+            if let value = values[key] { row.show(value, locked: controller.isForced(domain, key)) }
+        }
+    }
+}
+
+/// One key of the raw editor: an entry row titled with the key, its type after it, and
+/// buttons to reset the field and delete the key.
+private final class KeyRow {
+    let domain: String
+    let key: String
+    let entry: EntryRow
+    private let typeLabel = Label("")
+    private var stored: PropertyListValue?
+    private unowned let controller: SettingsController
+
+    init(domain: String, key: String, controller: SettingsController) {
+        self.domain = domain
+        self.key = key
+        self.controller = controller
+        entry = EntryRow(title: key)
+        entry.showApplyButton()
+        typeLabel.addStyleClass("dim-label")
+        typeLabel.centerVertically()
+        entry.addSuffix(typeLabel)
+        let reset = Button(iconName: "edit-undo-symbolic", label: "Reset \(key) to its stored value")
+        reset.addStyleClass("flat")
+        reset.centerVertically()
+        let delete = Button(iconName: "user-trash-symbolic", label: "Delete \(key)")
+        delete.addStyleClass("flat")
+        delete.centerVertically()
+        entry.addSuffix(reset)
+        entry.addSuffix(delete)
+        entry.onApply { [weak self] in self?.apply() }
+        reset.onClicked { [weak self] in
+            guard let self, let stored = self.stored else { return }
+            self.entry.text = ValueEditing.text(stored)
+        }
+        delete.onClicked { [weak self] in
+            guard let self else { return }
+            self.controller.write(self.domain, self.key, nil, label: self.key)
+        }
+    }
+
+    func show(_ value: PropertyListValue, locked: Bool) {
+        entry.isSensitive = !locked
+        entry.tooltip = locked ? ErrorMessages.lockedReason : nil
+        if locked { entry.setAccessibleDescription(ErrorMessages.lockedReason) }
+        typeLabel.text = locked ? "\(value.typeName), locked" : value.typeName
+        guard value != stored, !controller.isWriting(domain, key) else { return }
+        stored = value
+        entry.text = ValueEditing.text(value)
+    }
+
+    private func apply() {
+        let typeName = stored?.typeName ?? "string"
+        do {
+            controller.write(domain, key, try ValueEditing.parse(entry.text, as: typeName), label: key)
+        } catch {
+            controller.window?.showError("“\(key)” was not saved: \(error.message).")
+        }
+    }
+}

@@ -1,0 +1,39 @@
+import Foundation
+import Gtk
+import PreferencesProxy
+import SettingsBundle
+
+/// The Settings app: `prefs-settings [DOMAIN]` opens the window, on DOMAIN when given.
+public enum SettingsApp {
+    /// The application's identifier (D-Bus name, desktop file).
+    public static let identifier = "io.github.prefsd.Settings"
+
+    /// Runs the app until its window closes; returns the exit status.
+    public static func main(arguments: [String]) -> Int32 {
+        let application = Application(identifier: identifier)
+        application.quitOnTerminationSignals()
+        let proxy: PreferencesProxy
+        do {
+            proxy = try PreferencesProxy.connect()
+        } catch {
+            FileHandle.standardError.write(Data("prefs-settings: \(error.description)\n".utf8))
+            return 69
+        }
+        defer { proxy.close() }
+        let environment = ProcessInfo.processInfo.environment
+        let controller = SettingsController(
+            proxy: proxy, locator: SettingsBundleLocator(environment: environment),
+            languages: Localization.languages(environment: environment))
+        var window: SettingsWindow?
+        application.onActivate { [unowned application] in
+            if let window { return window.window.present() }
+            let made = SettingsWindow(application: application, controller: controller)
+            made.initialDomain = arguments.dropFirst().first { !$0.hasPrefix("-") }
+            controller.window = made
+            window = made
+            made.window.present()
+            controller.start()
+        }
+        return application.run(arguments: Array(arguments.prefix(1)))
+    }
+}

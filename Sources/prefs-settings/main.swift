@@ -1,0 +1,4 @@
+import Foundation
+import SettingsApp
+
+exit(SettingsApp.main(arguments: CommandLine.arguments))
