@@ -115,8 +115,12 @@ final class SignalRouter: Sendable {
         for subscriber in takeAllSubscribers() { subscriber.finish() }
         let barriers = inbox.withLock { inbox -> [@Sendable () -> Void] in
             inbox.closed = true
-            defer { inbox.items = [] }
-            return inbox.items[inbox.next...].compactMap { if case .barrier(let done) = $0 { done } else { nil } }
+            // Idempotent (the proxy's deinit closes again): what is left is what follows
+            // `next`, none at all once the inbox has been emptied.
+            let left = inbox.items.dropFirst(inbox.next)
+            inbox.items = []
+            inbox.next = 0
+            return left.compactMap { if case .barrier(let done) = $0 { done } else { nil } }
         }
         for done in barriers { done() }
     }
