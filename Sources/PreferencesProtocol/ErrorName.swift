@@ -1,3 +1,4 @@
+import DBus
 /// The service's own D-Bus errors, named `io.github.prefsd.Preferences1.Error.<case>`.
 public enum PreferencesErrorName: String, Sendable, CaseIterable {
     /// No such key or domain.
@@ -51,9 +52,9 @@ public enum StandardErrorName {
 /// The standard interfaces every D-Bus object may answer.
 public enum StandardInterface {
     /// `org.freedesktop.DBus.Introspectable`.
-    public static let introspectable = "org.freedesktop.DBus.Introspectable"
+    public static let introspectable = StandardInterfaces.introspectable
     /// `org.freedesktop.DBus.Peer`.
-    public static let peer = "org.freedesktop.DBus.Peer"
+    public static let peer = StandardInterfaces.peer
     /// `org.freedesktop.DBus.Properties`.
-    public static let properties = "org.freedesktop.DBus.Properties"
+    public static let properties = StandardInterfaces.properties
 }
