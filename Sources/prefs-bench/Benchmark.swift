@@ -39,6 +39,12 @@ struct Benchmark {
             return print(report.render())
         }
 
+        if options.onlyClientReads {
+            try measureClientReads(connection, bus: bus.address, work: work, report: &report)
+            report.load = "\(loadBefore) before, \(Machine.load) after (1/5/15-minute load averages)"
+            return print(report.render())
+        }
+
         let dconf = try startDconf(bus: bus.address, connection: connection, report: &report)
         defer { dconf?.stop() }
 
@@ -111,6 +117,9 @@ struct Benchmark {
         }
         report.mainPeakRSS = prefsd.child.peakResidentBytes()
         report.mainKeys = prefsdKeys
+
+        log("Read through the GDBus reference client beside the Swift client")
+        report.reference = measureReferenceReads(connection, bus: bus.address, directory: work, budget: referenceBudget)
 
         log("cached reads")
         report.cached = try measureCachedReads(bus: bus.address, quick: quick)

@@ -5,8 +5,8 @@ import Foundation
 /// `prefs-bench --gsettings`: one small C program reading a GSettings key in a loop, run
 /// with `GSETTINGS_BACKEND=dconf` and with `GSETTINGS_BACKEND=prefsd` (the module built
 /// beside this executable), on the same private bus, against the same compiled schema.
-/// The program is compiled with `cc` and `pkg-config gio-2.0` (libglib2.0-dev) when the
-/// benchmark runs; it checks that it reads the value it wrote before it measures.
+/// The program is compiled when the benchmark runs (``GIOProgram``); it checks that it
+/// reads the value it wrote before it measures.
 struct GSettingsBench {
     let quick: Bool
 
@@ -43,15 +43,10 @@ struct GSettingsBench {
         let modules = work.appendingPathComponent("modules")
         for directory in [schemas, modules] { try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true) }
         try Self.schema.write(to: schemas.appendingPathComponent("org.example.Bench.gschema.xml"), atomically: true, encoding: .utf8)
-        try check(runCommand("glib-compile-schemas", [schemas.path]), "glib-compile-schemas")
+        try GIOProgram.check(runCommand("glib-compile-schemas", [schemas.path]), "glib-compile-schemas")
         let module = try Self.module()
         try FileManager.default.createSymbolicLink(at: modules.appendingPathComponent("libgioprefsd.so"), withDestinationURL: module)
-        let source = work.appendingPathComponent("gsettings-read.c")
-        try Self.program.write(to: source, atomically: true, encoding: .utf8)
-        let runner = work.appendingPathComponent("gsettings-read").path
-        let flags = try runCommand("pkg-config", ["--cflags", "--libs", "gio-2.0"])
-        try check(flags, "pkg-config gio-2.0 (install libglib2.0-dev)")
-        try check(runCommand("cc", ["-O2", "-o", runner, source.path] + flags.stdout.split(separator: " ").map { String($0).trimmingCharacters(in: .whitespacesAndNewlines) }.filter { !$0.isEmpty }), "cc")
+        let runner = try GIOProgram.compile(Self.program, named: "gsettings-read", in: work)
 
         let bus = try PrivateBus()
         defer { bus.stop() }
@@ -83,9 +78,9 @@ struct GSettingsBench {
                     "HOME": dconf.directory.path,
                 ]
                 log("GSettings reads with GSETTINGS_BACKEND=\(backend), round \(round) of \(rounds)")
-                try check(runCommand(runner, ["write"], environment: environment), "\(backend): write")
+                try GIOProgram.check(runCommand(runner, ["write"], environment: environment), "\(backend): write")
                 let read = try runCommand(runner, ["read", "\(batches)", "\(perBatch)"], environment: environment, timeout: .seconds(300))
-                try check(read, "\(backend): read")
+                try GIOProgram.check(read, "\(backend): read")
                 let numbers = read.stdout.split(separator: " ").compactMap { Double($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
                 guard numbers.count == 5 else { throw BenchError("\(backend): the reader printed \(read.stdout)") }
                 samples[backend, default: []].append(Figures(firstRead: numbers[0], stringP50: numbers[1], stringP99: numbers[2], intP50: numbers[3], intP99: numbers[4]))
@@ -93,10 +88,6 @@ struct GSettingsBench {
         }
         let results = ["dconf", "prefsd"].map { backend in (backend, Figures(median: samples[backend] ?? [])) }
         print(Self.table(results, batches: batches, perBatch: perBatch))
-    }
-
-    private func check(_ result: (status: Int32, stdout: String, stderr: String), _ what: String) throws {
-        guard result.status == 0 else { throw BenchError("\(what) failed (status \(result.status)): \(result.stderr)") }
     }
 
     /// The GIO module built beside this executable.

@@ -40,6 +40,9 @@ struct PrefsBench: ParsableCommand {
     @Flag(help: "Measure only the rapid writes through the library (100,000 sets of one key).")
     var onlyRapidWrites = false
 
+    @Flag(help: "Measure only Read beside Ping (at 0 keys) and the GDBus reference client's Read (needs cc and libglib2.0-dev).")
+    var onlyClientReads = false
+
     @Flag(help: .hidden) var observerChild = false
     @Option(help: .hidden) var address: String?
     @Option(help: .hidden) var childCount = 1

@@ -24,23 +24,33 @@ func makeTemporaryDirectory(_ prefix: String) throws -> URL {
 }
 
 /// A child process whose standard output is read line by line (with a time bound) and whose
-/// standard error goes to a log file. Stopped with SIGTERM, then SIGKILL after a grace time.
+/// standard error goes to a log file; with `input`, lines can be written to its standard
+/// input (else it reads /dev/null). Stopped with SIGTERM, then SIGKILL after a grace time.
 final class Child: Sendable {
     let process: Process
     let logFile: URL
     private let output: FileHandle
+    private let input: FileHandle?
     private let buffer = Mutex<[UInt8]>([])
 
     var pid: Int32 { process.processIdentifier }
 
-    init(_ executable: String, _ arguments: [String], environment: [String: String]? = nil, log: URL) throws {
+    init(_ executable: String, _ arguments: [String], environment: [String: String]? = nil, log: URL,
+         input: Bool = false) throws {
         process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
         if let environment { process.environment = environment }
         let pipe = Pipe()
         process.standardOutput = pipe
-        process.standardInput = FileHandle.nullDevice
+        if input {
+            let inputPipe = Pipe()
+            process.standardInput = inputPipe
+            self.input = inputPipe.fileHandleForWriting
+        } else {
+            process.standardInput = FileHandle.nullDevice
+            self.input = nil
+        }
         _ = FileManager.default.createFile(atPath: log.path, contents: nil)
         process.standardError = try FileHandle(forWritingTo: log)
         logFile = log
@@ -73,6 +83,12 @@ final class Child: Sendable {
                 buffer.withLock { $0 += chunk[..<count] }
             }
         }
+    }
+
+    /// Writes `line` and a newline to the child's standard input (made with `input: true`).
+    func writeLine(_ line: String) throws {
+        guard let input else { throw BenchError("\(process.executableURL?.lastPathComponent ?? "the child") has no input pipe") }
+        try input.write(contentsOf: Data((line + "\n").utf8))
     }
 
     /// SIGTERM, up to `grace` seconds to exit, then SIGKILL; waits for the exit. Idempotent.

@@ -12,6 +12,7 @@ struct Report {
     var propagation: (propagation: Figure, ping: Figure)?
     var coldStart: (startup: Double, peakRSS: Int?, filled: Int)?
     var rapidWrites: RapidWrites?
+    var reference: ReferenceReads?
     var mainPeakRSS: Int?
     var mainKeys = 0
 
@@ -38,6 +39,7 @@ struct Report {
                        "`Peer.Ping` to prefsd", row.ping.text,
                        ratio.map { "Read/Ping \(Format.ratio($0))" } ?? "–", "≤ 1.3×", verdict(ratio.map { $0 <= 1.3 })])
         }
+        if let reference { table.add(reference.row) }
         for row in sizes {
             let speedup = medianRatio(row.dconfWrite.summary, row.write.summary)
             var target = "–"
@@ -87,6 +89,7 @@ struct Report {
         var text = "Machine: \(machine).  \nLoad: \(load).  \nRun: \(quick ? "`--quick`" : "full"); times are round trips through one private dbus-daemon, all clients using the project's DBus module.\n\n"
         text += table.render()
         var allNotes = notes
+        if let reference { allNotes.append(reference.note) }
         allNotes.append("The `Read`/`Write` sweep keeps all its keys in ONE domain (`bench.big`), plus the 2 keys measured; dconf keeps them in one directory (`/bench/`).")
         allNotes.append("Writes/s run on nearly empty stores, each writer on its own connection waiting for each reply.")
         if let mainPeakRSS {
