@@ -9,6 +9,14 @@ extension DBusConnection {
         _ message: DBusMessage, timeout: Duration = .seconds(25),
         completion: @escaping @Sendable (Result<DBusMessage, DBusError>) -> Void
     ) {
+        startCall(message, timeout: timeout, now: false, completion: completion)
+    }
+
+    /// Encodes and sends; `now` sends from the calling thread (``ConnectionCore/sendCall(_:timeout:completion:)``).
+    private func startCall(
+        _ message: DBusMessage, timeout: Duration, now: Bool,
+        completion: @escaping @Sendable (Result<DBusMessage, DBusError>) -> Void
+    ) {
         guard message.kind == .methodCall else {
             return completion(.failure(.invalidMessage("only method calls can be sent with call(); use send()")))
         }
@@ -16,7 +24,11 @@ extension DBusConnection {
         message.noReplyExpected = false
         do {
             let raw = try MessageEncoder.encode(message)
-            core.startCall(raw, timeout: Self.milliseconds(timeout), completion: completion)
+            if now {
+                core.sendCall(raw, timeout: Self.milliseconds(timeout), completion: completion)
+            } else {
+                core.startCall(raw, timeout: Self.milliseconds(timeout), completion: completion)
+            }
         } catch {
             completion(.failure(error))
         }
@@ -34,7 +46,8 @@ extension DBusConnection {
         }
         let done = DispatchSemaphore(value: 0)
         let outcome = ResultBox()
-        call(message, timeout: timeout) { result in
+        // Sent from this thread: it waits anyway, so no other thread needs waking to send.
+        startCall(message, timeout: timeout, now: true) { result in
             outcome.set(result)
             done.signal()
         }

@@ -1,4 +1,7 @@
 internal import CDBus
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// A libdbus `DBusError` on the heap, freed on deinit. Used only inside one function call.
 final class CErrorBox {
@@ -30,13 +33,26 @@ final class CErrorBox {
 /// Runs one of libdbus's `dbus_validate_*`-style functions on `string` and returns the reason it
 /// was refused, or nil when valid. A Swift string with a NUL is refused before reaching C
 /// (`withCString` would silently cut it).
+///
+/// A valid string costs one call with no error to fill in (libdbus accepts a NULL
+/// `DBusError`); only a refused one is checked again to get the reason.
 func validationFailure(
     _ string: String,
-    _ validate: (UnsafePointer<CChar>, UnsafeMutablePointer<CDBus.DBusError>) -> dbus_bool_t
+    _ validate: (UnsafePointer<CChar>, UnsafeMutablePointer<CDBus.DBusError>?) -> dbus_bool_t
 ) -> String? {
-    if string.utf8.contains(0) { return "it contains a NUL character" }
+    if containsNUL(string) { return "it contains a NUL character" }
+    if string.withCString({ validate($0, nil) }) != 0 { return nil }
     let error = CErrorBox()
-    let ok = string.withCString { validate($0, error.pointer) }
-    if ok != 0 { return nil }
+    _ = string.withCString { validate($0, error.pointer) }
     return error.isSet ? error.message : "libdbus refused it"
+}
+
+/// Whether `string` holds a NUL byte (`memchr` over its UTF-8; `utf8.contains(0)` walks it
+/// byte by byte through the generic Sequence path).
+func containsNUL(_ string: String) -> Bool {
+    var string = string
+    return string.withUTF8 { bytes in
+        guard let base = bytes.baseAddress else { return false }
+        return memchr(base, 0, bytes.count) != nil
+    }
 }

@@ -6,15 +6,15 @@ internal import CDBus
 /// running on the connection queue.
 ///
 /// `@unchecked Sendable`: it is only a handle. Every use of it goes through the connection's
-/// serial queue (or happens inside a libdbus callback, which runs on that queue), so libdbus
-/// is only ever called from one thread at a time.
+/// serial queue (or happens inside a libdbus callback), except a blocking call's send from
+/// its caller's thread, which holds its own reference (``ConnectionCore/sendCall(_:timeout:completion:)``).
 struct UnsafeHandle: @unchecked Sendable {
     /// The libdbus object.
     let pointer: OpaquePointer
 }
 
 /// Mutable state of a connection, behind the core's mutex. The lock is never held while
-/// calling into libdbus.
+/// calling into libdbus, but for `dbus_connection_ref` (an atomic increment).
 struct CoreState {
     /// The libdbus connection we own one reference to; nil once closed.
     var connection: UnsafeHandle?
@@ -28,17 +28,24 @@ struct CoreState {
     var signalHandler: (@Sendable (DBusMessage) -> Void)?
     /// Receives the loss of the connection, once.
     var disconnectHandler: (@Sendable () -> Void)?
-    /// Calls waiting for replies, by id.
-    var pendingCalls: [Int: PendingCallContext] = [:]
-    /// The next pending call id.
-    var nextPendingID = 0
+    /// Calls waiting for replies, by the serial of the call.
+    var pendingCalls: [UInt32: PendingReply] = [:]
+    /// The deadline the reply timer is armed for, nil when disarmed.
+    var replyDeadline: DispatchTime?
+    /// Sends and calls queued on the queue and not yet handed to libdbus.
+    var queuedSends = 0
+    /// Calls being sent from their callers' threads (``ConnectionCore/sendCall(_:timeout:completion:)``).
+    var sendsInFlight = 0
+    /// Replies read while calls were being sent from other threads, by reply serial.
+    var earlyReplies: [UInt32: RawMessage] = [:]
 }
 
 /// The part of a connection that libdbus callbacks point at.
 ///
-/// All libdbus calls on the connection happen on ``queue``; libdbus's callbacks (watches,
-/// timeouts, dispatch status, filter, object paths, pending-call notifications) therefore also
-/// run there. libdbus holds references to the core (as callback user data) until the libdbus
+/// All libdbus calls on the connection happen on ``queue`` but one: a blocking call's
+/// `dbus_connection_send` from its caller's thread (``sendCall(_:timeout:completion:)`` says
+/// why that is safe). Dispatch, and so libdbus's filter and object-path callbacks, run on
+/// ``queue`` only; watch and dispatch-status callbacks may also run on that sending thread. libdbus holds references to the core (as callback user data) until the libdbus
 /// connection is finalized.
 final class ConnectionCore: Sendable {
     /// The serial queue every libdbus call on this connection runs on.
@@ -51,12 +58,19 @@ final class ConnectionCore: Sendable {
     let loop = Mutex(LoopState())
     /// The address connected to, for messages.
     let address: String
+    /// Fails calls whose reply did not come in time (see PendingCall.swift).
+    let replyTimer: ReplyTimer
 
     init(connection: OpaquePointer, address: String) {
         self.address = address
         queue = DispatchQueue(label: "prefsd.dbus.connection")
         state = Mutex(CoreState(connection: UnsafeHandle(pointer: connection)))
+        replyTimer = ReplyTimer(timer: DispatchSource.makeTimerSource(queue: queue))
         queue.setSpecific(key: queueKey, value: true)
+        // Active from the start (libdispatch traps when an inactive source is released).
+        replyTimer.timer.setEventHandler { [weak self] in self?.expireCalls() }
+        replyTimer.timer.schedule(deadline: .distantFuture)
+        replyTimer.timer.activate()
     }
 
     /// Whether the current code runs on ``queue``.
@@ -96,9 +110,14 @@ final class ConnectionCore: Sendable {
 
     /// Queues `message` for sending. Order of calls from one thread is kept.
     func enqueueSend(_ message: RawMessage) throws(DBusError) {
-        let open = state.withLock { !$0.closed && !$0.lost }
+        let open = state.withLock { state -> Bool in
+            guard !state.closed && !state.lost else { return false }
+            state.queuedSends += 1
+            return true
+        }
         guard open else { throw .disconnected }
         queue.async { [self] in
+            state.withLock { $0.queuedSends -= 1 }
             guard let connection = liveConnection else { return }
             _ = dbus_connection_send(connection.pointer, message.pointer, nil)
         }
@@ -141,6 +160,7 @@ final class ConnectionCore: Sendable {
         // Lets libdbus complete the calls still waiting (with NoReply errors).
         _ = dbus_connection_get_dispatch_status(connection)
         failPendingCalls()
+        replyTimer.timer.cancel()
         state.withLock { state in
             state.signalHandler = nil
             state.disconnectHandler = nil

@@ -28,7 +28,7 @@ public final class DBusConnection: Sendable {
     /// `dbus_bus_register`), with exit-on-disconnect off and the DispatchSource main loop on its
     /// own serial queue.
     public static func connect(address: String) throws(DBusError) -> DBusConnection {
-        if address.isEmpty || address.utf8.contains(0) {
+        if address.isEmpty || containsNUL(address) {
             throw .connectionFailed(address: address, reason: "the address is empty or contains NUL")
         }
         _ = dbus_threads_init_default()

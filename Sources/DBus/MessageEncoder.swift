@@ -8,25 +8,23 @@ enum MessageEncoder {
         try ValueValidator.validateHeader(message)
         try ValueValidator.validate(body: message.body)
 
-        let type: Int32
-        switch message.kind {
-        case .methodCall: type = CDBUS_MESSAGE_TYPE_METHOD_CALL
-        case .methodReturn: type = CDBUS_MESSAGE_TYPE_METHOD_RETURN
-        case .error: type = CDBUS_MESSAGE_TYPE_ERROR
-        case .signal: type = CDBUS_MESSAGE_TYPE_SIGNAL
-        }
-        guard let pointer = dbus_message_new(type) else { throw .outOfMemory }
+        guard let pointer = newMessage(message) else { throw .outOfMemory }
         let raw = RawMessage(owning: pointer)
 
+        // Fields the constructor did not set. Each dbus_message_set_* rewrites the header
+        // and walks all its fields again, so calls and signals get theirs from the constructor.
+        let constructed = message.kind == .methodCall || message.kind == .signal
         func set(_ value: String?, _ setter: (OpaquePointer, UnsafePointer<CChar>) -> dbus_bool_t) throws(DBusError) {
             guard let value else { return }
             if value.withCString({ setter(pointer, $0) }) == 0 { throw .outOfMemory }
         }
-        try set(message.path) { dbus_message_set_path($0, $1) }
-        try set(message.interface) { dbus_message_set_interface($0, $1) }
-        try set(message.member) { dbus_message_set_member($0, $1) }
+        if !constructed {
+            try set(message.path) { dbus_message_set_path($0, $1) }
+            try set(message.interface) { dbus_message_set_interface($0, $1) }
+            try set(message.member) { dbus_message_set_member($0, $1) }
+        }
         try set(message.errorName) { dbus_message_set_error_name($0, $1) }
-        try set(message.destination) { dbus_message_set_destination($0, $1) }
+        if message.kind != .methodCall { try set(message.destination) { dbus_message_set_destination($0, $1) } }
         if let replySerial = message.replySerial, dbus_message_set_reply_serial(pointer, replySerial) == 0 {
             throw .outOfMemory
         }
@@ -44,6 +42,38 @@ enum MessageEncoder {
             if !ok { throw .outOfMemory }
         }
         return raw
+    }
+
+    /// A new libdbus message of the kind of `message`: calls and signals with their header
+    /// fields written in one go (`dbus_message_new_method_call`, `dbus_message_new_signal`),
+    /// replies empty. Nil when out of memory. The header must have been validated.
+    private static func newMessage(_ message: DBusMessage) -> OpaquePointer? {
+        switch message.kind {
+        case .methodCall:
+            return withOptionalCString(message.destination) { destination in
+                withOptionalCString(message.path) { path in
+                    withOptionalCString(message.interface) { interface in
+                        withOptionalCString(message.member) { member in
+                            dbus_message_new_method_call(destination, path, interface, member)
+                        }
+                    }
+                }
+            }
+        case .signal:
+            return withOptionalCString(message.path) { path in
+                withOptionalCString(message.interface) { interface in
+                    withOptionalCString(message.member) { member in dbus_message_new_signal(path, interface, member) }
+                }
+            }
+        case .methodReturn: return dbus_message_new(CDBUS_MESSAGE_TYPE_METHOD_RETURN)
+        case .error: return dbus_message_new(CDBUS_MESSAGE_TYPE_ERROR)
+        }
+    }
+
+    /// Calls `body` with a C string of `value`, or with nil.
+    private static func withOptionalCString<T>(_ value: String?, _ body: (UnsafePointer<CChar>?) -> T) -> T {
+        guard let value else { return body(nil) }
+        return value.withCString { body($0) }
     }
 
     /// Appends one validated value; false when libdbus ran out of memory (containers opened here

@@ -1,14 +1,14 @@
 internal import CDBus
 
 // The connection's one filter: it sees every incoming message during dispatch (on the queue),
-// passes signals to the signal handler and turns org.freedesktop.DBus.Local.Disconnected into
-// one call of the disconnect handler. It never consumes a message.
+// hands replies to the calls waiting for them (consuming those), passes signals to the
+// signal handler and turns org.freedesktop.DBus.Local.Disconnected into one call of the
+// disconnect handler.
 
 private let filterMessage: @convention(c) (OpaquePointer?, OpaquePointer?, UnsafeMutableRawPointer?) -> DBusHandlerResult = {
     _, message, data in
     guard let message, let core = core(from: data) else { return DBUS_HANDLER_RESULT_NOT_YET_HANDLED }
-    core.filter(message)
-    return DBUS_HANDLER_RESULT_NOT_YET_HANDLED
+    return core.filter(message) ? DBUS_HANDLER_RESULT_HANDLED : DBUS_HANDLER_RESULT_NOT_YET_HANDLED
 }
 
 extension ConnectionCore {
@@ -22,8 +22,13 @@ extension ConnectionCore {
         return true
     }
 
-    fileprivate func filter(_ message: OpaquePointer) {
-        guard dbus_message_get_type(message) == CDBUS_MESSAGE_TYPE_SIGNAL else { return }
+    /// True when the message was a reply to a waiting call, now completed.
+    fileprivate func filter(_ message: OpaquePointer) -> Bool {
+        let type = dbus_message_get_type(message)
+        if type == CDBUS_MESSAGE_TYPE_METHOD_RETURN || type == CDBUS_MESSAGE_TYPE_ERROR {
+            return completeCall(answeredBy: message)
+        }
+        guard type == CDBUS_MESSAGE_TYPE_SIGNAL else { return false }
         if dbus_message_is_signal(message, DBUS_INTERFACE_LOCAL, "Disconnected") != 0,
             dbus_message_has_path(message, DBUS_PATH_LOCAL) != 0
         {
@@ -33,16 +38,16 @@ extension ConnectionCore {
                 return state.disconnectHandler
             }
             handler?()
-            // Calls still waiting now would wait forever: libdbus completes those it
-            // tracks before Disconnected, but a call sent while the loss was in flight
-            // keeps waiting on a timeout that a lost connection no longer runs.
+            // No reply comes on a lost connection: the calls still waiting fail now
+            // (`.disconnected`) rather than at their deadlines.
             queue.async { [self] in failPendingCalls() }
-            return
+            return false
         }
-        guard let handler = state.withLock({ $0.signalHandler }) else { return }
+        guard let handler = state.withLock({ $0.signalHandler }) else { return false }
         // A signal we cannot decode is dropped: nobody could answer it anyway.
         guard let decoded = try? MessageDecoder.decode(message, valueBudget: MessageDecoder.maximumIncomingValueCount)
-        else { return }
+        else { return false }
         handler(decoded)
+        return false
     }
 }

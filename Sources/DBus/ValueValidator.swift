@@ -67,7 +67,7 @@ enum ValueValidator {
         case .byte, .boolean, .int16, .uint16, .int32, .uint32, .int64, .uint64, .double:
             return
         case let .string(s):
-            if s.utf8.contains(0) { throw .invalidMessage("a string argument contains a NUL character") }
+            if containsNUL(s) { throw .invalidMessage("a string argument contains a NUL character") }
         case let .objectPath(p):
             try check(p, "object path") { dbus_validate_path($0, $1) }
         case let .signature(g):
@@ -128,7 +128,7 @@ enum ValueValidator {
 
     private static func check(
         _ string: String, _ what: String,
-        _ validate: (UnsafePointer<CChar>, UnsafeMutablePointer<CDBus.DBusError>) -> dbus_bool_t
+        _ validate: (UnsafePointer<CChar>, UnsafeMutablePointer<CDBus.DBusError>?) -> dbus_bool_t
     ) throws(DBusError) {
         if let reason = validationFailure(string, validate) {
             throw .invalidMessage("\"\(string)\" is not a valid \(what): \(reason)")
