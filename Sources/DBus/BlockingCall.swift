@@ -12,8 +12,9 @@ extension DBusConnection {
         startCall(message, timeout: timeout, now: false, completion: completion)
     }
 
-    /// Encodes and sends; `now` sends from the calling thread (``ConnectionCore/sendCall(_:timeout:completion:)``).
-    private func startCall(
+    /// Encodes and sends; `now` sends from the calling thread (``ConnectionCore/sendCall(_:timeout:completion:)``),
+    /// else from the queue.
+    func startCall(
         _ message: DBusMessage, timeout: Duration, now: Bool,
         completion: @escaping @Sendable (Result<DBusMessage, DBusError>) -> Void
     ) {

@@ -7,7 +7,10 @@ internal import CDBus
 ///
 /// Every libdbus call on the connection runs on the connection's own serial DispatchQueue,
 /// driven by DispatchSources for libdbus's watches and timeouts (no thread blocks in
-/// libdbus). Handlers registered here run on that queue and must not block.
+/// libdbus), except that ``callBlocking(_:timeout:)`` and the async ``call(_:timeout:)``
+/// hand their message to libdbus from the calling thread. Replies, signals and calls are
+/// read and dispatched on the queue only. Handlers registered here run on that queue and
+/// must not block.
 /// Call ``close()`` when done: handlers that capture the connection keep it alive.
 public final class DBusConnection: Sendable {
     let core: ConnectionCore
@@ -87,9 +90,12 @@ public final class DBusConnection: Sendable {
     /// Sends a method call and waits for its reply without blocking a thread. An error reply
     /// throws ``DBusError/remote(name:message:)``; no reply within `timeout` throws
     /// `.remote(name: "org.freedesktop.DBus.Error.NoReply", …)`.
+    ///
+    /// The call is sent from the calling thread (no other thread is woken to send it; the
+    /// order of one thread's sends and calls is kept).
     public func call(_ message: DBusMessage, timeout: Duration = .seconds(25)) async throws(DBusError) -> DBusMessage {
         let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<DBusMessage, DBusError>, Never>) in
-            call(message, timeout: timeout) { continuation.resume(returning: $0) }
+            startCall(message, timeout: timeout, now: true) { continuation.resume(returning: $0) }
         }
         return try result.get()
     }
