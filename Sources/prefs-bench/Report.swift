@@ -86,7 +86,7 @@ struct Report {
                        rss.map { "\(Format.format1($0)) MiB" } ?? "?", "", "", "", "≤ 64 MiB", verdict(rss.map { $0 <= 64 })])
         }
         if let rapidWrites { table.add(rapidWrites.row) }
-        var text = "Machine: \(machine).  \nLoad: \(load).  \nRun: \(quick ? "`--quick`" : "full"); times are round trips through one private dbus-daemon, all clients using the project's DBus module.\n\n"
+        var text = "Machine: \(machine).  \nLoad: \(load).  \nRun: \(quick ? "`--quick`" : "full"); times are round trips through one private dbus-daemon, all clients but the GDBus reference using the project's DBus module.\n\n"
         text += table.render()
         var allNotes = notes
         if let reference { allNotes.append(reference.note) }
