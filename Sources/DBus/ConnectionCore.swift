@@ -6,8 +6,10 @@ internal import CDBus
 /// running on the connection queue.
 ///
 /// `@unchecked Sendable`: it is only a handle. Every use of it goes through the connection's
-/// serial queue (or happens inside a libdbus callback), except a blocking call's send from
-/// its caller's thread, which holds its own reference (``ConnectionCore/sendCall(_:timeout:completion:)``).
+/// serial queue (or happens inside a libdbus callback), so libdbus reads and dispatches on
+/// one thread only; the exceptions are sends (``ConnectionCore/enqueueSend(_:)``,
+/// ``ConnectionCore/sendCall(_:timeout:completion:)``), which libdbus's connection lock
+/// makes safe from any thread and which hold their own reference to the connection.
 struct UnsafeHandle: @unchecked Sendable {
     /// The libdbus object.
     let pointer: OpaquePointer
@@ -108,18 +110,42 @@ final class ConnectionCore: Sendable {
         Unmanaged.passRetained(self).toOpaque()
     }
 
-    /// Queues `message` for sending. Order of calls from one thread is kept.
+    /// Hands `message` to libdbus on the calling thread, which writes what the socket takes
+    /// at once and queues the rest for the connection's write watch. Order of calls from one
+    /// thread is kept.
+    ///
+    /// Sending on the caller's thread, not the queue's, spares a thread wake-up per message
+    /// (a reply sent by the store's writer goes out as soon as it is durable). libdbus allows
+    /// it: its connection lock serialises the send with the queue's reading and
+    /// dispatching, a send never waits for incoming data (nothing here blocks in libdbus
+    /// holding the connection's I/O path: there is no `send_with_reply_and_block`), and the
+    /// callbacks it may make meanwhile (a watch toggled, the dispatch status) only touch
+    /// locked bookkeeping and queue work. The connection is referenced for the duration,
+    /// so a concurrent ``close()`` cannot free it underneath.
     func enqueueSend(_ message: RawMessage) throws(DBusError) {
-        let open = state.withLock { state -> Bool in
-            guard !state.closed && !state.lost else { return false }
-            state.queuedSends += 1
-            return true
+        enum Route { case closed, queue, direct(UnsafeHandle) }
+        let route = state.withLock { state -> Route in
+            guard !state.closed, !state.lost, let connection = state.connection else { return .closed }
+            // Calls still queued (the completion form of call()) go out first: this waits behind them.
+            if state.queuedSends > 0 {
+                state.queuedSends += 1
+                return .queue
+            }
+            dbus_connection_ref(connection.pointer)
+            return .direct(connection)
         }
-        guard open else { throw .disconnected }
-        queue.async { [self] in
-            state.withLock { $0.queuedSends -= 1 }
-            guard let connection = liveConnection else { return }
+        switch route {
+        case .closed:
+            throw .disconnected
+        case .queue:
+            queue.async { [self] in
+                state.withLock { $0.queuedSends -= 1 }
+                guard let connection = liveConnection else { return }
+                _ = dbus_connection_send(connection.pointer, message.pointer, nil)
+            }
+        case .direct(let connection):
             _ = dbus_connection_send(connection.pointer, message.pointer, nil)
+            dbus_connection_unref(connection.pointer)
         }
     }
 

@@ -7,8 +7,8 @@ internal import CDBus
 ///
 /// Every libdbus call on the connection runs on the connection's own serial DispatchQueue,
 /// driven by DispatchSources for libdbus's watches and timeouts (no thread blocks in
-/// libdbus), except that ``callBlocking(_:timeout:)`` and the async ``call(_:timeout:)``
-/// hand their message to libdbus from the calling thread. Replies, signals and calls are
+/// libdbus), except that ``send(_:)``, ``callBlocking(_:timeout:)`` and the async
+/// ``call(_:timeout:)`` hand their message to libdbus from the calling thread. Replies, signals and calls are
 /// read and dispatched on the queue only. Handlers registered here run on that queue and
 /// must not block.
 /// Call ``close()`` when done: handlers that capture the connection keep it alive.
@@ -78,8 +78,9 @@ public final class DBusConnection: Sendable {
         }
     }
 
-    /// Encodes and queues `message`; thread-safe and returns at once. Messages sent from one
-    /// thread go out in order. Throws ``DBusError/invalidMessage(_:)`` for a message libdbus
+    /// Encodes `message` and hands it to libdbus on the calling thread, which writes it at
+    /// once when the socket takes it (else it is queued); thread-safe, never waits for the
+    /// peer. Messages sent from one thread go out in order. Throws ``DBusError/invalidMessage(_:)`` for a message libdbus
     /// would refuse (checked before anything is appended) and ``DBusError/disconnected`` once
     /// the connection is closed or lost.
     public func send(_ message: DBusMessage) throws(DBusError) {

@@ -67,8 +67,9 @@ extension ConnectionCore {
     /// hold our own reference to the libdbus connection while sending, so a concurrent
     /// ``close()`` cannot free it under us. Dispatch stays on the queue alone.
     ///
-    /// The order of one thread's calls and sends is kept: while any ``send(_:)`` or async
-    /// call is still queued, this call is queued behind them (``startCall(_:timeout:completion:)``).
+    /// The order of one thread's calls and sends is kept: while a call of the completion
+    /// form (or a send behind one) is still queued, this call is queued behind it
+    /// (``startCall(_:timeout:completion:)``); ``enqueueSend(_:)`` follows the same rule.
     func sendCall(
         _ message: RawMessage, timeout: Int32,
         completion: @escaping @Sendable (Result<DBusMessage, DBusError>) -> Void

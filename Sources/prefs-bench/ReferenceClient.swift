@@ -139,8 +139,9 @@ extension Benchmark {
         log("Read beside Ping")
         let (ping, read) = try measureReads(
             connection, budget: quick ? Budget(count: 2_000, seconds: 2) : Budget(count: 20_000, seconds: 8))
-        report.sizes.append(SizeResult(keys: 0, ping: ping, read: read, write: .missing("not run"),
-                                       dconfWrite: .missing("not run")))
+        let notRun = Figure.missing("not run")
+        report.sizes.append(SizeResult(keys: 0, ping: ping, read: read, write: WriteFigures(write: notRun, ping: notRun, sync: notRun),
+                                       dconfWrite: notRun))
         log("Read through the GDBus reference client beside the Swift client")
         report.reference = measureReferenceReads(connection, bus: bus, directory: work, budget: referenceBudget)
     }
