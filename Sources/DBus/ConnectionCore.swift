@@ -44,11 +44,12 @@ struct CoreState {
 
 /// The part of a connection that libdbus callbacks point at.
 ///
-/// All libdbus calls on the connection happen on ``queue`` but one: a blocking call's
-/// `dbus_connection_send` from its caller's thread (``sendCall(_:timeout:completion:)`` says
-/// why that is safe). Dispatch, and so libdbus's filter and object-path callbacks, run on
-/// ``queue`` only; watch and dispatch-status callbacks may also run on that sending thread. libdbus holds references to the core (as callback user data) until the libdbus
-/// connection is finalized.
+/// Every libdbus call on the connection happens on ``queue`` except sending:
+/// ``enqueueSend(_:)`` and ``sendCall(_:timeout:completion:)`` hand messages to libdbus from
+/// the caller's thread (they say why that is safe). Reading and dispatch, and so libdbus's
+/// filter and object-path callbacks, run on ``queue`` only; watch and dispatch-status
+/// callbacks may also run on a sending thread. libdbus holds references to the core (as
+/// callback user data) until the libdbus connection is finalized.
 final class ConnectionCore: Sendable {
     /// The serial queue every libdbus call on this connection runs on.
     let queue: DispatchQueue
@@ -183,8 +184,9 @@ final class ConnectionCore: Sendable {
         guard let connection = taken?.pointer else { return }
         dbus_connection_flush(connection)
         dbus_connection_close(connection)
-        // Lets libdbus complete the calls still waiting (with NoReply errors).
+        // Lets libdbus take in what the close left (its Disconnected message).
         _ = dbus_connection_get_dispatch_status(connection)
+        // No reply comes any more: the calls still waiting fail now.
         failPendingCalls()
         replyTimer.timer.cancel()
         state.withLock { state in

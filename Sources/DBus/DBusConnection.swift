@@ -8,9 +8,9 @@ internal import CDBus
 /// Every libdbus call on the connection runs on the connection's own serial DispatchQueue,
 /// driven by DispatchSources for libdbus's watches and timeouts (no thread blocks in
 /// libdbus), except that ``send(_:)``, ``callBlocking(_:timeout:)`` and the async
-/// ``call(_:timeout:)`` hand their message to libdbus from the calling thread. Replies, signals and calls are
-/// read and dispatched on the queue only. Handlers registered here run on that queue and
-/// must not block.
+/// ``call(_:timeout:)`` hand their message to libdbus from the calling thread. Replies,
+/// signals and calls are read and dispatched on the queue only. Handlers registered here run
+/// on that queue and must not block.
 /// Call ``close()`` when done: handlers that capture the connection keep it alive.
 public final class DBusConnection: Sendable {
     let core: ConnectionCore
