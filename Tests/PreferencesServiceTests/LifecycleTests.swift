@@ -82,6 +82,11 @@ struct LifecycleTests {
     @Test("prefsd exits when its bus goes away")
     func busGone() async throws {
         let fixture = try await ServiceFixture()
+        // Serving, not only owning the name: the store opens after the name is taken, and
+        // stopping the bus also deletes the fixture's directory, store included (a store
+        // deleted while it opens is a store error, exit 74, not the bus going away).
+        let client = PreferencesClient(connection: try fixture.connect())
+        try await client.write("com.example.App", "served", .integer(1))
         fixture.bus.stop()
         let status = await fixture.waitForExit()
         #expect(status == 0)
