@@ -141,21 +141,39 @@ final class BackendCore: Sendable {
 
     // MARK: Loading and following prefsd
 
+    /// Loads `domain`, subscribing first when it is not followed yet: the subscription's
+    /// calls and the reads go out together, so the load waits for one round trip.
     private func load(_ domain: String, first: Bool) {
         let needsSubscription = state.withLock { $0.domains[domain]?.subscription == nil }
+        var subscription: PreferencesSubscription?
         if needsSubscription {
             do throws(PrefsdGSettingsError) {
-                let subscription = try link.subscribe(domain) { [weak self] event in self?.handle(event, of: domain) }
+                subscription = try link.subscribe(domain) { [weak self] event in self?.handle(event, of: domain) }
                 state.withLock { $0.domains[domain]?.subscription = subscription }
             } catch {
                 finishLoad(domain, first: first, result: .failure(error))
                 return
             }
         }
+        let result: Result<PrefsdLink.Snapshot, PrefsdGSettingsError>
         do throws(PrefsdGSettingsError) {
-            finishLoad(domain, first: first, result: .success(try link.load(domain)))
+            result = .success(try link.load(domain))
         } catch {
-            finishLoad(domain, first: first, result: .failure(error))
+            result = .failure(error)
+        }
+        guard let subscription else { return finishLoad(domain, first: first, result: result) }
+        // Answered before the reads were (at once then); a load that failed is told first,
+        // so a bus that answers nothing delays no one beyond the load's own bound.
+        if case .failure = result { finishLoad(domain, first: first, result: result) }
+        do throws(PrefsdGSettingsError) {
+            try link.confirm(subscription)
+            if case .success = result { finishLoad(domain, first: first, result: result) }
+        } catch {
+            // Not in force: forgotten, so that the next load subscribes again.
+            state.withLock { state in
+                if state.domains[domain]?.subscription === subscription { state.domains[domain]?.subscription = nil }
+            }
+            if case .success = result { finishLoad(domain, first: first, result: .failure(error)) }
         }
     }
 

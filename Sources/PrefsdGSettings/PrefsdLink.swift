@@ -54,12 +54,24 @@ final class PrefsdLink: Sendable {
         connection.withLock { $0 = .failed(.serviceUnavailable("the connection to the session bus was lost")) }
     }
 
-    /// Follows `domain`'s changes: `handler` gets every event about it, in commit order,
-    /// from the moment this returns.
+    /// Starts following `domain`'s changes without waiting: the calls that put the
+    /// subscription in force are queued, and ``load(_:)`` called next goes out behind
+    /// them, so subscribing and loading cost one round trip. `handler` gets every event
+    /// about the domain, in commit order, from the moment ``confirm(_:)`` returns.
     func subscribe(_ domain: String, _ handler: @escaping @Sendable (PreferencesEvent) -> Void) throws(PrefsdGSettingsError) -> PreferencesSubscription {
         let proxy = try proxy()
         do throws(PreferencesProxyError) {
-            return try proxy.observeBlocking([domain], handler)
+            return try proxy.startObserving([domain], handler)
+        } catch {
+            throw .prefsd(error)
+        }
+    }
+
+    /// Returns once `subscription` is in force (at once after a ``load(_:)`` answered
+    /// behind it); throws why it could not be (it is then ended).
+    func confirm(_ subscription: PreferencesSubscription) throws(PrefsdGSettingsError) {
+        do throws(PreferencesProxyError) {
+            try subscription.confirmBlocking()
         } catch {
             throw .prefsd(error)
         }
@@ -77,8 +89,8 @@ final class PrefsdLink: Sendable {
         var forcedSerial: UInt32
     }
 
-    /// Reads a domain whole, with its forced keys: the two calls go out together, so the
-    /// load costs one round trip once the subscription is in force.
+    /// Reads a domain whole, with its forced keys: the two calls go out together, behind
+    /// the subscription's, so the load costs one round trip.
     func load(_ domain: String) throws(PrefsdGSettingsError) -> Snapshot {
         let proxy = try proxy()
         let forcedAnswer = Mutex<Result<(value: [String], serial: UInt32), PreferencesProxyError>?>(nil)
