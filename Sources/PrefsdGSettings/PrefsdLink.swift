@@ -96,13 +96,8 @@ final class PrefsdLink: Sendable {
         let forcedAnswer = Mutex<Result<(value: [String], serial: UInt32), PreferencesProxyError>?>(nil)
         let forcedDone = DispatchGroup()
         forcedDone.enter()
-        DispatchQueue.global().async {
-            let result: Result<(value: [String], serial: UInt32), PreferencesProxyError>
-            do throws(PreferencesProxyError) {
-                result = .success(try proxy.answerBlocking(PreferencesCall.forcedKeys(domain), timeout: Self.loadTimeout))
-            } catch {
-                result = .failure(error)
-            }
+        // Queued at once, ReadDomain right behind it: both go out together.
+        proxy.answer(PreferencesCall.forcedKeys(domain), timeout: Self.loadTimeout) { result in
             forcedAnswer.withLock { $0 = result }
             forcedDone.leave()
         }
