@@ -24,36 +24,32 @@ struct GSettingsFirstReadTests {
         bus.connect(bus_path)
         lock = threading.Lock()
         state = {'sent': b'', 'holding': False, 'released': False, 'held': []}
-        def upstream():
+        def upstream(data):
+            state['sent'] += data
+            if not state['holding'] and b'AddMatch' in state['sent']:
+                state['holding'] = True
+                print('holding the answers', flush=True)
+            if state['holding'] and not state['released'] and b'ReadDomain' in state['sent']:
+                state['released'] = True
+                held = b''.join(state['held'])
+                client.sendall(held)
+                print('ReadDomain sent with %d bytes of answers held back' % len(held), flush=True)
+            bus.sendall(data)
+        def downstream(data):
+            if state['holding'] and not state['released']:
+                state['held'].append(data)
+            else:
+                client.sendall(data)
+        def pump(source, target, handle):
             while True:
-                data = client.recv(65536)
+                data = source.recv(65536)
                 if not data:
-                    bus.shutdown(socket.SHUT_WR)
+                    target.shutdown(socket.SHUT_WR)
                     return
                 with lock:
-                    state['sent'] += data
-                    if not state['holding'] and b'AddMatch' in state['sent']:
-                        state['holding'] = True
-                        print('holding the answers', flush=True)
-                    if state['holding'] and not state['released'] and b'ReadDomain' in state['sent']:
-                        state['released'] = True
-                        held = b''.join(state['held'])
-                        client.sendall(held)
-                        print('ReadDomain sent with %d bytes of answers held back' % len(held), flush=True)
-                bus.sendall(data)
-        def downstream():
-            while True:
-                data = bus.recv(65536)
-                if not data:
-                    client.shutdown(socket.SHUT_WR)
-                    return
-                with lock:
-                    if state['holding'] and not state['released']:
-                        state['held'].append(data)
-                        continue
-                    client.sendall(data)
-        for work in (upstream, downstream):
-            threading.Thread(target=work, daemon=True).start()
+                    handle(data)
+        threading.Thread(target=pump, args=(client, bus, upstream), daemon=True).start()
+        threading.Thread(target=pump, args=(bus, client, downstream), daemon=True).start()
 
     while True:
         connection, _ = server.accept()
