@@ -15,32 +15,50 @@ final class PrefsdLink: Sendable {
 
     private enum Connection: Sendable {
         case notYet
+        /// One caller connects, outside the lock; the group is left when it is done.
+        case connecting(DispatchGroup)
         case open(PreferencesProxy)
         case failed(PreferencesProxyError)
     }
 
     private let connection = Mutex(Connection.notYet)
 
-    /// The proxy, connecting on first use; a connection that failed (no bus) stays failed.
+    /// The proxy, connecting on first use (once per process: GLib keeps one backend); a
+    /// connection that failed (no bus) stays failed. The connection is made without the
+    /// lock, so that ``isUsable`` (asked on the host's thread) never waits for it.
     private func proxy() throws(PrefsdGSettingsError) -> PreferencesProxy {
-        let result: Result<PreferencesProxy, PreferencesProxyError> = connection.withLock { connection in
-            switch connection {
-            case .open(let proxy): return .success(proxy)
-            case .failed(let error): return .failure(error)
-            case .notYet:
-                do throws(PreferencesProxyError) {
-                    let proxy = try PreferencesProxy.connect()
-                    connection = .open(proxy)
-                    return .success(proxy)
-                } catch {
-                    connection = .failed(error)
-                    return .failure(error)
+        enum Step { case ready(PreferencesProxy), failed(PreferencesProxyError), wait(DispatchGroup), connect(DispatchGroup) }
+        while true {
+            let step = connection.withLock { connection -> Step in
+                switch connection {
+                case .open(let proxy): return .ready(proxy)
+                case .failed(let error): return .failed(error)
+                case .connecting(let done): return .wait(done)
+                case .notYet:
+                    let done = DispatchGroup()
+                    done.enter()
+                    connection = .connecting(done)
+                    return .connect(done)
                 }
             }
-        }
-        switch result {
-        case .success(let proxy): return proxy
-        case .failure(let error): throw .prefsd(error)
+            switch step {
+            case .ready(let proxy): return proxy
+            case .failed(let error): throw .prefsd(error)
+            case .wait(let done): done.wait()
+            case .connect(let done):
+                let made = Result { () throws(PreferencesProxyError) in try PreferencesProxy.connect() }
+                // Closed (or lost) meanwhile: the new connection is not wanted.
+                let unwanted = connection.withLock { connection -> PreferencesProxy? in
+                    guard case .connecting = connection else { return try? made.get() }
+                    switch made {
+                    case .success(let proxy): connection = .open(proxy)
+                    case .failure(let error): connection = .failed(error)
+                    }
+                    return nil
+                }
+                unwanted?.close()
+                done.leave()
+            }
         }
     }
 
@@ -135,9 +153,11 @@ final class PrefsdLink: Sendable {
 
     /// Ends the subscriptions and closes the connection.
     func close() {
-        connection.withLock { connection in
-            if case .open(let proxy) = connection { proxy.close() }
-            connection = .failed(.serviceUnavailable("the backend was finalized"))
+        let open = connection.withLock { connection -> PreferencesProxy? in
+            defer { connection = .failed(.serviceUnavailable("the backend was finalized")) }
+            if case .open(let proxy) = connection { return proxy }
+            return nil
         }
+        open?.close()
     }
 }
