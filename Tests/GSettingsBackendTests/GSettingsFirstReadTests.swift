@@ -69,15 +69,10 @@ struct GSettingsFirstReadTests {
         let relaySocket = FileManager.default.temporaryDirectory.appendingPathComponent("prefsd-relay-\(UUID().uuidString)").path
         defer { unlink(relaySocket) }
         let fixture = try GSettingsFixture(busAddress: "unix:path=\(relaySocket)")
-        let (relay, relayOutput) = try fixture.start("/usr/bin/python3", ["-u", "-c", Self.relay, relaySocket, busPath])
+        let (relay, relayOutput) = try await fixture.startListener(Self.relay, [relaySocket, busPath])
         defer {
             kill(relay.processIdentifier, SIGKILL)
             relay.waitUntilExit()
-        }
-        let deadline = ContinuousClock.now + .seconds(30)
-        while !((try? String(contentsOf: relayOutput, encoding: .utf8))?.contains("listening") ?? false) {
-            guard relay.isRunning, ContinuousClock.now < deadline else { throw FixtureError("the relay did not start") }
-            try await Task.sleep(for: .milliseconds(20))
         }
 
         let read = try fixture.gsettings("get", GSettingsFixture.schema, "text")
