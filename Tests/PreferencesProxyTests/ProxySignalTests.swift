@@ -218,7 +218,10 @@ struct ProxySignalTests {
         let (events, continuation) = AsyncStream<PreferencesEvent>.makeStream()
         let subscription = try proxy.startObserving(["com.example.Together"]) { continuation.yield($0) }
         defer { subscription.cancel() }
-        let answer = try proxy.answerBlocking(PreferencesCall.readDomain("com.example.Together"))
+        // Without waiting, as a cache loading in one round trip sends its reads.
+        let answer = try await withCheckedContinuation { (done: CheckedContinuation<Result<(value: [String: PropertyListValue], serial: UInt32), PreferencesProxyError>, Never>) in
+            proxy.answer(PreferencesCall.readDomain("com.example.Together")) { done.resume(returning: $0) }
+        }.get()
         #expect(answer.value == ["k": .integer(1)])
         try subscription.confirmBlocking()
         #expect(proxy.matchRules == [PreferencesBus.domainMatchRule(domain: "com.example.Together"): 1])
