@@ -7,7 +7,9 @@ internal import CDBus
 ///
 /// `@unchecked Sendable`: it is only a handle. Every use of it goes through the connection's
 /// serial queue (or happens inside a libdbus callback, which runs on that queue), so libdbus
-/// is only ever called from one thread at a time.
+/// reads and dispatches on one thread only; the one exception is sending
+/// (``ConnectionCore/enqueueSend(_:)``), which libdbus's connection lock makes safe from any
+/// thread.
 struct UnsafeHandle: @unchecked Sendable {
     /// The libdbus object.
     let pointer: OpaquePointer
@@ -94,14 +96,27 @@ final class ConnectionCore: Sendable {
         Unmanaged.passRetained(self).toOpaque()
     }
 
-    /// Queues `message` for sending. Order of calls from one thread is kept.
+    /// Hands `message` to libdbus on the calling thread, which writes what the socket takes
+    /// at once and queues the rest for the connection's write watch. Order of calls from one
+    /// thread is kept.
+    ///
+    /// Sending on the caller's thread, not the queue's, spares a thread wake-up per message
+    /// (a reply sent by the store's writer goes out as soon as it is durable). libdbus allows
+    /// it: its connection lock serialises the send with the queue's reading and
+    /// dispatching, a send never waits for incoming data (nothing here blocks in libdbus
+    /// holding the connection's I/O path: there is no `send_with_reply_and_block`), and the
+    /// callbacks it may make meanwhile (a watch toggled, the dispatch status) only touch
+    /// locked bookkeeping and queue work. The connection is referenced for the duration,
+    /// so a concurrent ``close()`` cannot free it underneath.
     func enqueueSend(_ message: RawMessage) throws(DBusError) {
-        let open = state.withLock { !$0.closed && !$0.lost }
-        guard open else { throw .disconnected }
-        queue.async { [self] in
-            guard let connection = liveConnection else { return }
-            _ = dbus_connection_send(connection.pointer, message.pointer, nil)
+        let connection = state.withLock { state -> UnsafeHandle? in
+            guard !state.closed, !state.lost, let connection = state.connection else { return nil }
+            dbus_connection_ref(connection.pointer)
+            return connection
         }
+        guard let connection else { throw .disconnected }
+        _ = dbus_connection_send(connection.pointer, message.pointer, nil)
+        dbus_connection_unref(connection.pointer)
     }
 
     /// Blocks until every queued outgoing message is written.

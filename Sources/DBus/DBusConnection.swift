@@ -75,8 +75,9 @@ public final class DBusConnection: Sendable {
         }
     }
 
-    /// Encodes and queues `message`; thread-safe and returns at once. Messages sent from one
-    /// thread go out in order. Throws ``DBusError/invalidMessage(_:)`` for a message libdbus
+    /// Encodes `message` and hands it to libdbus on the calling thread, which writes it at
+    /// once when the socket takes it (else it is queued); thread-safe, never waits for the
+    /// peer. Messages sent from one thread go out in order. Throws ``DBusError/invalidMessage(_:)`` for a message libdbus
     /// would refuse (checked before anything is appended) and ``DBusError/disconnected`` once
     /// the connection is closed or lost.
     public func send(_ message: DBusMessage) throws(DBusError) {

@@ -39,6 +39,13 @@ extension PropertyListValue {
     /// - Throws: `PreferencesModelError.undecodableValue` when the bytes are truncated,
     ///   carry an unknown version or tag, hold invalid UTF-8 or a duplicate dictionary key,
     ///   nest deeper than ``maximumDecodingDepth``, or are followed by trailing bytes.
+    public init(encoded bytes: UnsafeRawBufferPointer) throws(PreferencesModelError) {
+        self = try Codec.decodeDocument(bytes)
+    }
+
+    /// Decodes a value written by ``encoded()``, from any collection of its bytes.
+    ///
+    /// - Throws: as ``init(encoded:)-(UnsafeRawBufferPointer)``.
     public init(encoded bytes: some Collection<UInt8>) throws(PreferencesModelError) {
         let decoded: Result<PropertyListValue, PreferencesModelError>? =
             bytes.withContiguousStorageIfAvailable { buffer in

@@ -51,8 +51,23 @@ extension PropertyListValue {
     /// nested dictionaries.
     public static let maximumDBusNesting = 62
 
-    /// The bytes the value takes marshalled as a `v` argument: what the value quota measures.
-    public var marshalledSize: Int { dbusVariant.marshalledSize }
+    /// The bytes the value takes marshalled as a `v` argument at offset 0: what the value
+    /// quota measures.
+    ///
+    /// Scalars are counted directly (prefsd counts every value of the store at start-up, so
+    /// this spares building 100,000 `DBusValue`s); arrays and dictionaries are marshalled
+    /// in thought through ``DBusValue/marshalledSize``. The variant's signature comes first
+    /// (length byte, text, NUL), then the value at its alignment.
+    public var marshalledSize: Int {
+        switch self {
+        case .string(let text): 4 + 4 + text.utf8.count + 1  // "s" → 3 bytes, padded to 4; length; text; NUL
+        case .integer, .real: 8 + 8  // "x" / "d" → 3 bytes, padded to 8
+        case .boolean: 4 + 4  // "b" → 3 bytes, padded to 4
+        case .data(let bytes): 4 + 4 + bytes.count  // "ay" → 4 bytes; length; bytes
+        case .date: 8 + 8  // "(d)" → 5 bytes, padded to 8
+        case .array, .dictionary: dbusVariant.marshalledSize
+        }
+    }
 
     /// Maps a value received from the bus to a property-list value.
     ///

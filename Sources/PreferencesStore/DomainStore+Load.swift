@@ -20,7 +20,9 @@ extension DomainStore {
                 let statement = try db.makeStatement(sql: StoreSchema.selectAll)
                 let raw = statement.sqliteStatement
                 var domains: [DomainName: [String: PropertyListValue]] = [:]
-                var currentName: String?
+                // The current domain's name as stored: rows come sorted by domain, so its
+                // String is made once per domain, not once per row.
+                var currentName: [UInt8]?
                 var currentDomain: DomainName?
                 var keys: [String: PropertyListValue] = [:]
 
@@ -38,21 +40,20 @@ extension DomainStore {
                             message: String(cString: sqlite3_errmsg(db.sqliteConnection)),
                             sql: StoreSchema.selectAll)
                     }
-                    let name = Self.text(raw, column: 0)
-                    if name != currentName {
+                    let nameBytes = Self.bytes(raw, column: 0)
+                    if currentName.map({ !$0.elementsEqual(nameBytes) }) ?? true {
                         finishDomain()
-                        currentName = name
-                        currentDomain = try? DomainName(name)
+                        currentName = Array(nameBytes)
+                        currentDomain = try? DomainName(String(decoding: nameBytes, as: UTF8.self))
                     }
                     let key = Self.text(raw, column: 1)
                     guard let currentDomain else {
                         skippedCount += 1
-                        if skipped.count < 10 { skipped.append("invalid domain name \(name.debugDescription)") }
+                        if skipped.count < 10 { skipped.append("invalid domain name \(String(decoding: nameBytes, as: UTF8.self).debugDescription)") }
                         continue
                     }
-                    let length = Int(sqlite3_column_bytes(raw, 2))
-                    let bytes = UnsafeBufferPointer(
-                        start: sqlite3_column_blob(raw, 2)?.assumingMemoryBound(to: UInt8.self), count: length)
+                    let blob = sqlite3_column_blob(raw, 2)
+                    let bytes = UnsafeRawBufferPointer(start: blob, count: Int(sqlite3_column_bytes(raw, 2)))
                     do {
                         keys[key] = try PropertyListValue(encoded: bytes)
                     } catch {
@@ -76,8 +77,12 @@ extension DomainStore {
 
     /// The text of `column` of the current row, as Swift text.
     private static func text(_ statement: SQLiteStatement, column: Int32) -> String {
-        let length = Int(sqlite3_column_bytes(statement, column))
-        guard let pointer = sqlite3_column_text(statement, column) else { return "" }
-        return String(decoding: UnsafeBufferPointer(start: pointer, count: length), as: UTF8.self)
+        String(decoding: bytes(statement, column: column), as: UTF8.self)
+    }
+
+    /// The UTF-8 bytes of text `column` of the current row, valid until the next step.
+    private static func bytes(_ statement: SQLiteStatement, column: Int32) -> UnsafeBufferPointer<UInt8> {
+        guard let pointer = sqlite3_column_text(statement, column) else { return UnsafeBufferPointer(start: nil, count: 0) }
+        return UnsafeBufferPointer(start: pointer, count: Int(sqlite3_column_bytes(statement, column)))
     }
 }

@@ -138,23 +138,32 @@ extension DomainStore {
     /// Commits `batches` in one transaction; says whether a failure was a full disk.
     private func write(_ batches: [PendingBatch]) -> (result: Result<Void, StoreError>, diskFull: Bool) {
         do {
-            try database.inTransaction(.immediate) { db in
-                let upsert = try db.cachedStatement(sql: StoreSchema.upsert)
-                let delete = try db.cachedStatement(sql: StoreSchema.delete)
-                let deleteDomain = try db.cachedStatement(sql: StoreSchema.deleteDomain)
-                for batch in batches {
-                    for mutation in batch.mutations {
-                        switch mutation {
-                        case .set(let domain, let key, let value):
-                            try upsert.execute(arguments: [domain.rawValue, key, Data(value.encoded())])
-                        case .remove(let domain, let key):
-                            try delete.execute(arguments: [domain.rawValue, key])
-                        case .removeDomain(let domain):
-                            try deleteDomain.execute(arguments: [domain.rawValue])
+            // BEGIN and COMMIT are prepared once and kept, like the statements between
+            // them (GRDB's `inTransaction` parses both anew for every transaction).
+            try database.writeWithoutTransaction { db in
+                try db.cachedStatement(sql: StoreSchema.begin).execute()
+                do {
+                    let upsert = try db.cachedStatement(sql: StoreSchema.upsert)
+                    let delete = try db.cachedStatement(sql: StoreSchema.delete)
+                    let deleteDomain = try db.cachedStatement(sql: StoreSchema.deleteDomain)
+                    for batch in batches {
+                        for mutation in batch.mutations {
+                            switch mutation {
+                            case .set(let domain, let key, let value):
+                                try upsert.execute(arguments: [domain.rawValue, key, Data(value.encoded())])
+                            case .remove(let domain, let key):
+                                try delete.execute(arguments: [domain.rawValue, key])
+                            case .removeDomain(let domain):
+                                try deleteDomain.execute(arguments: [domain.rawValue])
+                            }
                         }
                     }
+                    try db.cachedStatement(sql: StoreSchema.commit).execute()
+                } catch {
+                    // SQLite may have rolled back already (a full disk, an I/O error).
+                    if db.isInsideTransaction { try? db.rollback() }
+                    throw error
                 }
-                return .commit
             }
         } catch {
             let reason = StoreError.explain(error, path: files.databasePath, directory: files.directoryPath)

@@ -21,6 +21,8 @@ enum StoreSchema {
         return migrator
     }
 
+    static let begin = "BEGIN IMMEDIATE TRANSACTION"
+    static let commit = "COMMIT TRANSACTION"
     static let upsert = "INSERT INTO preference(domain, key, value) VALUES (?, ?, ?) ON CONFLICT(domain, key) DO UPDATE SET value = excluded.value"
     static let delete = "DELETE FROM preference WHERE domain = ? AND key = ?"
     static let deleteDomain = "DELETE FROM preference WHERE domain = ?"

@@ -30,6 +30,7 @@ struct Benchmark {
                                         store: work.appendingPathComponent("store"),
                                         log: work.appendingPathComponent("prefsd.log"), probe: connection)
         var prefsdStopped = false
+        report.emptyPeakRSS = prefsd.child.peakResidentBytes()
         defer { if !prefsdStopped { prefsd.stop() } }
 
         if options.onlyRapidWrites {
@@ -67,7 +68,8 @@ struct Benchmark {
             _ = try connection.callBlocking(Calls.dconfChange((0..<64).map { ("/bench/conc/w\($0)", nil) }))
         }
 
-        // The size sweep: Read vs Ping, Write vs dconf's Change.
+        // The size sweep: Read vs Ping, Write vs Ping + fdatasync and dconf's Change.
+        let disk = try DiskFloor(directory: work.appendingPathComponent("store"))
         _ = try connection.callBlocking(Calls.write(bigDomain, "probe", 1))
         var prefsdKeys = 0
         var dconfKeys = 0
@@ -104,7 +106,7 @@ struct Benchmark {
             let (ping, read) = try measureReads(
                 connection, budget: quick ? Budget(count: 2_000, seconds: 2) : Budget(count: 20_000, seconds: 8))
             let write = try measureWrites(
-                connection, budget: quick ? Budget(count: 200, seconds: 2) : Budget(count: 2_000, seconds: 8),
+                connection, disk: disk, budget: quick ? Budget(count: 200, seconds: 2) : Budget(count: 2_000, seconds: 8),
                 serial: &serial)
             report.sizes.append(SizeResult(keys: size, ping: ping, read: read, write: write, dconfWrite: dconfWrite,
                                            dconfKeys: dconf == nil ? nil : dconfKeys))

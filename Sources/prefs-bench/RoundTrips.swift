@@ -7,7 +7,7 @@ struct SizeResult {
     var keys: Int
     var ping: Figure
     var read: Figure
-    var write: Figure
+    var write: WriteFigures
     var dconfWrite: Figure
     var dconfKeys: Int?
 }
@@ -50,16 +50,40 @@ func measureReads(_ connection: DBusConnection, budget: Budget) throws -> (ping:
     return (Figure(lanes[0]), Figure(lanes[1]))
 }
 
-/// Durable `Write`s of one key of the big domain, a new value each time.
-func measureWrites(_ connection: DBusConnection, budget: Budget, serial: inout Int64) throws -> Figure {
+/// A durable write and its floor, measured side by side.
+struct WriteFigures {
+    /// Durable `Write`s of one key.
+    var write: Figure
+    /// `Peer.Ping` to prefsd: the round trip.
+    var ping: Figure
+    /// A 4 KiB overwrite and `fdatasync` in the store's directory: the disk.
+    var sync: Figure
+
+    /// The floor: Ping p50 + fdatasync p50.
+    var floor: Double? {
+        guard let ping = ping.summary, let sync = sync.summary else { return nil }
+        return ping.median + sync.median
+    }
+
+    /// Write p50 / (Ping p50 + fdatasync p50).
+    var ratio: Double? {
+        guard let floor, let write = write.summary else { return nil }
+        return write.median / floor
+    }
+}
+
+/// Durable `Write`s of one key of the big domain, a new value each time, interleaved with
+/// `Peer.Ping` and the disk's floor (``DiskFloor``) so the three see the same load.
+func measureWrites(_ connection: DBusConnection, disk: DiskFloor, budget: Budget, serial: inout Int64) throws -> WriteFigures {
+    let ping = Calls.ping(PreferencesBus.busName)
     for _ in 0..<5 { serial += 1; _ = try connection.timed(Calls.write(bigDomain, "w", serial)) }
     var local = serial
-    let lanes = try sample(budget) { _ in
+    let lanes = try sample(budget, 3) { _ in
         local += 1
-        return [try connection.timed(Calls.write(bigDomain, "w", local))]
+        return [try connection.timed(Calls.write(bigDomain, "w", local)), try connection.timed(ping), try disk.sample()]
     }
     serial = local
-    return Figure(lanes[0])
+    return WriteFigures(write: Figure(lanes[0]), ping: Figure(lanes[1]), sync: Figure(lanes[2]))
 }
 
 /// dconf `Change`s of one key, a new value each time.

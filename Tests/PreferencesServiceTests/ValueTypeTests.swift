@@ -7,6 +7,19 @@ import Testing
 
 @Suite("Every value type goes in and comes back with its type")
 struct ValueTypeTests {
+    @Test("a value's quota size is the size its variant takes on the bus, for every type")
+    func quotaSizeIsMarshalledSize() {
+        let values: [PropertyListValue] = [
+            .string(""), .string("a"), .string("héllo ✓"), .string(String(repeating: "x", count: 1000)),
+            .integer(0), .integer(Int64.min), .real(-0.25), .boolean(true), .boolean(false),
+            .data(Data()), .data(Data([1, 2, 3])), .date(secondsSince1970: 1_700_000_000.5),
+            .array([]), .array([.integer(1), .string("two")]), .dictionary([:]), .dictionary(["k": .real(1)]),
+        ]
+        for value in values {
+            #expect(value.marshalledSize == value.dbusVariant.marshalledSize, "\(value)")
+        }
+    }
+
     @Test("property-list values round-trip exactly")
     func roundTrip() async throws {
         let fixture = try await ServiceFixture()

@@ -46,6 +46,44 @@ struct DomainStoreTests {
         #expect(reopened.recoveredFrom == nil)
     }
 
+    @Test("loading groups rows by domain, leaving out rows with a bad domain name or value and saying so")
+    func loadsRowsByDomain() throws {
+        let temporary = try TemporaryDirectory()
+        let log = LogRecorder()
+        // Names longer than 15 bytes, so no two of them share a small-string form.
+        let first = domain("org.example.FirstApplication")
+        let second = domain("org.example.FirstApplicationToo")
+        do {
+            let store = try DomainStore(directory: temporary.store, logger: log.logger)
+            try store.commitAndWait([
+                .set(first, key: "a", value: .integer(1)), .set(first, key: "b", value: .string("two")),
+                .set(second, key: "a", value: .real(3)), .set(.global, key: "g", value: .boolean(true)),
+            ]).get()
+            store.close()
+        }
+        // Rows another program could have left: a domain name prefsd refuses, a value it
+        // cannot decode, between domains it keeps.
+        let database = try DatabaseQueue(path: temporary.store.appendingPathComponent("store.sqlite").path)
+        try database.write { db in
+            try db.execute(sql: "INSERT INTO preference VALUES (?, ?, ?)", arguments: ["bad name", "x", Data(PropertyListValue.integer(1).encoded())])
+            try db.execute(sql: "INSERT INTO preference VALUES (?, ?, ?)", arguments: [first.rawValue, "broken", Data([0xFF, 0x00])])
+        }
+        try database.close()
+
+        let reopened = try DomainStore(directory: temporary.store, logger: log.logger)
+        defer { reopened.close() }
+        let loaded = try reopened.loadAll()
+        #expect(loaded == [
+            first: ["a": .integer(1), "b": .string("two")],
+            second: ["a": .real(3)],
+            .global: ["g": .boolean(true)],
+        ])
+        let report = log.messages.first { $0.contains("cannot be read and were left out") }
+        #expect(report?.contains("2 stored preferences") == true, "\(log.messages)")
+        #expect(report?.contains("invalid domain name \"bad name\"") == true, "\(log.messages)")
+        #expect(report?.contains("\"broken\"") == true, "\(log.messages)")
+    }
+
     @Test("mutations of one batch apply in order")
     func orderWithinBatch() throws {
         let temporary = try TemporaryDirectory()
