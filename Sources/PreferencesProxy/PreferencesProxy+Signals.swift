@@ -51,17 +51,32 @@ extension PreferencesProxy {
     public func observeBlocking(
         _ domains: [String]? = nil, resolving: Bool = true, _ handler: @escaping @Sendable (PreferencesEvent) -> Void
     ) throws(PreferencesProxyError) -> PreferencesSubscription {
-        let done = DispatchSemaphore(value: 0)
-        let outcome = Mutex<Result<UInt64, PreferencesProxyError>?>(nil)
-        router.subscribe(SignalRouter.Subscriber(
+        let subscription = try startObserving(domains, resolving: resolving, handler)
+        try subscription.confirmBlocking()
+        return subscription
+    }
+
+    /// ``observeBlocking(_:resolving:_:)`` without its wait, to subscribe and read in one
+    /// round trip: returns once the calls that put the subscription in force are queued,
+    /// before any is answered. The bus handles a connection's messages in order, so a
+    /// call made after this returns reaches it after them and is answered after them:
+    /// once that answer has come, ``PreferencesSubscription/confirmBlocking()`` returns at
+    /// once, and, when it does not throw, every change prefsd commits after that answer is
+    /// delivered (its ``DomainChange/serial`` is higher than the answer's).
+    /// - Throws: ``PreferencesProxyError/invalidName(_:)`` for a domain name that breaks
+    ///   the rules; ``PreferencesProxyError/serviceUnavailable(_:)`` when the proxy is closed.
+    public func startObserving(
+        _ domains: [String]? = nil, resolving: Bool = true, _ handler: @escaping @Sendable (PreferencesEvent) -> Void
+    ) throws(PreferencesProxyError) -> PreferencesSubscription {
+        let confirmation = SubscriptionConfirmation()
+        let identifier = router.subscribe(SignalRouter.Subscriber(
             domains: domains.map(Set.init), resolving: resolving, deliver: handler, finish: {}
-        )) { result in
-            outcome.withLock { $0 = result }
-            done.signal()
+        )) { result in confirmation.settle(result.map { _ in () }) }
+        guard let identifier else {
+            try confirmation.wait()
+            throw .serviceUnavailable("the subscription failed without a reason")
         }
-        done.wait()
-        let identifier = try (outcome.withLock { $0 } ?? .failure(.serviceUnavailable("the subscription was not answered"))).get()
-        return PreferencesSubscription(router: router, identifier: identifier)
+        return PreferencesSubscription(router: router, identifier: identifier, confirmation: confirmation)
     }
 
     private func subscribe(_ subscriber: SignalRouter.Subscriber) async throws(PreferencesProxyError) -> UInt64 {
@@ -113,10 +128,13 @@ public final class PreferencesSubscription: Sendable {
     private let router: SignalRouter
     private let identifier: UInt64
     private let cancelled = Atomic(false)
+    /// How the calls that put it in force were answered (`nil`: known to be in force).
+    private let confirmation: SubscriptionConfirmation?
 
-    init(router: SignalRouter, identifier: UInt64) {
+    init(router: SignalRouter, identifier: UInt64, confirmation: SubscriptionConfirmation? = nil) {
         self.router = router
         self.identifier = identifier
+        self.confirmation = confirmation
     }
 
     deinit {
@@ -127,5 +145,41 @@ public final class PreferencesSubscription: Sendable {
     public func cancel() {
         guard !cancelled.exchange(true, ordering: .relaxed) else { return }
         router.unsubscribe(identifier)
+    }
+
+    /// Returns once the subscription is in force (at once for one made by ``PreferencesProxy/observe(_:resolving:_:)``
+    /// or ``PreferencesProxy/observeBlocking(_:resolving:_:)``, or once the bus has answered a
+    /// call made after ``PreferencesProxy/startObserving(_:resolving:_:)``). Never call it
+    /// from a subscription's handler or the connection's queue.
+    /// - Throws: why it could not be put in force (it then delivers nothing more).
+    public func confirmBlocking() throws(PreferencesProxyError) {
+        try confirmation?.wait()
+    }
+}
+
+/// The outcome of the calls that put a subscription in force, settled once, waited for
+/// any number of times.
+final class SubscriptionConfirmation: Sendable {
+    private let outcome = Mutex<Result<Void, PreferencesProxyError>?>(nil)
+    private let answered = DispatchSemaphore(value: 0)
+
+    /// Records the outcome (the first one counts) and wakes the waiters.
+    func settle(_ result: Result<Void, PreferencesProxyError>) {
+        let first = outcome.withLock { outcome -> Bool in
+            guard outcome == nil else { return false }
+            outcome = result
+            return true
+        }
+        if first { answered.signal() }
+    }
+
+    /// Blocks until the outcome is known; throws the failure.
+    func wait() throws(PreferencesProxyError) {
+        if let known = outcome.withLock({ $0 }) { return try known.get() }
+        answered.wait()
+        // Wakes the next waiter in turn.
+        answered.signal()
+        guard let known = outcome.withLock({ $0 }) else { return }
+        try known.get()
     }
 }

@@ -77,6 +77,16 @@ public final class PreferencesProxy: Sendable {
         return (try request.reply(reply.body), reply.serial)
     }
 
+    /// Like ``perform(_:timeout:completion:)``, with the serial of prefsd's reply (see
+    /// ``answerBlocking(_:timeout:)``). The call is queued before this returns: calls made
+    /// after it reach the bus after it.
+    public func answer<Reply>(
+        _ request: PreferencesRequest<Reply>, timeout: Duration = defaultTimeout,
+        completion: @escaping @Sendable (Result<(value: Reply, serial: UInt32), PreferencesProxyError>) -> Void
+    ) {
+        Self.answer(request, on: connection, timeout: timeout, completion: completion)
+    }
+
     /// Sends `request` without waiting; `completion` runs once with the reply read, on the
     /// connection's queue (it must not block).
     public func perform<Reply>(
@@ -90,9 +100,16 @@ public final class PreferencesProxy: Sendable {
         _ request: PreferencesRequest<Reply>, on connection: DBusConnection, timeout: Duration,
         completion: @escaping @Sendable (Result<Reply, PreferencesProxyError>) -> Void
     ) {
+        answer(request, on: connection, timeout: timeout) { result in completion(result.map { $0.value }) }
+    }
+
+    static func answer<Reply>(
+        _ request: PreferencesRequest<Reply>, on connection: DBusConnection, timeout: Duration,
+        completion: @escaping @Sendable (Result<(value: Reply, serial: UInt32), PreferencesProxyError>) -> Void
+    ) {
         connection.call(request.message, timeout: timeout) { result in
             completion(result.mapError(PreferencesProxyError.init).flatMap { reply in
-                Result { () throws(PreferencesProxyError) in try request.reply(reply.body) }
+                Result { () throws(PreferencesProxyError) in (try request.reply(reply.body), reply.serial) }
             })
         }
     }

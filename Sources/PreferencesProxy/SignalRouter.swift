@@ -20,6 +20,8 @@ final class SignalRouter: Sendable {
     private let connection: DBusConnection
     private let state = Mutex(State())
     private let inbox = Mutex(Inbox())
+    /// Held while a subscriber's calls are queued (see ``subscribe(_:completion:)``).
+    private let queueing = Mutex(())
     private let deliveryQueue = DispatchQueue(label: "PreferencesProxy.delivery")
 
     /// What the inbox carries: what to deliver, in order.
@@ -84,10 +86,6 @@ final class SignalRouter: Sendable {
             return domains.contains(domain)
         }
 
-        var rules: [String] {
-            followed.map(SignalRouter.rule(domain:))
-        }
-
         /// The domains whose signals it needs (`nil`: every domain).
         var followed: [String?] {
             domains.map { $0.sorted() } ?? [nil]
@@ -135,83 +133,102 @@ final class SignalRouter: Sendable {
 
     // MARK: Subscribing
 
-    /// Adds a subscriber: follows the owner of prefsd's name first, then adds each of its
-    /// match rules that no other subscriber holds, and calls `completion` once they are in
-    /// force (on the connection's queue, or at once).
-    func subscribe(_ subscriber: Subscriber, completion: @escaping @Sendable (Result<UInt64, PreferencesProxyError>) -> Void) {
+    /// Adds a subscriber and queues, before returning, every call it still needs: following
+    /// the owner of prefsd's name (unless followed already) and adding each of its match
+    /// rules that no other subscriber holds. None of these calls waits for another: the
+    /// bus handles one connection's messages in order, so the owner's rule is in force
+    /// before `GetNameOwner` is answered, and the domains' rules after it. `completion` is
+    /// called once, when every one of them is answered (on the connection's queue, or at
+    /// once): with the identifier, or with the failure (the subscriber then removed).
+    /// - Returns: the identifier (its calls, and those of any other subscriber it waits
+    ///   on, are queued: a call queued after this returns reaches the bus after them), or
+    ///   `nil` when it failed at once (`completion` was called with why).
+    @discardableResult
+    func subscribe(_ subscriber: Subscriber, completion: @escaping @Sendable (Result<UInt64, PreferencesProxyError>) -> Void) -> UInt64? {
         for domain in subscriber.domains ?? [] {
             do {
                 _ = try DomainName(domain)
             } catch {
-                return completion(.failure(.invalidName(error.description)))
+                completion(.failure(.invalidName(error.description)))
+                return nil
             }
         }
-        followOwner { [self] error in
-            if let error { return completion(.failure(error)) }
-            addRules(of: subscriber, completion: completion)
+        // Held while the calls are queued (not sent: queueing never blocks), so a subscriber
+        // that finds a call in progress finds it queued already.
+        return queueing.withLock { _ -> UInt64? in
+            let registered = state.withLock { state -> UInt64? in
+                guard !state.closed else { return nil }
+                state.nextIdentifier += 1
+                state.subscribers[state.nextIdentifier] = subscriber
+                return state.nextIdentifier
+            }
+            guard let identifier = registered else {
+                completion(.failure(.serviceUnavailable("the connection to prefsd is closed")))
+                return nil
+            }
+            let followed = subscriber.followed
+            // The owner, then each rule; the subscriber is in force when all have answered.
+            let answered = Self.gather(1 + followed.count) { [self] failure in
+                if let failure {
+                    unsubscribe(identifier)
+                    completion(.failure(failure))
+                } else {
+                    completion(.success(identifier))
+                }
+            }
+            followOwner(answered)
+            for domain in followed { addRule(domain, answered) }
+            return identifier
         }
     }
 
-    private func addRules(of subscriber: Subscriber, completion: @escaping @Sendable (Result<UInt64, PreferencesProxyError>) -> Void) {
-        let keys = subscriber.rules
-        let pending = Mutex((left: keys.count, failure: PreferencesProxyError?.none))
-        let registered = state.withLock { state -> UInt64? in
-            guard !state.closed else { return nil }
-            state.nextIdentifier += 1
-            state.subscribers[state.nextIdentifier] = subscriber
-            return state.nextIdentifier
-        }
-        guard let identifier = registered else {
-            return completion(.failure(.serviceUnavailable("the connection to prefsd is closed")))
-        }
-        // No domain at all: only the owner changes and the end of the connection.
-        guard !keys.isEmpty else { return completion(.success(identifier)) }
-        let ruleDone: Completion = { [self] error in
-            let finished = pending.withLock { pending -> PreferencesProxyError?? in
-                pending.left -= 1
-                if pending.failure == nil { pending.failure = error }
-                return pending.left == 0 ? .some(pending.failure) : .none
+    /// A completion to be called `count` times; on the last call, `completion` gets the
+    /// first failure among them (or `nil`).
+    private static func gather(_ count: Int, _ completion: @escaping Completion) -> Completion {
+        let left = Mutex((count: count, failure: PreferencesProxyError?.none))
+        return { error in
+            let finished = left.withLock { left -> PreferencesProxyError?? in
+                left.count -= 1
+                if left.failure == nil { left.failure = error }
+                return left.count == 0 ? .some(left.failure) : .none
             }
-            guard case .some(let failure) = finished else { return }
-            if let failure {
-                unsubscribe(identifier)
-                completion(.failure(failure))
-            } else {
-                completion(.success(identifier))
+            if case .some(let failure) = finished { completion(failure) }
+        }
+    }
+
+    /// Adds the match rule of `domain` unless it is in force or being added; `completion`
+    /// runs once it is in force (or could not be).
+    private func addRule(_ domain: String?, _ completion: @escaping Completion) {
+        let key = Self.rule(domain: domain)
+        enum Step { case inForce, waiting, add }
+        let step = state.withLock { state -> Step in
+            var rule = state.rules[key] ?? Rule(count: 0, progress: .idle)
+            rule.count += 1
+            defer { state.rules[key] = rule }
+            switch rule.progress {
+            case .done:
+                return .inForce
+            case .running(let waiters):
+                rule.progress = .running(waiters + [completion])
+                return .waiting
+            case .idle:
+                rule.progress = .running([completion])
+                return .add
             }
         }
-        for domain in subscriber.followed {
-            let key = Self.rule(domain: domain)
-            enum Step { case inForce, waiting, add }
-            let step = state.withLock { state -> Step in
-                var rule = state.rules[key] ?? Rule(count: 0, progress: .idle)
-                rule.count += 1
-                defer { state.rules[key] = rule }
-                switch rule.progress {
-                case .done:
-                    return .inForce
-                case .running(let waiters):
-                    rule.progress = .running(waiters + [ruleDone])
-                    return .waiting
-                case .idle:
-                    rule.progress = .running([ruleDone])
-                    return .add
+        switch step {
+        case .inForce: completion(nil)
+        case .waiting: break
+        case .add:
+            // A match rule, or a subscription at the sandbox door inside Flatpak.
+            call(Self.endpoint.followCall(domain: domain)) { [self] error in
+                let waiters = state.withLock { state -> [Completion] in
+                    guard var rule = state.rules[key], case .running(let waiters) = rule.progress else { return [] }
+                    rule.progress = error == nil ? .done : .idle
+                    state.rules[key] = rule
+                    return waiters
                 }
-            }
-            switch step {
-            case .inForce: ruleDone(nil)
-            case .waiting: break
-            case .add:
-                // A match rule, or a subscription at the sandbox door inside Flatpak.
-                call(Self.endpoint.followCall(domain: domain)) { [self] error in
-                    let waiters = state.withLock { state -> [Completion] in
-                        guard var rule = state.rules[key], case .running(let waiters) = rule.progress else { return [] }
-                        rule.progress = error == nil ? .done : .idle
-                        state.rules[key] = rule
-                        return waiters
-                    }
-                    for waiter in waiters { waiter(error) }
-                }
+                for waiter in waiters { waiter(error) }
             }
         }
     }
@@ -239,10 +256,11 @@ final class SignalRouter: Sendable {
         state.withLock { $0.rules.mapValues(\.count) }
     }
 
-    /// Follows the owner of prefsd's name (once): adds the `NameOwnerChanged` rule, then
-    /// asks `GetNameOwner`. The answer is applied on the connection's queue, like the
-    /// owner changes; a change that libdbus dispatches after the answer although it came
-    /// before is one the answer already reflects, and the last one always agrees with it.
+    /// Follows the owner of prefsd's name (once): adds the `NameOwnerChanged` rule and
+    /// asks `GetNameOwner`, both at once (the bus puts the rule in force before it answers
+    /// the question). The answer is applied on the connection's queue, like the owner
+    /// changes; a change that libdbus dispatches after the answer although it came before
+    /// is one the answer already reflects, and the last one always agrees with it.
     private func followOwner(_ completion: @escaping Completion) {
         let start = state.withLock { state -> Bool? in
             switch state.tracking {
@@ -257,7 +275,7 @@ final class SignalRouter: Sendable {
         }
         guard let start else { return completion(nil) }
         guard start else { return }
-        let finish: Completion = { [self] error in
+        let finish = Self.gather(2) { [self] error in
             let waiters = state.withLock { state -> [Completion] in
                 guard case .running(let waiters) = state.tracking else { return [] }
                 state.tracking = error == nil ? .done : .idle
@@ -265,16 +283,14 @@ final class SignalRouter: Sendable {
             }
             for waiter in waiters { waiter(error) }
         }
-        busCall("AddMatch", Self.ownerRule) { [self] error in
-            if let error { return finish(error) }
-            connection.call(.methodCall(
-                destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
-                member: "GetNameOwner", body: [.string(Self.endpoint.busName)]
-            )) { [self] reply in
-                let owner = (try? reply.get())?.body.first?.stringValue
-                state.withLock { $0.owner = .known(owner) }
-                finish(nil)
-            }
+        busCall("AddMatch", Self.ownerRule, completion: finish)
+        connection.call(.methodCall(
+            destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
+            member: "GetNameOwner", body: [.string(Self.endpoint.busName)]
+        )) { [self] reply in
+            let owner = (try? reply.get())?.body.first?.stringValue
+            state.withLock { $0.owner = .known(owner) }
+            finish(nil)
         }
     }
 

@@ -90,7 +90,8 @@ final class BackendCore: Sendable {
     }
 
     /// The location of `settingsKey` once its domain is loaded (or failed to load, or
-    /// took longer than the bound); `nil` when it is not mappable.
+    /// took longer than the bound: then only the first caller waits, the others answer at
+    /// once from what is known); `nil` when it is not mappable.
     private func loadedLocation(_ settingsKey: String) -> SettingsLocation? {
         let fast: (SettingsLocation?, Bool) = state.withLock { state in
             let location: SettingsLocation?
@@ -102,7 +103,7 @@ final class BackendCore: Sendable {
                 state.locations[settingsKey] = location
             }
             guard let location else { return (nil, true) }
-            if let slot = state.domains[location.domain], slot.phase != .loading { return (location, true) }
+            if let slot = state.domains[location.domain], slot.phase != .loading || slot.answeredEarly { return (location, true) }
             return (location, false)
         }
         guard let location = fast.0 else { return nil }
@@ -141,21 +142,39 @@ final class BackendCore: Sendable {
 
     // MARK: Loading and following prefsd
 
+    /// Loads `domain`, subscribing first when it is not followed yet: the subscription's
+    /// calls and the reads go out together, so the load waits for one round trip.
     private func load(_ domain: String, first: Bool) {
         let needsSubscription = state.withLock { $0.domains[domain]?.subscription == nil }
+        var subscription: PreferencesSubscription?
         if needsSubscription {
             do throws(PrefsdGSettingsError) {
-                let subscription = try link.subscribe(domain) { [weak self] event in self?.handle(event, of: domain) }
+                subscription = try link.subscribe(domain) { [weak self] event in self?.handle(event, of: domain) }
                 state.withLock { $0.domains[domain]?.subscription = subscription }
             } catch {
                 finishLoad(domain, first: first, result: .failure(error))
                 return
             }
         }
+        let result: Result<PrefsdLink.Snapshot, PrefsdGSettingsError>
         do throws(PrefsdGSettingsError) {
-            finishLoad(domain, first: first, result: .success(try link.load(domain)))
+            result = .success(try link.load(domain))
         } catch {
-            finishLoad(domain, first: first, result: .failure(error))
+            result = .failure(error)
+        }
+        guard let subscription else { return finishLoad(domain, first: first, result: result) }
+        // Answered before the reads were (at once then); a load that failed is told first,
+        // so a bus that answers nothing delays no one beyond the load's own bound.
+        if case .failure = result { finishLoad(domain, first: first, result: result) }
+        do throws(PrefsdGSettingsError) {
+            try link.confirm(subscription)
+            if case .success = result { finishLoad(domain, first: first, result: result) }
+        } catch {
+            // Not in force: forgotten, so that the next load subscribes again.
+            state.withLock { state in
+                if state.domains[domain]?.subscription === subscription { state.domains[domain]?.subscription = nil }
+            }
+            if case .success = result { finishLoad(domain, first: first, result: .failure(error)) }
         }
     }
 
@@ -243,8 +262,8 @@ final class BackendCore: Sendable {
 
     /// Writes (a value) or resets (`nil`) each GSettings full key, as one atomic `Apply`
     /// per domain, in the order of the calls. Readers see the values at once; `false`,
-    /// changing nothing, when a key is not mappable, is known to be forced, or prefsd
-    /// could not be reached to load its domain.
+    /// changing nothing, when a key is not mappable, is known to be forced, or its domain
+    /// is not loaded (prefsd could not be reached, or did not answer within the bound).
     func write(_ changes: [(key: String, value: PropertyListValue?)], tag: OriginTag?) -> Bool {
         var locations: [(SettingsLocation, PropertyListValue?)] = []
         for change in changes {
@@ -256,8 +275,9 @@ final class BackendCore: Sendable {
         let batches = state.withLock { state -> [PendingBatch]? in
             for (location, _) in locations {
                 guard let slot = state.domains[location.domain] else { continue }
-                // Not loadable (prefsd could not be reached or started), or forced: refused.
-                if slot.phase == .unavailable || slot.values.forced.contains(location.key) { return nil }
+                // Not loaded (prefsd could not be reached or started, or has not answered
+                // within the bound), or forced: refused.
+                if slot.phase != .loaded || slot.values.forced.contains(location.key) { return nil }
             }
             var byDomain: [String: (set: [String: PropertyListValue], remove: Set<String>)] = [:]
             for (location, value) in locations {

@@ -69,16 +69,15 @@ enum BackendType {
         backend.pointee.read = { backend, key, expectedType, defaultValue in
             guard let backend, let key, let expectedType else { return nil }
             let parts = BackendType.parts(backend)
-            let name = String(cString: key)
             if defaultValue != 0 {
-                guard let value = parts.core.read(name, defaultValue: true) else { return nil }
+                guard let value = parts.core.read(String(cString: key), defaultValue: true) else { return nil }
                 return BackendType.variant(value, expectedType)
             }
             // The change count is read before the value: a change after it makes the entry stale.
             let changeCount = parts.core.changeCount
-            if let rendered = parts.rendered.value(name, type: expectedType, changeCount: changeCount) { return rendered }
-            guard let value = parts.core.read(name), let variant = BackendType.variant(value, expectedType) else { return nil }
-            return parts.rendered.keep(variant, name, type: expectedType, changeCount: changeCount)
+            if let rendered = parts.rendered.value(key, type: expectedType, changeCount: changeCount) { return rendered }
+            guard let value = parts.core.read(String(cString: key)), let variant = BackendType.variant(value, expectedType) else { return nil }
+            return parts.rendered.keep(variant, key, type: expectedType, changeCount: changeCount)
         }
         backend.pointee.read_user_value = { backend, key, expectedType in
             guard let backend, let key, let expectedType else { return nil }

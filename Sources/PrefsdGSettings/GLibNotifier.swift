@@ -52,7 +52,10 @@ final class GLibNotifier: SettingsNotifying, @unchecked Sendable {
     }
 
     func pathChanged(_ path: String) {
-        withBackend { g_settings_backend_path_changed($0, path, nil) }
+        withBackend { backend in
+            g_settings_backend_path_changed(backend, path, nil)
+            g_settings_backend_path_writable_changed(backend, path)
+        }
     }
 
     func writableChanged(_ keys: [String]) {

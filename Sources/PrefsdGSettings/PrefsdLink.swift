@@ -15,32 +15,50 @@ final class PrefsdLink: Sendable {
 
     private enum Connection: Sendable {
         case notYet
+        /// One caller connects, outside the lock; the group is left when it is done.
+        case connecting(DispatchGroup)
         case open(PreferencesProxy)
         case failed(PreferencesProxyError)
     }
 
     private let connection = Mutex(Connection.notYet)
 
-    /// The proxy, connecting on first use; a connection that failed (no bus) stays failed.
+    /// The proxy, connecting on first use (once per process: GLib keeps one backend); a
+    /// connection that failed (no bus) stays failed. The connection is made without the
+    /// lock, so that ``isUsable`` (asked on the host's thread) never waits for it.
     private func proxy() throws(PrefsdGSettingsError) -> PreferencesProxy {
-        let result: Result<PreferencesProxy, PreferencesProxyError> = connection.withLock { connection in
-            switch connection {
-            case .open(let proxy): return .success(proxy)
-            case .failed(let error): return .failure(error)
-            case .notYet:
-                do throws(PreferencesProxyError) {
-                    let proxy = try PreferencesProxy.connect()
-                    connection = .open(proxy)
-                    return .success(proxy)
-                } catch {
-                    connection = .failed(error)
-                    return .failure(error)
+        enum Step { case ready(PreferencesProxy), failed(PreferencesProxyError), wait(DispatchGroup), connect(DispatchGroup) }
+        while true {
+            let step = connection.withLock { connection -> Step in
+                switch connection {
+                case .open(let proxy): return .ready(proxy)
+                case .failed(let error): return .failed(error)
+                case .connecting(let done): return .wait(done)
+                case .notYet:
+                    let done = DispatchGroup()
+                    done.enter()
+                    connection = .connecting(done)
+                    return .connect(done)
                 }
             }
-        }
-        switch result {
-        case .success(let proxy): return proxy
-        case .failure(let error): throw .prefsd(error)
+            switch step {
+            case .ready(let proxy): return proxy
+            case .failed(let error): throw .prefsd(error)
+            case .wait(let done): done.wait()
+            case .connect(let done):
+                let made = Result { () throws(PreferencesProxyError) in try PreferencesProxy.connect() }
+                // Closed (or lost) meanwhile: the new connection is not wanted.
+                let unwanted = connection.withLock { connection -> PreferencesProxy? in
+                    guard case .connecting = connection else { return try? made.get() }
+                    switch made {
+                    case .success(let proxy): connection = .open(proxy)
+                    case .failure(let error): connection = .failed(error)
+                    }
+                    return nil
+                }
+                unwanted?.close()
+                done.leave()
+            }
         }
     }
 
@@ -54,12 +72,24 @@ final class PrefsdLink: Sendable {
         connection.withLock { $0 = .failed(.serviceUnavailable("the connection to the session bus was lost")) }
     }
 
-    /// Follows `domain`'s changes: `handler` gets every event about it, in commit order,
-    /// from the moment this returns.
+    /// Starts following `domain`'s changes without waiting: the calls that put the
+    /// subscription in force are queued, and ``load(_:)`` called next goes out behind
+    /// them, so subscribing and loading cost one round trip. `handler` gets every event
+    /// about the domain, in commit order, from the moment ``confirm(_:)`` returns.
     func subscribe(_ domain: String, _ handler: @escaping @Sendable (PreferencesEvent) -> Void) throws(PrefsdGSettingsError) -> PreferencesSubscription {
         let proxy = try proxy()
         do throws(PreferencesProxyError) {
-            return try proxy.observeBlocking([domain], handler)
+            return try proxy.startObserving([domain], handler)
+        } catch {
+            throw .prefsd(error)
+        }
+    }
+
+    /// Returns once `subscription` is in force (at once after a ``load(_:)`` answered
+    /// behind it); throws why it could not be (it is then ended).
+    func confirm(_ subscription: PreferencesSubscription) throws(PrefsdGSettingsError) {
+        do throws(PreferencesProxyError) {
+            try subscription.confirmBlocking()
         } catch {
             throw .prefsd(error)
         }
@@ -77,20 +107,15 @@ final class PrefsdLink: Sendable {
         var forcedSerial: UInt32
     }
 
-    /// Reads a domain whole, with its forced keys: the two calls go out together, so the
-    /// load costs one round trip once the subscription is in force.
+    /// Reads a domain whole, with its forced keys: the two calls go out together, behind
+    /// the subscription's, so the load costs one round trip.
     func load(_ domain: String) throws(PrefsdGSettingsError) -> Snapshot {
         let proxy = try proxy()
         let forcedAnswer = Mutex<Result<(value: [String], serial: UInt32), PreferencesProxyError>?>(nil)
         let forcedDone = DispatchGroup()
         forcedDone.enter()
-        DispatchQueue.global().async {
-            let result: Result<(value: [String], serial: UInt32), PreferencesProxyError>
-            do throws(PreferencesProxyError) {
-                result = .success(try proxy.answerBlocking(PreferencesCall.forcedKeys(domain), timeout: Self.loadTimeout))
-            } catch {
-                result = .failure(error)
-            }
+        // Queued at once, ReadDomain right behind it: both go out together.
+        proxy.answer(PreferencesCall.forcedKeys(domain), timeout: Self.loadTimeout) { result in
             forcedAnswer.withLock { $0 = result }
             forcedDone.leave()
         }
@@ -128,9 +153,11 @@ final class PrefsdLink: Sendable {
 
     /// Ends the subscriptions and closes the connection.
     func close() {
-        connection.withLock { connection in
-            if case .open(let proxy) = connection { proxy.close() }
-            connection = .failed(.serviceUnavailable("the backend was finalized"))
+        let open = connection.withLock { connection -> PreferencesProxy? in
+            defer { connection = .failed(.serviceUnavailable("the backend was finalized")) }
+            if case .open(let proxy) = connection { return proxy }
+            return nil
         }
+        open?.close()
     }
 }

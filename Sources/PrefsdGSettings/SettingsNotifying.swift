@@ -4,7 +4,8 @@ protocol SettingsNotifying: Sendable {
     /// The values of these GSettings full keys changed (`tag`: the origin tag GSettings
     /// gave with the write that changed them, for the backend's own writes).
     func keysChanged(_ keys: [String], tag: OriginTag?)
-    /// Every key under the GSettings directory `path` may have changed.
+    /// Every key under the GSettings directory `path` may have changed: its value, and
+    /// whether it is writable.
     func pathChanged(_ path: String)
     /// Whether these GSettings full keys are writable changed.
     func writableChanged(_ keys: [String])

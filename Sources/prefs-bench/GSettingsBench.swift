@@ -12,7 +12,9 @@ struct GSettingsBench {
 
     /// What the C program measures for one backend.
     struct Figures {
-        /// From `g_settings_new` to the first value read: loading the schema's values.
+        /// µs of `g_settings_backend_get_default`: loading the GIO module, making the backend.
+        var backendLoad: Double
+        /// µs from `g_settings_new` to the first value read: loading the schema's values.
         var firstRead: Double
         /// Nanoseconds per `g_settings_get_string`, median and 99th percentile of batches.
         var stringP50: Double
@@ -21,8 +23,9 @@ struct GSettingsBench {
         var intP50: Double
         var intP99: Double
 
-        init(firstRead: Double, stringP50: Double, stringP99: Double, intP50: Double, intP99: Double) {
-            (self.firstRead, self.stringP50, self.stringP99, self.intP50, self.intP99) = (firstRead, stringP50, stringP99, intP50, intP99)
+        init(backendLoad: Double, firstRead: Double, stringP50: Double, stringP99: Double, intP50: Double, intP99: Double) {
+            (self.backendLoad, self.firstRead, self.stringP50, self.stringP99, self.intP50, self.intP99) =
+                (backendLoad, firstRead, stringP50, stringP99, intP50, intP99)
         }
 
         /// Each figure's median over `rounds`.
@@ -31,7 +34,7 @@ struct GSettingsBench {
                 let sorted = rounds.map(figure).sorted()
                 return sorted.isEmpty ? .nan : sorted[sorted.count / 2]
             }
-            self.init(firstRead: median(\.firstRead), stringP50: median(\.stringP50), stringP99: median(\.stringP99),
+            self.init(backendLoad: median(\.backendLoad), firstRead: median(\.firstRead), stringP50: median(\.stringP50), stringP99: median(\.stringP99),
                       intP50: median(\.intP50), intP99: median(\.intP99))
         }
     }
@@ -46,6 +49,9 @@ struct GSettingsBench {
         try GIOProgram.check(runCommand("glib-compile-schemas", [schemas.path]), "glib-compile-schemas")
         let module = try Self.module()
         try FileManager.default.createSymbolicLink(at: modules.appendingPathComponent("libgioprefsd.so"), withDestinationURL: module)
+        // As `make install` does: with the cache, GIO loads the module only when prefsd is
+        // the backend chosen (without it, every GIO program would load it at start).
+        try GIOProgram.check(runCommand("gio-querymodules", [modules.path]), "gio-querymodules")
         let runner = try GIOProgram.compile(Self.program, named: "gsettings-read", in: work)
 
         let bus = try PrivateBus()
@@ -66,6 +72,10 @@ struct GSettingsBench {
         // falls on both; each figure is the median of its rounds.
         let rounds = quick ? 1 : 5
         var samples: [String: [Figures]] = [:]
+        // A first read happens once per process: each round starts more processes that read
+        // once, so that its figures are the medians of many (one process's start is noisy).
+        let startsPerRound = quick ? 3 : 10
+        var starts: [String: [Figures]] = [:]
         for round in 1...rounds {
             for backend in ["dconf", "prefsd"] {
                 let environment = [
@@ -81,13 +91,28 @@ struct GSettingsBench {
                 try GIOProgram.check(runCommand(runner, ["write"], environment: environment), "\(backend): write")
                 let read = try runCommand(runner, ["read", "\(batches)", "\(perBatch)"], environment: environment, timeout: .seconds(300))
                 try GIOProgram.check(read, "\(backend): read")
-                let numbers = read.stdout.split(separator: " ").compactMap { Double($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
-                guard numbers.count == 5 else { throw BenchError("\(backend): the reader printed \(read.stdout)") }
-                samples[backend, default: []].append(Figures(firstRead: numbers[0], stringP50: numbers[1], stringP99: numbers[2], intP50: numbers[3], intP99: numbers[4]))
+                samples[backend, default: []].append(try Self.figures(read.stdout, backend))
+                for _ in 0..<startsPerRound {
+                    let start = try runCommand(runner, ["read", "1", "1"], environment: environment)
+                    try GIOProgram.check(start, "\(backend): read once")
+                    starts[backend, default: []].append(try Self.figures(start.stdout, backend))
+                }
             }
         }
-        let results = ["dconf", "prefsd"].map { backend in (backend, Figures(median: samples[backend] ?? [])) }
+        let results = ["dconf", "prefsd"].map { backend in
+            var figures = Figures(median: samples[backend] ?? [])
+            let started = Figures(median: (samples[backend] ?? []) + (starts[backend] ?? []))
+            (figures.backendLoad, figures.firstRead) = (started.backendLoad, started.firstRead)
+            return (backend, figures)
+        }
         print(Self.table(results, batches: batches, perBatch: perBatch))
+    }
+
+    /// The figures a run of the C program printed.
+    private static func figures(_ output: String, _ backend: String) throws -> Figures {
+        let numbers = output.split(separator: " ").compactMap { Double($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+        guard numbers.count == 6 else { throw BenchError("\(backend): the reader printed \(output)") }
+        return Figures(backendLoad: numbers[0], firstRead: numbers[1], stringP50: numbers[2], stringP99: numbers[3], intP50: numbers[4], intP99: numbers[5])
     }
 
     /// The GIO module built beside this executable.
@@ -103,11 +128,11 @@ struct GSettingsBench {
     static func table(_ results: [(String, Figures)], batches: Int, perBatch: Int) -> String {
         func ns(_ value: Double) -> String { String(format: "%.0f ns", value) }
         var lines = [
-            "| GSettings (\(batches) batches × \(perBatch) reads, one C program; median of rounds) | first read | `get_string` p50 / p99 | `get_int` p50 / p99 |",
-            "| --- | --- | --- | --- |",
+            "| GSettings (\(batches) batches × \(perBatch) reads, one C program; reads: median of rounds, start: median of every process) | backend made | first read | `get_string` p50 / p99 | `get_int` p50 / p99 |",
+            "| --- | --- | --- | --- | --- |",
         ]
         for (backend, figures) in results {
-            lines.append("| GSETTINGS_BACKEND=\(backend) | \(String(format: "%.2f ms", figures.firstRead / 1000)) | \(ns(figures.stringP50)) / \(ns(figures.stringP99)) | \(ns(figures.intP50)) / \(ns(figures.intP99)) |")
+            lines.append("| GSETTINGS_BACKEND=\(backend) | \(String(format: "%.2f ms", figures.backendLoad / 1000)) | \(String(format: "%.2f ms", figures.firstRead / 1000)) | \(ns(figures.stringP50)) / \(ns(figures.stringP99)) | \(ns(figures.intP50)) / \(ns(figures.intP99)) |")
         }
         if results.count == 2 {
             let (dconf, prefsd) = (results[0].1, results[1].1)
@@ -128,9 +153,12 @@ struct GSettingsBench {
     """
 
     /// `gsettings-read write`: stores the values; `gsettings-read read BATCHES PER_BATCH`:
-    /// prints the first read's µs, then ns per read (p50 p99) of get_string and get_int.
+    /// prints the µs of making the backend and of the first read, then ns per read (p50
+    /// p99) of get_string and get_int.
     static let program = #"""
+    #define G_SETTINGS_ENABLE_BACKEND
     #include <gio/gio.h>
+    #include <gio/gsettingsbackend.h>
     #include <stdio.h>
     #include <stdlib.h>
     #include <string.h>
@@ -174,6 +202,9 @@ struct GSettingsBench {
         if (argc < 4) return 64;
         int batches = atoi(argv[2]), per = atoi(argv[3]);
         double start = now_ns();
+        GSettingsBackend *backend = g_settings_backend_get_default();
+        double backend_us = (now_ns() - start) / 1000;
+        start = now_ns();
         GSettings *s = g_settings_new("org.example.Bench");
         gchar *first = g_settings_get_string(s, "name");
         double first_us = (now_ns() - start) / 1000;
@@ -183,8 +214,9 @@ struct GSettingsBench {
         double s50, s99, i50, i99;
         measure(s, 1, batches, per, &s50, &s99);
         measure(s, 0, batches, per, &i50, &i99);
-        printf("%.1f %.1f %.1f %.1f %.1f\n", first_us, s50, s99, i50, i99);
+        printf("%.1f %.1f %.1f %.1f %.1f %.1f\n", backend_us, first_us, s50, s99, i50, i99);
         g_object_unref(s);
+        g_object_unref(backend);
         return 0;
     }
     """#

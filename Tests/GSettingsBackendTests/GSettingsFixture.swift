@@ -101,6 +101,22 @@ final class GSettingsFixture: Sendable {
         return (process, output)
     }
 
+    /// Starts `script` with Debian's python3 (`arguments` as `sys.argv[1:]`), a stand-in
+    /// for the bus that prints `listening` once its socket is bound, and returns once it
+    /// has (at most 30 s); its later output goes to the returned file.
+    func startListener(_ script: String, _ arguments: [String]) async throws -> (Process, URL) {
+        let (process, output) = try start("/usr/bin/python3", ["-u", "-c", script] + arguments)
+        let deadline = ContinuousClock.now + .seconds(30)
+        while !((try? String(contentsOf: output, encoding: .utf8))?.contains("listening") ?? false) {
+            guard process.isRunning, ContinuousClock.now < deadline else {
+                kill(process.processIdentifier, SIGKILL)
+                throw FixtureError("the stand-in bus did not start listening")
+            }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        return (process, output)
+    }
+
     static let schemaXML = """
     <schemalist>
       <enum id="org.example.Color">

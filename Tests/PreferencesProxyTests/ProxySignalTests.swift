@@ -208,6 +208,32 @@ struct ProxySignalTests {
         #expect(try await Self.next(&iterator) == .changed(Self.change("com.example.Blocking", ["k": .integer(7)], [])))
     }
 
+    @Test("startObserving, then a read: once the read is answered the subscription is in force, and a change committed after it is delivered")
+    func subscribeAndReadTogether() async throws {
+        let fixture = try await ServiceFixture()
+        let proxy = PreferencesProxy(connection: try fixture.connect())
+        let writer = PreferencesProxy(connection: try fixture.connect())
+        defer { proxy.close(); writer.close() }
+        try await writer.write("com.example.Together", "k", .integer(1))
+        let (events, continuation) = AsyncStream<PreferencesEvent>.makeStream()
+        let subscription = try proxy.startObserving(["com.example.Together"]) { continuation.yield($0) }
+        defer { subscription.cancel() }
+        // Without waiting, as a cache loading in one round trip sends its reads.
+        let answer = try await withCheckedContinuation { (done: CheckedContinuation<Result<(value: [String: PropertyListValue], serial: UInt32), PreferencesProxyError>, Never>) in
+            proxy.answer(PreferencesCall.readDomain("com.example.Together")) { done.resume(returning: $0) }
+        }.get()
+        #expect(answer.value == ["k": .integer(1)])
+        try subscription.confirmBlocking()
+        #expect(proxy.matchRules == [PreferencesBus.domainMatchRule(domain: "com.example.Together"): 1])
+        try await writer.write("com.example.Together", "k", .integer(2))
+        var iterator = events.makeAsyncIterator()
+        guard case .changed(let change)? = await iterator.next() else { throw FixtureError("no change delivered") }
+        #expect(change.changed == ["k": .integer(2)])
+        #expect(change.serial > answer.serial)
+
+        #expect(throws: PreferencesProxyError.self) { try proxy.startObserving(["not a domain"]) { _ in } }
+    }
+
     @Test("catchUp returns once every change committed before it has been delivered, re-reads included")
     func catchUp() async throws {
         let fixture = try await ServiceFixture()
