@@ -75,7 +75,8 @@ struct Benchmark {
         }
 
         // The size sweep: Read vs Ping, Write vs Ping + fdatasync and dconf's Change.
-        let disk = try DiskFloor(directory: work.appendingPathComponent("store"))
+        let disk = try DiskFloor(directory: work.appendingPathComponent("store"), pattern: .sameBlock)
+        let frames = try DiskFloor(directory: work.appendingPathComponent("store"), pattern: .walFrame)
         _ = try connection.callBlocking(Calls.write(bigDomain, "probe", 1))
         var prefsdKeys = 0
         var dconfKeys = 0
@@ -112,7 +113,7 @@ struct Benchmark {
             let (ping, read) = try measureReads(
                 connection, budget: quick ? Budget(count: 2_000, seconds: 2) : Budget(count: 20_000, seconds: 8))
             let write = try measureWrites(
-                connection, disk: disk, budget: quick ? Budget(count: 200, seconds: 2) : Budget(count: 2_000, seconds: 8),
+                connection, disk: disk, frames: frames, budget: quick ? Budget(count: 200, seconds: 2) : Budget(count: 2_000, seconds: 8),
                 serial: &serial)
             report.sizes.append(SizeResult(keys: size, ping: ping, read: read, write: write, dconfWrite: dconfWrite,
                                            dconfKeys: dconf == nil ? nil : dconfKeys))

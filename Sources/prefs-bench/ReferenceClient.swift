@@ -140,7 +140,7 @@ extension Benchmark {
         let (ping, read) = try measureReads(
             connection, budget: quick ? Budget(count: 2_000, seconds: 2) : Budget(count: 20_000, seconds: 8))
         let notRun = Figure.missing("not run")
-        report.sizes.append(SizeResult(keys: 0, ping: ping, read: read, write: WriteFigures(write: notRun, ping: notRun, sync: notRun),
+        report.sizes.append(SizeResult(keys: 0, ping: ping, read: read, write: WriteFigures(write: notRun, ping: notRun, sync: notRun, frameSync: notRun),
                                        dconfWrite: notRun))
         log("Read through the GDBus reference client beside the Swift client")
         report.reference = measureReferenceReads(connection, bus: bus, directory: work, budget: referenceBudget)

@@ -56,34 +56,48 @@ struct WriteFigures {
     var write: Figure
     /// `Peer.Ping` to prefsd: the round trip.
     var ping: Figure
-    /// A 4 KiB overwrite and `fdatasync` in the store's directory: the disk.
+    /// A 4 KiB overwrite of one block and `fdatasync` in the store's directory: the disk.
     var sync: Figure
+    /// A WAL frame written as SQLite writes one, and `fdatasync` (``DiskFloor/Pattern/walFrame``).
+    var frameSync: Figure
 
     /// The floor: Ping p50 + fdatasync p50.
-    var floor: Double? {
-        guard let ping = ping.summary, let sync = sync.summary else { return nil }
-        return ping.median + sync.median
-    }
+    var floor: Double? { Self.sum(ping, sync) }
 
     /// Write p50 / (Ping p50 + fdatasync p50).
-    var ratio: Double? {
-        guard let floor, let write = write.summary else { return nil }
-        return write.median / floor
+    var ratio: Double? { Self.ratio(write, floor) }
+
+    /// Ping p50 + the WAL frame's fdatasync p50.
+    var frameFloor: Double? { Self.sum(ping, frameSync) }
+
+    /// Write p50 / (Ping p50 + WAL frame fdatasync p50).
+    var frameRatio: Double? { Self.ratio(write, frameFloor) }
+
+    private static func sum(_ a: Figure, _ b: Figure) -> Double? {
+        guard let a = a.summary, let b = b.summary else { return nil }
+        return a.median + b.median
+    }
+
+    private static func ratio(_ figure: Figure, _ floor: Double?) -> Double? {
+        guard let floor, let summary = figure.summary else { return nil }
+        return summary.median / floor
     }
 }
 
 /// Durable `Write`s of one key of the big domain, a new value each time, interleaved with
-/// `Peer.Ping` and the disk's floor (``DiskFloor``) so the three see the same load.
-func measureWrites(_ connection: DBusConnection, disk: DiskFloor, budget: Budget, serial: inout Int64) throws -> WriteFigures {
+/// `Peer.Ping` and the disk's floors (``DiskFloor``: one block, a WAL frame) so all four see
+/// the same load.
+func measureWrites(_ connection: DBusConnection, disk: DiskFloor, frames: DiskFloor, budget: Budget, serial: inout Int64) throws -> WriteFigures {
     let ping = Calls.ping(PreferencesBus.busName)
     for _ in 0..<5 { serial += 1; _ = try connection.timed(Calls.write(bigDomain, "w", serial)) }
     var local = serial
-    let lanes = try sample(budget, 3) { _ in
+    let lanes = try sample(budget, 4) { _ in
         local += 1
-        return [try connection.timed(Calls.write(bigDomain, "w", local)), try connection.timed(ping), try disk.sample()]
+        return [try connection.timed(Calls.write(bigDomain, "w", local)), try connection.timed(ping),
+                try disk.sample(), try frames.sample()]
     }
     serial = local
-    return WriteFigures(write: Figure(lanes[0]), ping: Figure(lanes[1]), sync: Figure(lanes[2]))
+    return WriteFigures(write: Figure(lanes[0]), ping: Figure(lanes[1]), sync: Figure(lanes[2]), frameSync: Figure(lanes[3]))
 }
 
 /// dconf `Change`s of one key, a new value each time.
