@@ -37,7 +37,7 @@ bench: deps
 
 install: build
 	install -d "$(DESTDIR)$(BINDIR)" "$(DESTDIR)$(DBUS_SERVICES_DIR)" "$(DESTDIR)$(SYSTEMD_USER_DIR)" "$(DESTDIR)$(PORTALS_DIR)" "$(DESTDIR)$(GIO_MODULE_DIR)" "$(DESTDIR)$(APPLICATIONS_DIR)"
-	install -m 0755 "$$($(SWIFT) build -c release --show-bin-path)/prefsd" "$(DESTDIR)$(BINDIR)/prefsd"
+	install -s -m 0755 "$$($(SWIFT) build -c release --show-bin-path)/prefsd" "$(DESTDIR)$(BINDIR)/prefsd"
 	install -m 0755 "$$($(SWIFT) build -c release --show-bin-path)/prefs" "$(DESTDIR)$(BINDIR)/prefs"
 	install -m 0755 "$$($(SWIFT) build -c release --show-bin-path)/prefsd-portal" "$(DESTDIR)$(BINDIR)/prefsd-portal"
 	install -m 0755 "$$($(SWIFT) build -c release --show-bin-path)/prefs-settings" "$(DESTDIR)$(BINDIR)/prefs-settings"
