@@ -1,6 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 
 /// The application a Flatpak sandbox runs, from its `/.flatpak-info` file (a key file
@@ -39,36 +36,70 @@ public struct FlatpakInfo: Sendable, Hashable {
     public enum Presence: Sendable, Equatable {
         /// There is no such file (`ENOENT`, or `ENOTDIR` on the way).
         case absent
-        /// The file names an application.
+        /// The file names an application, by a valid Flatpak application ID.
         case application(FlatpakInfo)
-        /// The file (or the directory it is in) could not be read, or names no application.
+        /// The file (or the directory it is in) could not be read, is not a regular file of at
+        /// most ``maximumBytes``, or names no valid application ID.
         case unreadable(String)
     }
 
-    /// Reads the file at `path` (at most 64 KiB), telling a missing file apart from one
-    /// that cannot be read: only `ENOENT` and `ENOTDIR` are `.absent`.
+    /// The largest `.flatpak-info` read (Flatpak writes a few hundred bytes).
+    public static let maximumBytes = 64 << 10
+
+    /// Reads the file at `path`, telling a missing file apart from one that cannot be read:
+    /// only `ENOENT` and `ENOTDIR` are `.absent`.
+    ///
+    /// Whoever runs in the sandbox may control the path, so it is never waited on: only a
+    /// regular file of at most ``maximumBytes`` is read, opened with `O_NONBLOCK` and
+    /// `O_NOFOLLOW` (a FIFO, device, socket, directory or symbolic link there is
+    /// `.unreadable`), and the application ID must be valid as Flatpak has it
+    /// (``problem(withApplicationID:)``).
     public static func read(atPath path: String) -> Presence {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY)
-        guard descriptor >= 0 else {
-            let number = errno
-            if number == ENOENT || number == ENOTDIR { return .absent }
-            return .unreadable("cannot open \(path): \(String(cString: strerror(number)))")
-        }
-        defer { close(descriptor) }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 4096)
-        while bytes.count < 65536 {
-            let count = chunk.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, $0.count) }
-            if count < 0 {
-                if errno == EINTR { continue }
-                return .unreadable("cannot read \(path): \(String(cString: strerror(errno)))")
-            }
-            if count == 0 { break }
-            bytes += chunk[0..<count]
+        let bytes: [UInt8]
+        do {
+            bytes = try RegularFile.contents(atPath: path, limit: maximumBytes, followingSymlinks: false)
+        } catch .missing {
+            return .absent
+        } catch {
+            return .unreadable("\(path): \(error)")
         }
         guard let info = FlatpakInfo(text: String(decoding: bytes, as: UTF8.self)) else {
             return .unreadable("\(path) names no application ([Application] name=)")
         }
+        if let problem = problem(withApplicationID: info.applicationID) {
+            return .unreadable("\(path) names \"\(info.applicationID)\", which is not a Flatpak application ID: \(problem)")
+        }
         return .application(info)
+    }
+
+    /// Why `id` is not a valid Flatpak application ID, or `nil` when it is one. The rules
+    /// are Flatpak's (`flatpak_is_valid_name`): at most 255 characters; 3 or more elements
+    /// separated by `.`, none empty; only ASCII letters, digits, `_` and, in the last
+    /// element only, `-`; no element starts with a digit.
+    public static func problem(withApplicationID id: String) -> String? {
+        let bytes = Array(id.utf8)
+        if bytes.isEmpty { return "it is empty" }
+        if bytes.count > 255 { return "it is longer than 255 characters" }
+        let elements = bytes.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false)
+        if elements.count < 3 { return "it needs at least 3 elements separated by \".\" (like org.example.App)" }
+        for (index, element) in elements.enumerated() {
+            let last = index == elements.count - 1
+            guard let first = element.first else { return "it has an empty element" }
+            if (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(first) { return "an element starts with a digit" }
+            for byte in element {
+                switch byte {
+                case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+                     UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "_"):
+                    continue
+                case UInt8(ascii: "-") where last:
+                    continue
+                case UInt8(ascii: "-"):
+                    return "only its last element may contain \"-\""
+                default:
+                    return "it may contain only ASCII letters, digits, \"_\", \"-\" and \".\""
+                }
+            }
+        }
+        return nil
     }
 }

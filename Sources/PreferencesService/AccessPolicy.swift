@@ -4,7 +4,9 @@ import PreferencesProtocol
 
 /// What each caller may do: a host process everything; a sandboxed application read and
 /// write its own domain (its application ID) and suites named `APPID.*`, and read
-/// `NSGlobalDomain`, persistent or volatile, and nothing else.
+/// `NSGlobalDomain`, persistent or volatile, and nothing else. The ``ReservedDomains``
+/// (`NSGlobalDomain`, `io.github.prefsd` and `io.github.prefsd.*`,
+/// `org.freedesktop.appearance`) are never a sandboxed application's own, whatever its ID.
 extension CallerIdentity {
     /// Whether the caller may read the domain named `domain`.
     func mayRead(_ domain: String) -> Bool {
@@ -19,7 +21,7 @@ extension CallerIdentity {
     func mayWrite(_ domain: String) -> Bool {
         switch self {
         case .host: true
-        case .application(let id): domain == id || domain.hasPrefix(id + ".")
+        case .application(let id): !ReservedDomains.contains(domain) && (domain == id || domain.hasPrefix(id + "."))
         case .unidentified: false
         }
     }
@@ -65,6 +67,8 @@ extension CallerIdentity {
     /// Why a read of `domain` is refused, in words a developer can act on.
     func refusal(reading domain: String) -> String {
         switch self {
+        case .application(let id) where ReservedDomains.contains(domain) && domain != ReservedDomains.global:
+            "no sandboxed application may use \(domain), whatever its ID (here \(id)): it configures prefsd or the desktop for everyone; change it from the host"
         case .application(let id):
             "the sandboxed application \(id) may use only \(id), suites named \(id).* and NSGlobalDomain (read-only), not \(domain)"
         default:

@@ -4,6 +4,7 @@ import Glibc
 import Foundation
 import Logging
 import PreferencesModel
+import PreferencesProtocol
 
 /// The administrator's managed domains: `<directory>/<domain>.plist`, XML or binary
 /// property lists whose keys are forced on the user.
@@ -93,43 +94,14 @@ enum ManagedFile {
     /// The bytes of the regular file at `path`, refusing anything else (a directory, a
     /// FIFO that would block, a device) and any file over `limit` bytes.
     static func contents(of path: String, limit: Int) throws(Refusal) -> Data {
-        let descriptor = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
-        guard descriptor >= 0 else { throw Refusal(description: "cannot open it: \(String(cString: strerror(errno)))") }
-        defer { close(descriptor) }
-        var info = stat()
-        guard fstat(descriptor, &info) == 0 else { throw Refusal(description: "cannot inspect it: \(String(cString: strerror(errno)))") }
-        guard (info.st_mode & S_IFMT) == S_IFREG else {
-            throw Refusal(description: "it is not a regular file but \(kind(info.st_mode)); a managed domain must be a plain .plist file")
-        }
-        guard Int(info.st_size) <= limit else {
-            throw Refusal(description: "it is \(info.st_size) bytes, over the limit of \(limit) for a managed file (prefsd --max-managed-file-size)")
-        }
-        var data = Data()
-        var buffer = [UInt8](repeating: 0, count: 64 << 10)
-        while true {
-            let count = Glibc.read(descriptor, &buffer, buffer.count)
-            if count < 0 {
-                if errno == EINTR { continue }
-                throw Refusal(description: "cannot read it: \(String(cString: strerror(errno)))")
-            }
-            if count == 0 { break }
-            data.append(contentsOf: buffer[0..<count])
-            // It may grow while being read: never hold more than the limit.
-            guard data.count <= limit else {
-                throw Refusal(description: "it grew past the limit of \(limit) bytes for a managed file while being read (prefsd --max-managed-file-size)")
-            }
-        }
-        return data
-    }
-
-    private static func kind(_ mode: mode_t) -> String {
-        switch mode & S_IFMT {
-        case S_IFDIR: "a directory"
-        case S_IFIFO: "a FIFO"
-        case S_IFCHR: "a character device"
-        case S_IFBLK: "a block device"
-        case S_IFSOCK: "a socket"
-        default: "a special file"
+        do {
+            return Data(try RegularFile.contents(atPath: path, limit: limit, followingSymlinks: true))
+        } catch .notRegular(let kind) {
+            throw Refusal(description: "it is not a regular file but \(kind); a managed domain must be a plain .plist file")
+        } catch .tooLarge(let size, _) {
+            throw Refusal(description: "it is \(size) bytes or more, over the limit of \(limit) for a managed file (prefsd --max-managed-file-size)")
+        } catch {
+            throw Refusal(description: "\(error)")
         }
     }
 }
