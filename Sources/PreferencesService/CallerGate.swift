@@ -1,62 +1,139 @@
 import DBus
 import Dispatch
+import Foundation
 import Logging
 import Synchronization
 
 /// Tells who is behind each sender before its calls run, without ever blocking the
-/// connection's queue.
+/// connection's queue, and without letting one sender hold up another's identification.
 ///
 /// The first call of a new unique name is held while the bus is asked, with an async
-/// `GetConnectionUnixProcessID`, which process it is, and that process's root is read for
-/// `/.flatpak-info` (off the queue). Later calls of the same name wait behind it, in
-/// order; calls of other names go on. The answer is kept per unique name (the bus never
-/// reuses one) until ``forget(_:)`` is called when the name leaves the bus.
+/// `GetConnectionUnixProcessID`, which process it is; that process's root is then read for
+/// `/.flatpak-info` on a thread of its own, for at most ``Bounds/readTimeout`` (past it the
+/// sender is unidentified, and the thread is left to finish alone). Later calls of the same
+/// name wait behind the first, in order, at most ``Bounds/heldCalls`` calls and
+/// ``Bounds/heldBytes`` bytes of them; calls of other names go on. The answer is kept per
+/// unique name (the bus never reuses one) until ``forget(_:)`` is called when the name
+/// leaves the bus.
+///
+/// A sender that left before it could be identified is judged by where its call came in
+/// (`trustsDeparted`): see ``Identification/departed(_:)``.
 final class CallerGate: Sendable {
+    /// How much the gate holds and how long it waits.
+    struct Bounds: Sendable {
+        /// Most calls of one sender held while it is identified (the first included).
+        var heldCalls: Int
+        /// Most bytes (as marshalled) of the calls of one sender held while it is identified;
+        /// the first call is held whatever its size.
+        var heldBytes: Int
+        /// Longest wait for one process root to be read.
+        var readTimeout: Duration = .seconds(5)
+        /// Most reads of process roots under way at once, each on its own thread; past it a
+        /// new sender is unidentified at once (and told why).
+        var readsInFlight: Int = 64
+
+        /// The bounds of `limits`, with the default wait and reads.
+        init(_ limits: ServiceLimits) {
+            heldCalls = limits.heldCallsPerSender
+            heldBytes = limits.heldBytesPerSender
+        }
+
+        /// Bounds given one by one.
+        init(heldCalls: Int, heldBytes: Int, readTimeout: Duration = .seconds(5), readsInFlight: Int = 64) {
+            self.heldCalls = heldCalls
+            self.heldBytes = heldBytes
+            self.readTimeout = readTimeout
+            self.readsInFlight = readsInFlight
+        }
+    }
+
     /// A call waiting for its sender to be known, and what runs it then.
     private struct Held: Sendable {
         let call: DBusMessage
         let run: @Sendable (DBusMessage, CallerIdentity) -> Void
     }
 
+    /// The calls of one sender being identified, in arrival order, and their size.
+    private struct Waiting: Sendable {
+        var calls: [Held] = []
+        var bytes = 0
+    }
+
     private struct State: Sendable {
-        var known: [String: CallerIdentity] = [:]
-        /// The calls of senders being identified, in arrival order.
-        var held: [String: [Held]] = [:]
+        var known: [String: Identification] = [:]
+        /// The calls of senders being identified.
+        var held: [String: Waiting] = [:]
+        /// Senders whose identification is under way: the first answer (the read, or its
+        /// time-out) releases their calls, a later one is dropped.
+        var identifying: Set<String> = []
         /// Senders that left the bus while being identified: their answer is not kept.
         var gone: Set<String> = []
+        /// Reads of process roots under way.
+        var reads = 0
     }
 
     private let connection: DBusConnection
     private let logger: Logger
-    private let procRoot: String
+    private let bounds: Bounds
     private let state = Mutex(State())
-    private let reading = DispatchQueue(label: "prefsd.caller-identity")
+    private let reader: @Sendable (UInt32) -> Identification
+    private let trustsDeparted: @Sendable (DBusMessage) -> Bool
 
-    /// A gate asking the bus of `connection`; `procRoot` is where process roots are read.
-    init(connection: DBusConnection, logger: Logger, procRoot: String = "/proc") {
+    /// A gate asking the bus of `connection`; `procRoot` is where process roots are read
+    /// (`reader`, when given, replaces the read: for tests). `trustsDeparted` says whether a
+    /// call whose sender left before it could be identified runs as the host's.
+    init(
+        connection: DBusConnection, logger: Logger, procRoot: String = "/proc", bounds: Bounds,
+        trustsDeparted: @escaping @Sendable (DBusMessage) -> Bool = { _ in false },
+        reader: (@Sendable (UInt32) -> Identification)? = nil
+    ) {
         self.connection = connection
         self.logger = logger
-        self.procRoot = procRoot
+        self.bounds = bounds
+        self.trustsDeparted = trustsDeparted
+        self.reader = reader ?? { pid in CallerIdentity.of(processID: pid, procRoot: procRoot) }
     }
 
     /// Runs `run` with `call` and its sender's identity: at once when the sender is known,
-    /// else once it is, after the sender's earlier calls.
-    func admit(_ call: DBusMessage, then run: @escaping @Sendable (DBusMessage, CallerIdentity) -> Void) {
+    /// else once it is, after the sender's earlier calls. Returns why the call is refused
+    /// instead (too many of the sender's calls held already): it is then not run, and the
+    /// caller answers it `org.freedesktop.DBus.Error.LimitsExceeded`.
+    func admit(_ call: DBusMessage, then run: @escaping @Sendable (DBusMessage, CallerIdentity) -> Void) -> String? {
         guard let sender = call.sender else {
-            return run(call, .unidentified("the call has no sender"))
+            run(call, .unidentified("the call has no sender"))
+            return nil
         }
-        enum Decision { case now(CallerIdentity), wait, identify }
+        if let known = state.withLock({ $0.known[sender] }) {
+            run(call, identity(known, for: call))
+            return nil
+        }
+        // Measured outside the lock: it walks the whole body.
+        let bytes = DBusValue.structure(call.body).marshalledSize
+        enum Decision { case now(Identification), wait, identify, refuse(String) }
         let decision = state.withLock { state -> Decision in
-            if let identity = state.known[sender] { return .now(identity) }
-            let first = state.held[sender] == nil
-            state.held[sender, default: []].append(Held(call: call, run: run))
-            return first ? .identify : .wait
+            if let known = state.known[sender] { return .now(known) }
+            guard var waiting = state.held[sender] else {
+                state.held[sender] = Waiting(calls: [Held(call: call, run: run)], bytes: bytes)
+                state.identifying.insert(sender)
+                return .identify
+            }
+            if waiting.calls.count >= bounds.heldCalls || (!waiting.calls.isEmpty && waiting.bytes + bytes > bounds.heldBytes) {
+                return .refuse("prefsd holds at most \(bounds.heldCalls) calls (\(bounds.heldBytes) bytes) of one client while it learns who the client is, and \(sender) sent \(waiting.calls.count) calls (\(waiting.bytes) bytes) before that; wait for the answers before sending more (prefsd --max-held-calls, --max-held-size)")
+            }
+            waiting.calls.append(Held(call: call, run: run))
+            waiting.bytes += bytes
+            state.held[sender] = waiting
+            return .wait
         }
         switch decision {
-        case .now(let identity): run(call, identity)
+        case .now(let known): run(call, identity(known, for: call))
         case .wait: break
         case .identify: identify(sender)
+        case .refuse(let reason):
+            logger.warning("a call of a client being identified was refused", metadata: ["sender": "\(sender)", "member": "\(call.member ?? "")"])
+            return reason
         }
+        return nil
     }
 
     /// Drops what is known of `name`, which has left the bus.
@@ -64,6 +141,15 @@ final class CallerGate: Sendable {
         state.withLock { state in
             state.known[name] = nil
             if state.held[name] != nil { state.gone.insert(name) }
+        }
+    }
+
+    /// The identity `call` runs with, its sender being `known`.
+    private func identity(_ known: Identification, for call: DBusMessage) -> CallerIdentity {
+        switch known {
+        case .identified(let identity): identity
+        case .departed: trustsDeparted(call) ? .host : .unidentified(
+            "\(call.sender ?? "the sender") left the bus before prefsd could tell who it was, and calls at \(call.destination ?? "this name") are answered only for callers prefsd has identified; wait for the answer of a call before leaving")
         }
     }
 
@@ -75,36 +161,76 @@ final class CallerGate: Sendable {
             switch reply {
             case .success(let message):
                 guard case .uint32(let pid)? = message.body.first else {
-                    return release(sender, .unidentified("the bus answered GetConnectionUnixProcessID with (\(message.signature))"))
+                    return finish(sender, .identified(.unidentified("the bus answered GetConnectionUnixProcessID with (\(message.signature))")))
                 }
-                // Reading a file is I/O: never on the connection's queue.
-                reading.async { [self] in
-                    let identity = CallerIdentity.of(processID: pid, procRoot: procRoot)
-                    logger.debug("caller identified", metadata: ["sender": "\(sender)", "pid": "\(pid)", "identity": "\(identity)"])
-                    release(sender, identity)
-                }
+                read(sender, pid)
+            case .failure(.remote(name: "org.freedesktop.DBus.Error.NameHasNoOwner", _)):
+                // The bus forgot the name: the sender left.
+                finish(sender, .departed("the bus no longer knows \(sender)"))
             case .failure(let error):
-                release(sender, .unidentified("the bus could not say which process \(sender) is: \(error)"))
+                finish(sender, .identified(.unidentified("the bus could not say which process \(sender) is: \(error)")))
             }
         }
     }
 
+    /// Reads the root of process `pid` for `sender` on a thread of its own (it may block on
+    /// a file system that does not answer), and gives up on it after the time-out.
+    private func read(_ sender: String, _ pid: UInt32) {
+        let started = state.withLock { state -> Bool in
+            guard state.reads < bounds.readsInFlight else { return false }
+            state.reads += 1
+            return true
+        }
+        guard started else {
+            logger.error("too many process roots do not answer; a new client is refused", metadata: ["sender": "\(sender)", "pid": "\(pid)"])
+            return finish(sender, .identified(.unidentified(
+                "prefsd is waiting for \(bounds.readsInFlight) process roots that do not answer, and reads no more until one does")))
+        }
+        let reader = reader
+        Thread.detachNewThread { [self] in
+            let identification = reader(pid)
+            state.withLock { $0.reads -= 1 }
+            logger.debug("caller identified", metadata: ["sender": "\(sender)", "pid": "\(pid)", "identity": "\(identification)"])
+            finish(sender, identification)
+        }
+        let timeout = bounds.readTimeout
+        let (seconds, attoseconds) = timeout.components
+        let nanoseconds = Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000)
+        DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(nanoseconds)) { [self] in
+            finish(sender, .identified(.unidentified(
+                "reading the root of its process \(pid) took longer than \(timeout) (a file system that does not answer?)")))
+        }
+    }
+
+    /// Gives `sender` its answer, unless it has one already (the read and its time-out race).
+    private func finish(_ sender: String, _ identification: Identification) {
+        guard state.withLock({ $0.identifying.remove(sender) != nil }) else { return }
+        switch identification {
+        case .identified(.unidentified(let reason)):
+            logger.info("a caller could not be identified", metadata: ["sender": "\(sender)", "reason": "\(reason)"])
+        case .departed(let reason):
+            logger.info("a caller left before it was identified", metadata: ["sender": "\(sender)", "reason": "\(reason)"])
+        case .identified: break
+        }
+        release(sender, identification)
+    }
+
     /// Runs the held calls of `sender`, in order, until none is left; only then is the
-    /// identity kept, so a call arriving meanwhile never overtakes a held one.
-    private func release(_ sender: String, _ identity: CallerIdentity) {
+    /// answer kept, so a call arriving meanwhile never overtakes a held one.
+    private func release(_ sender: String, _ identification: Identification) {
         while true {
             let batch = state.withLock { state -> [Held] in
-                let batch = state.held[sender] ?? []
+                let batch = state.held[sender]?.calls ?? []
                 if batch.isEmpty {
                     state.held[sender] = nil
-                    if state.gone.remove(sender) == nil { state.known[sender] = identity }
+                    if state.gone.remove(sender) == nil { state.known[sender] = identification }
                 } else {
-                    state.held[sender] = []
+                    state.held[sender] = Waiting()
                 }
                 return batch
             }
             if batch.isEmpty { return }
-            for held in batch { held.run(held.call, identity) }
+            for held in batch { held.run(held.call, identity(identification, for: held.call)) }
         }
     }
 }

@@ -18,20 +18,26 @@ public enum CallerIdentity: Sendable, Hashable, CustomStringConvertible {
     case unidentified(String)
 
     /// Tells who runs process `pid` by reading `/proc/PID/root/.flatpak-info`. Only a
-    /// root without the file makes a host process; a root that cannot be opened (the
-    /// process is gone, or prefsd may not look) is unidentified, so a caller that exits
-    /// right after calling is never taken for a host process.
-    static func of(processID pid: UInt32, procRoot: String = "/proc") -> CallerIdentity {
+    /// root without the file makes a host process; a process that no longer exists is
+    /// ``Identification/departed(_:)`` (the caller decides what that allows), and a root
+    /// that cannot be opened for another reason, or a file that cannot be read or names no
+    /// valid application ID, is unidentified.
+    ///
+    /// This may block (a root on a FUSE file system whose server does not answer): callers
+    /// run it off every shared queue and bound the wait (``CallerGate``).
+    static func of(processID pid: UInt32, procRoot: String = "/proc") -> Identification {
         let root = "\(procRoot)/\(pid)/root"
         let descriptor = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard descriptor >= 0 else {
-            return .unidentified("cannot open \(root): \(String(cString: strerror(errno)))")
+            let number = errno
+            let reason = "cannot open \(root): \(String(cString: strerror(number)))"
+            return number == ENOENT || number == ESRCH ? .departed("its process \(pid) exited (\(reason))") : .identified(.unidentified(reason))
         }
         close(descriptor)
         return switch FlatpakInfo.read(atPath: root + FlatpakInfo.path) {
-        case .absent: .host
-        case .application(let info): .application(info.applicationID)
-        case .unreadable(let reason): .unidentified(reason)
+        case .absent: .identified(.host)
+        case .application(let info): .identified(.application(info.applicationID))
+        case .unreadable(let reason): .identified(.unidentified(reason))
         }
     }
 
@@ -43,4 +49,20 @@ public enum CallerIdentity: Sendable, Hashable, CustomStringConvertible {
         case .unidentified(let reason): "unidentified (\(reason))"
         }
     }
+}
+
+/// What prefsd learned of a sender: who it is, or that it left before prefsd could tell.
+enum Identification: Sendable, Hashable {
+    /// The sender is this caller.
+    case identified(CallerIdentity)
+    /// The sender left the bus, or its process exited, before prefsd could tell who it was;
+    /// the reason, for logs and refusals.
+    ///
+    /// Nothing tells who a departed sender was, so where its call came in decides: on the
+    /// main name, `io.github.prefsd.Preferences1`, it runs as the host's, because
+    /// xdg-dbus-proxy lets a Flatpak application talk to the door only (`--talk-name` of
+    /// the door, as the README asks); at the door, `io.github.prefsd.Sandboxed1`, it is
+    /// unidentified and refused, so a sandboxed sender gains nothing by leaving early. A
+    /// host script's `dbus-send` without `--print-reply` (to the main name) lands.
+    case departed(String)
 }

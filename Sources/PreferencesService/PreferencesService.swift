@@ -50,7 +50,10 @@ public final class PreferencesService: Sendable {
     public init(connection: DBusConnection, door: SandboxDoor? = nil, configuration: ServiceConfiguration, logger: Logger) {
         self.connection = connection
         self.door = door
-        gate = CallerGate(connection: connection, logger: logger)
+        // A sender that left before it was identified runs as the host's on the main name
+        // only: no sandboxed application can reach that name (see `Identification`).
+        gate = CallerGate(connection: connection, logger: logger, bounds: CallerGate.Bounds(configuration.limits),
+                          trustsDeparted: { call in !(door?.serves(call) ?? false) })
         self.configuration = configuration
         self.logger = logger
         standardInterfaces = .preferences(version: configuration.version)
@@ -145,7 +148,9 @@ public final class PreferencesService: Sendable {
     }
 
     private func dispatch(_ call: DBusMessage) {
-        gate.admit(call) { [self] call, caller in dispatch(call, as: caller) }
+        if let refusal = gate.admit(call, then: { [self] call, caller in dispatch(call, as: caller) }) {
+            reply(to: call, error: StandardErrorName.limitsExceeded, refusal)
+        }
     }
 
     private func dispatch(_ call: DBusMessage, as caller: CallerIdentity) {

@@ -27,6 +27,12 @@ public struct ServiceLimits: Sendable, Hashable {
     /// `max_message_size`: a message over the bus's limit gets the sender disconnected).
     /// A larger reply is answered `org.freedesktop.DBus.Error.LimitsExceeded`.
     public var replyBytes: Int
+    /// Calls of one sender held while prefsd learns who it is (default 256); more are
+    /// refused `org.freedesktop.DBus.Error.LimitsExceeded`.
+    public var heldCallsPerSender: Int
+    /// Bytes (as marshalled) of the calls of one sender held while prefsd learns who it is
+    /// (default 32 MiB); its first call is held whatever its size.
+    public var heldBytesPerSender: Int
 
     /// What one entry costs beyond its names and value: measured on a full store, a row of
     /// SQLite with its index, its WAL frame share, and the dictionary slot, strings and
@@ -44,7 +50,8 @@ public struct ServiceLimits: Sendable, Hashable {
     public init(
         valueBytes: Int, domainBytes: Int, storeBytes: Int, volatileBytes: Int, nesting: Int,
         domainCount: Int = 100_000, keysPerDomain: Int = 250_000, volatileDomainCount: Int = 10_000,
-        managedFileBytes: Int = 16 << 20, replyBytes: Int = 32 << 20
+        managedFileBytes: Int = 16 << 20, replyBytes: Int = 32 << 20,
+        heldCallsPerSender: Int = 256, heldBytesPerSender: Int = 32 << 20
     ) {
         self.valueBytes = valueBytes
         self.domainBytes = domainBytes
@@ -56,6 +63,8 @@ public struct ServiceLimits: Sendable, Hashable {
         self.volatileDomainCount = volatileDomainCount
         self.managedFileBytes = managedFileBytes
         self.replyBytes = replyBytes
+        self.heldCallsPerSender = heldCallsPerSender
+        self.heldBytesPerSender = heldBytesPerSender
     }
 
     /// The largest message the service accepts: the protocol's own maximum (128 MiB).

@@ -69,6 +69,14 @@ struct Prefsd: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Largest reply or signal sent, in bytes (at most the bus's max_message_size).", valueName: "bytes"))
     var maxReplySize = ServiceLimits.default.replyBytes
 
+    @Option(help: ArgumentHelp(
+        "Most calls of one client held while prefsd learns who it is; more are refused LimitsExceeded.", valueName: "count"))
+    var maxHeldCalls = ServiceLimits.default.heldCallsPerSender
+
+    @Option(help: ArgumentHelp(
+        "Most bytes of calls of one client held while prefsd learns who it is (its first call is held whatever its size).", valueName: "bytes"))
+    var maxHeldSize = ServiceLimits.default.heldBytesPerSender
+
     @Option(help: ArgumentHelp("trace, debug, info, notice, warning, error or critical.", valueName: "level"))
     var logLevel: String = "info"
 
@@ -80,7 +88,8 @@ struct Prefsd: AsyncParsableCommand {
                               ("--max-store-size", maxStoreSize), ("--max-volatile-size", maxVolatileSize),
                               ("--max-nesting", maxNesting), ("--max-domains", maxDomains),
                               ("--max-keys-per-domain", maxKeysPerDomain), ("--max-volatile-domains", maxVolatileDomains),
-                              ("--max-managed-file-size", maxManagedFileSize), ("--max-reply-size", maxReplySize)] where value <= 0 {
+                              ("--max-managed-file-size", maxManagedFileSize), ("--max-reply-size", maxReplySize),
+                              ("--max-held-calls", maxHeldCalls), ("--max-held-size", maxHeldSize)] where value <= 0 {
             throw ValidationError("\(name) must be a positive number, not \(value)")
         }
         if maxReplySize > 128 << 20 {
@@ -109,7 +118,7 @@ struct Prefsd: AsyncParsableCommand {
                 valueBytes: maxValueSize, domainBytes: maxDomainSize, storeBytes: maxStoreSize,
                 volatileBytes: maxVolatileSize, nesting: maxNesting, domainCount: maxDomains,
                 keysPerDomain: maxKeysPerDomain, volatileDomainCount: maxVolatileDomains, managedFileBytes: maxManagedFileSize,
-                replyBytes: maxReplySize
+                replyBytes: maxReplySize, heldCallsPerSender: maxHeldCalls, heldBytesPerSender: maxHeldSize
             ),
             version: Version.current,
             managedDirectory: URL(fileURLWithPath: managedDirectory, isDirectory: true),
