@@ -31,13 +31,14 @@ struct CallerIdentityTests {
         try "[Application]\n".write(to: try root(3).appendingPathComponent(".flatpak-info"), atomically: true, encoding: .utf8)
         try FileManager.default.createDirectory(at: try root(4).appendingPathComponent(".flatpak-info"), withIntermediateDirectories: true)
 
-        #expect(CallerIdentity.of(processID: 1, procRoot: proc.path) == .host)
-        #expect(CallerIdentity.of(processID: 2, procRoot: proc.path) == .application("org.example.App"))
+        #expect(CallerIdentity.of(processID: 1, procRoot: proc.path) == .identified(.host))
+        #expect(CallerIdentity.of(processID: 2, procRoot: proc.path) == .identified(.application("org.example.App")))
         // A file naming no application, or one that cannot be read, is never "host".
-        guard case .unidentified = CallerIdentity.of(processID: 3, procRoot: proc.path) else { Issue.record("no name: not refused"); return }
-        guard case .unidentified = CallerIdentity.of(processID: 4, procRoot: proc.path) else { Issue.record("unreadable: not refused"); return }
-        // A process that is gone (it called, then exited) is not taken for a host process.
-        guard case .unidentified = CallerIdentity.of(processID: 5, procRoot: proc.path) else { Issue.record("gone: not refused"); return }
+        guard case .identified(.unidentified) = CallerIdentity.of(processID: 3, procRoot: proc.path) else { Issue.record("no name: not refused"); return }
+        guard case .identified(.unidentified) = CallerIdentity.of(processID: 4, procRoot: proc.path) else { Issue.record("unreadable: not refused"); return }
+        // A process that is gone (it called, then exited) is not taken for a host process:
+        // where its call came in decides (CallerGate).
+        guard case .departed = CallerIdentity.of(processID: 5, procRoot: proc.path) else { Issue.record("gone: not departed"); return }
     }
 
     @Test("an application may use its domain and suites and read NSGlobalDomain")
@@ -61,7 +62,7 @@ struct CallerIdentityTests {
         defer { bus.stop() }
         let connection = try DBusConnection.connect(address: bus.address)
         defer { connection.close() }
-        let gate = CallerGate(connection: connection, logger: Logger(label: "test"))
+        let gate = CallerGate(connection: connection, logger: Logger(label: "test"), bounds: CallerGate.Bounds(.default))
         let ran = Locked<[(Int, CallerIdentity)]>([])
         let total = 200
         await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in

@@ -12,6 +12,8 @@ struct FlatpakSandbox {
     let applicationID: String
     /// Holds the `.flatpak-info` file given to the sandbox.
     let directory: URL
+    /// What is bound at `/.flatpak-info` inside.
+    var infoFile: URL { directory.appendingPathComponent("flatpak-info") }
 
     init(fixture: ServiceFixture, applicationID: String) throws {
         self.fixture = fixture
@@ -19,7 +21,15 @@ struct FlatpakSandbox {
         directory = fixture.bus.directory.appendingPathComponent("sandbox-\(applicationID)", isDirectory: true)
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         try "[Application]\nname=\(applicationID)\nruntime=runtime/org.example.Platform/x86_64/1\n\n[Instance]\ninstance-id=1\n"
-            .write(to: directory.appendingPathComponent("flatpak-info"), atomically: true, encoding: .utf8)
+            .write(to: infoFile, atomically: true, encoding: .utf8)
+    }
+
+    /// A sandbox whose `/.flatpak-info` is a FIFO nobody writes, as a process with its own
+    /// root (an unprivileged user namespace, a container) can make it.
+    init(fixture: ServiceFixture, fifoNamed name: String) throws {
+        try self.init(fixture: fixture, applicationID: name)
+        try FileManager.default.removeItem(at: infoFile)
+        guard mkfifo(infoFile.path, 0o600) == 0 else { throw FixtureError("mkfifo \(infoFile.path): \(String(cString: strerror(errno)))") }
     }
 
     /// Where the proxy listens inside the sandbox.
@@ -43,8 +53,9 @@ struct FlatpakSandbox {
         exit "$status"
         """
 
-    /// The command line that runs `arguments` inside the sandbox.
-    func commandLine(_ arguments: [String]) throws -> [String] {
+    /// The command line that runs `arguments` inside the sandbox: behind xdg-dbus-proxy, as
+    /// Flatpak runs an application, or (`throughProxy: false`) on the bus's socket itself.
+    func commandLine(_ arguments: [String], throughProxy: Bool = true) throws -> [String] {
         _ = try findExecutable("xdg-dbus-proxy")
         var bwrap = ["--die-with-parent", "--unshare-pid", "--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp"]
         for path in ["/usr", "/etc", "/opt"] where FileManager.default.fileExists(atPath: path) {
@@ -62,8 +73,13 @@ struct FlatpakSandbox {
             "--ro-bind", executables, executables,
             "--ro-bind", fixture.bus.directory.path, fixture.bus.directory.path,
             "--dir", "/run/flatpak",
-            "--ro-bind", directory.appendingPathComponent("flatpak-info").path, FlatpakInfo.path,
+            "--ro-bind", infoFile.path, FlatpakInfo.path,
             "--setenv", "HOME", "/tmp",
+        ]
+        guard throughProxy else {
+            return bwrap + ["--setenv", "DBUS_SESSION_BUS_ADDRESS", fixture.bus.address] + arguments
+        }
+        bwrap += [
             "--unsetenv", "DBUS_SESSION_BUS_ADDRESS",
             "/bin/sh", "-c", Self.script, "sh", fixture.bus.address,
         ]
@@ -72,6 +88,11 @@ struct FlatpakSandbox {
 
     /// Runs the built `prefs` inside the sandbox.
     func prefs(_ arguments: String...) throws -> (status: Int32, stdout: String, stderr: String) {
+        try prefs(arguments)
+    }
+
+    /// Runs the built `prefs` inside the sandbox with `arguments`.
+    func prefs(_ arguments: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
         try runCommand("bwrap", try commandLine([ServiceFixture.prefsBinary.path] + arguments))
     }
 
