@@ -9,8 +9,9 @@ import Synchronization
 ///
 /// The first call of a new unique name is held while the bus is asked, with an async
 /// `GetConnectionUnixProcessID`, which process it is; that process's root is then read for
-/// `/.flatpak-info` on a thread of its own, for at most ``Bounds/readTimeout`` (past it the
-/// sender is unidentified, and the thread is left to finish alone). Later calls of the same
+/// `/.flatpak-info` on a thread of its own (``RootReaders``), for at most
+/// ``Bounds/readTimeout`` (past it the sender is unidentified, and the thread is left to
+/// finish alone). Later calls of the same
 /// name wait behind the first, in order, at most ``Bounds/heldCalls`` calls and
 /// ``Bounds/heldBytes`` bytes of them; calls of other names go on. The answer is kept per
 /// unique name (the bus never reuses one) until ``forget(_:)`` is called when the name
@@ -28,8 +29,8 @@ final class CallerGate: Sendable {
         var heldBytes: Int
         /// Longest wait for one process root to be read.
         var readTimeout: Duration = .seconds(5)
-        /// Most reads of process roots under way at once, each on its own thread; past it a
-        /// new sender is unidentified at once (and told why).
+        /// Most threads reading process roots at once; past it reads wait their turn (each
+        /// sender still given up on after ``readTimeout``).
         var readsInFlight: Int = 64
 
         /// The bounds of `limits`, with the default wait and reads.
@@ -68,8 +69,6 @@ final class CallerGate: Sendable {
         var identifying: Set<String> = []
         /// Senders that left the bus while being identified: their answer is not kept.
         var gone: Set<String> = []
-        /// Reads of process roots under way.
-        var reads = 0
     }
 
     private let connection: DBusConnection
@@ -77,6 +76,7 @@ final class CallerGate: Sendable {
     private let bounds: Bounds
     private let state = Mutex(State())
     private let reader: @Sendable (UInt32) -> Identification
+    private let readers: RootReaders
     private let trustsDeparted: @Sendable (DBusMessage) -> Bool
 
     /// A gate asking the bus of `connection`; `procRoot` is where process roots are read
@@ -90,6 +90,7 @@ final class CallerGate: Sendable {
         self.connection = connection
         self.logger = logger
         self.bounds = bounds
+        readers = RootReaders(limit: bounds.readsInFlight)
         self.trustsDeparted = trustsDeparted
         self.reader = reader ?? { pid in CallerIdentity.of(processID: pid, procRoot: procRoot) }
     }
@@ -173,23 +174,12 @@ final class CallerGate: Sendable {
         }
     }
 
-    /// Reads the root of process `pid` for `sender` on a thread of its own (it may block on
+    /// Reads the root of process `pid` for `sender` on a thread of the pool (it may block on
     /// a file system that does not answer), and gives up on it after the time-out.
     private func read(_ sender: String, _ pid: UInt32) {
-        let started = state.withLock { state -> Bool in
-            guard state.reads < bounds.readsInFlight else { return false }
-            state.reads += 1
-            return true
-        }
-        guard started else {
-            logger.error("too many process roots do not answer; a new client is refused", metadata: ["sender": "\(sender)", "pid": "\(pid)"])
-            return finish(sender, .identified(.unidentified(
-                "prefsd is waiting for \(bounds.readsInFlight) process roots that do not answer, and reads no more until one does")))
-        }
         let reader = reader
-        Thread.detachNewThread { [self] in
+        readers.run { [self] in
             let identification = reader(pid)
-            state.withLock { $0.reads -= 1 }
             logger.debug("caller identified", metadata: ["sender": "\(sender)", "pid": "\(pid)", "identity": "\(identification)"])
             finish(sender, identification)
         }
