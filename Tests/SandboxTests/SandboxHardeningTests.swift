@@ -133,4 +133,39 @@ struct SandboxHardeningTests {
         let departed = fixture.log.components(separatedBy: "left before it was identified").count - 1
         print("vanished sandboxed senders: \(own) of \(rounds) own-domain writes landed (identified in time); \(departed) senders had left before they were identified")
     }
+
+    @Test("--max-held-calls and --max-held-size: a positive number; calls past them are refused LimitsExceeded, the rest answered")
+    func heldCallFlags() async throws {
+        for flag in ["--max-held-calls", "--max-held-size"] {
+            let result = try runCommand(ServiceFixture.binary.path, [flag, "0"])
+            #expect(result.status == 64 && result.stderr.contains("\(flag) must be a positive number"), "\(flag): \(result.status) \(result.stderr)")
+        }
+        let fixture = try await ServiceFixture(arguments: ["--max-held-calls", "1"])
+        let connection = try fixture.connect()
+        defer { connection.close() }
+        // 40 calls sent at once by a new client: the first is held while prefsd learns who
+        // it is, and whichever arrive meanwhile are refused. How many depends on timing; each
+        // is answered, with success or with the refusal naming the flag.
+        let answers = Locked<[Result<DBusMessage, DBusError>]>([])
+        let total = 40
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            for index in 0..<total {
+                connection.call(PreferencesCall.write("com.example.Held", "k\(index)", .integer(Int64(index))).message) { result in
+                    if answers.withLock({ $0.append(result); return $0.count }) == total { done.resume() }
+                }
+            }
+        }
+        var refused = 0
+        for answer in answers.withLock({ $0 }) {
+            switch answer {
+            case .success: continue
+            case .failure(.remote(let name, let message)) where name == "org.freedesktop.DBus.Error.LimitsExceeded" && message.contains("--max-held-calls"):
+                refused += 1
+            case .failure(let error): Issue.record("unexpected answer: \(error)")
+            }
+        }
+        let host = PreferencesProxy(connection: connection)
+        #expect(try await host.readDomain("com.example.Held").count == total - refused)
+        print("--max-held-calls 1: \(refused) of \(total) calls sent at once were refused")
+    }
 }
