@@ -9,11 +9,11 @@ import Synchronization
 ///
 /// The first call of a new unique name is held while the bus is asked, with an async
 /// `GetConnectionUnixProcessID`, which process it is; that process's root is then read for
-/// `/.flatpak-info` on a thread of its own (``RootReaders``), for at most
+/// `/.flatpak-info` on a thread of a pool (``RootReaders``), for at most
 /// ``Bounds/readTimeout`` (past it the sender is unidentified, and the thread is left to
-/// finish alone). Later calls of the same
-/// name wait behind the first, in order, at most ``Bounds/heldCalls`` calls and
-/// ``Bounds/heldBytes`` bytes of them; calls of other names go on. The answer is kept per
+/// finish alone). Later calls of the same name wait behind the first, in order, at most
+/// ``Bounds/heldCalls`` calls and ``Bounds/heldBytes`` bytes of them (more are refused);
+/// calls of other names go on. The answer is kept per
 /// unique name (the bus never reuses one) until ``forget(_:)`` is called when the name
 /// leaves the bus.
 ///
