@@ -16,8 +16,11 @@ public final class PreferencesService: Sendable {
     /// What the lock guards. The domains are mutated in place, never copied out, so a
     /// write costs the same with 10 or 100,000 keys stored.
     private struct Core: Sendable {
-        /// Calls that arrived before the service was ready, in order.
+        /// Calls that arrived before the service was ready, in order; at most
+        /// ``ServiceLimits/waitingCalls`` of them, of ``ServiceLimits/waitingBytes``.
         var waiting: [DBusMessage] = []
+        /// The bytes of the calls in `waiting`, as marshalled on the bus.
+        var waitingBytes = 0
         /// Whether calls are dispatched as they arrive (after the waiting ones).
         var ready = false
         /// The domains, once loaded.
@@ -85,7 +88,7 @@ public final class PreferencesService: Sendable {
         while true {
             let waiting = core.withLock { core -> [DBusMessage] in
                 if core.waiting.isEmpty { core.ready = true }
-                defer { core.waiting = [] }
+                defer { core.waiting = []; core.waitingBytes = 0 }
                 return core.waiting
             }
             if waiting.isEmpty { break }
@@ -136,12 +139,29 @@ public final class PreferencesService: Sendable {
     }
 
     func receive(_ call: DBusMessage) {
-        let ready = core.withLock { core -> Bool in
-            if core.ready { return true }
+        if core.withLock({ $0.ready }) { return dispatch(call) }
+        // The store is loading: hold the call, within the bounds (measured outside the lock).
+        let size = DBusValue.structure(call.body).marshalledSize
+        let limits = configuration.limits
+        enum Admission { case dispatch, held, refused(calls: Int, bytes: Int) }
+        let admission = core.withLock { core -> Admission in
+            if core.ready { return .dispatch }
+            guard core.waiting.count < limits.waitingCalls, core.waitingBytes + size <= limits.waitingBytes else {
+                return .refused(calls: core.waiting.count, bytes: core.waitingBytes)
+            }
             core.waiting.append(call)
-            return false
+            core.waitingBytes += size
+            return .held
         }
-        if ready { dispatch(call) }
+        switch admission {
+        case .dispatch:
+            dispatch(call)
+        case .held:
+            break
+        case .refused(let calls, let bytes):
+            reply(to: call, error: StandardErrorName.limitsExceeded,
+                  "prefsd is still loading its store and holds \(calls) calls (\(bytes) bytes) until then; this one (\(size) bytes) would pass the most it holds, \(limits.waitingCalls) calls or \(limits.waitingBytes) bytes (prefsd --max-waiting-calls, --max-waiting-size): try again once it has loaded")
+        }
     }
 
     private func dispatch(_ call: DBusMessage) {

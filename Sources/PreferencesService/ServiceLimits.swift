@@ -27,6 +27,13 @@ public struct ServiceLimits: Sendable, Hashable {
     /// `max_message_size`: a message over the bus's limit gets the sender disconnected).
     /// A larger reply is answered `org.freedesktop.DBus.Error.LimitsExceeded`.
     public var replyBytes: Int
+    /// Calls held while the store loads, from every caller together (default 10,000); more
+    /// are answered `org.freedesktop.DBus.Error.LimitsExceeded` at once.
+    public var waitingCalls: Int = 10_000
+    /// Bytes of the calls held while the store loads, as marshalled on the bus (default
+    /// 64 MiB: one `ReplaceDomain` of the largest domain); more are refused like
+    /// ``waitingCalls``.
+    public var waitingBytes: Int = 64 << 20
 
     /// What one entry costs beyond its names and value: measured on a full store, a row of
     /// SQLite with its index, its WAL frame share, and the dictionary slot, strings and

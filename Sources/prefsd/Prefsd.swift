@@ -69,6 +69,12 @@ struct Prefsd: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Largest reply or signal sent, in bytes (at most the bus's max_message_size).", valueName: "bytes"))
     var maxReplySize = ServiceLimits.default.replyBytes
 
+    @Option(help: ArgumentHelp("Most calls held while the store loads (more are refused with LimitsExceeded).", valueName: "count"))
+    var maxWaitingCalls = ServiceLimits.default.waitingCalls
+
+    @Option(help: ArgumentHelp("Most bytes of calls held while the store loads.", valueName: "bytes"))
+    var maxWaitingSize = ServiceLimits.default.waitingBytes
+
     @Option(help: ArgumentHelp("trace, debug, info, notice, warning, error or critical.", valueName: "level"))
     var logLevel: String = "info"
 
@@ -80,7 +86,8 @@ struct Prefsd: AsyncParsableCommand {
                               ("--max-store-size", maxStoreSize), ("--max-volatile-size", maxVolatileSize),
                               ("--max-nesting", maxNesting), ("--max-domains", maxDomains),
                               ("--max-keys-per-domain", maxKeysPerDomain), ("--max-volatile-domains", maxVolatileDomains),
-                              ("--max-managed-file-size", maxManagedFileSize), ("--max-reply-size", maxReplySize)] where value <= 0 {
+                              ("--max-managed-file-size", maxManagedFileSize), ("--max-reply-size", maxReplySize),
+                              ("--max-waiting-calls", maxWaitingCalls), ("--max-waiting-size", maxWaitingSize)] where value <= 0 {
             throw ValidationError("\(name) must be a positive number, not \(value)")
         }
         if maxReplySize > 128 << 20 {
@@ -102,15 +109,18 @@ struct Prefsd: AsyncParsableCommand {
             return handler
         }
         let logger = Logger(label: "prefsd")
+        var limits = ServiceLimits(
+            valueBytes: maxValueSize, domainBytes: maxDomainSize, storeBytes: maxStoreSize,
+            volatileBytes: maxVolatileSize, nesting: maxNesting, domainCount: maxDomains,
+            keysPerDomain: maxKeysPerDomain, volatileDomainCount: maxVolatileDomains, managedFileBytes: maxManagedFileSize,
+            replyBytes: maxReplySize
+        )
+        limits.waitingCalls = maxWaitingCalls
+        limits.waitingBytes = maxWaitingSize
         let configuration = ServiceConfiguration(
             storeDirectory: storeDirectory.map { URL(fileURLWithPath: $0, isDirectory: true) }
                 ?? ServiceConfiguration.defaultStoreDirectory(),
-            limits: ServiceLimits(
-                valueBytes: maxValueSize, domainBytes: maxDomainSize, storeBytes: maxStoreSize,
-                volatileBytes: maxVolatileSize, nesting: maxNesting, domainCount: maxDomains,
-                keysPerDomain: maxKeysPerDomain, volatileDomainCount: maxVolatileDomains, managedFileBytes: maxManagedFileSize,
-                replyBytes: maxReplySize
-            ),
+            limits: limits,
             version: Version.current,
             managedDirectory: URL(fileURLWithPath: managedDirectory, isDirectory: true),
             requireRootOwnedManagedDirectory: !allowUnownedManagedDir
