@@ -198,7 +198,7 @@ public final class PreferencesService: Sendable {
         }
         do {
             let arguments = Arguments(body: try caller.admit(method, call.body), limits: configuration.limits)
-            switch try perform(method, arguments) {
+            switch try perform(method, arguments, as: caller) {
             case .answer(let body): reply(to: call, caller.filter(method, answer: body))
             case .effect(let effect, let store, let answer): carry(effect, store: store, for: call, answer: answer)
             }
@@ -214,7 +214,14 @@ public final class PreferencesService: Sendable {
         case effect(Effect, DomainStore, answer: [DBusValue])
     }
 
-    private func perform(_ method: PreferencesMethod, _ arguments: Arguments) throws(PreferencesServiceError) -> Outcome {
+    private func perform(_ method: PreferencesMethod, _ arguments: Arguments, as caller: CallerIdentity) throws(PreferencesServiceError) -> Outcome {
+        // A sandboxed application's changes are held to its own share of the limits too.
+        let application: String? = if case .application(let id) = caller { id } else { nil }
+        func change(
+            answer: [DBusValue] = [], otherwise: [DBusValue] = [], _ body: (inout DomainState) throws -> Effect?
+        ) throws(PreferencesServiceError) -> Outcome {
+            try self.change(as: application, answer: answer, otherwise: otherwise, body)
+        }
         switch method {
         case .read:
             let (domain, key) = (try arguments.domain(0), try arguments.key(1))
@@ -291,14 +298,20 @@ public final class PreferencesService: Sendable {
     /// Changes the running state; the call is answered with `answer` once the change is
     /// carried out, or with `otherwise` when `body` declines to change anything (once the
     /// batches in flight are durable).
+    ///
+    /// `application` is the sandboxed application making the change (`nil` for the host):
+    /// its share of the limits is checked besides the global ones.
     private func change(
-        answer: [DBusValue] = [], otherwise: [DBusValue] = [], _ body: (inout DomainState) throws -> Effect?
+        as application: String?, answer: [DBusValue], otherwise: [DBusValue], _ body: (inout DomainState) throws -> Effect?
     ) throws(PreferencesServiceError) -> Outcome {
         do {
             return try core.withLock { core in
                 guard core.domains != nil, let store = core.store else {
                     preconditionFailure("calls are dispatched only once the store is loaded")
                 }
+                if let application { core.domains!.followApplication(application) }
+                core.domains!.actingApplication = application
+                defer { core.domains!.actingApplication = nil }
                 guard let effect = try body(&core.domains!) else {
                     // Declined, perhaps because of a change still on its way to disk: answer
                     // once what is in flight is durable, so a Read after the answer sees it

@@ -8,6 +8,9 @@ import PreferencesProxy
 //   sandbox-probe lookup KEY DOMAIN…        prints `found DOMAIN VALUE`, or `error CASE: message`
 //   sandbox-probe remove-domain DOMAIN      RemoveDomain: prints `ok`, or `error CASE: message`
 //   sandbox-probe remove-volatile DOMAIN    RemoveVolatileDomain: the same
+//   sandbox-probe subscribe N M PREFIX      opens N connections, each subscribing at the door
+//                                           to M domains PREFIX.0…; prints `subscribed I` or
+//                                           `refused I NAME: message` for each, then `done`
 //   sandbox-probe listen DOMAIN             listens to everything prefsd lets reach it:
 // 1. through the proxy library: every event it may receive (`events(in: nil)`, which the
 //    proxy asks for at the endpoint it chose by itself), printed as
@@ -34,6 +37,26 @@ let arguments = Array(CommandLine.arguments.dropFirst())
 guard arguments.count >= 2 else {
     FileHandle.standardError.write(Data("usage: sandbox-probe lookup KEY DOMAIN… | remove-domain DOMAIN | remove-volatile DOMAIN | listen DOMAIN\n".utf8))
     exit(2)
+}
+if arguments[0] == "subscribe", arguments.count == 4, let connections = Int(arguments[1]), let perConnection = Int(arguments[2]) {
+    var held: [DBusConnection] = []
+    for index in 0..<connections {
+        do {
+            let connection = try DBusConnection.connectToSessionBus()
+            held.append(connection)
+            let domains = (0..<perConnection).map { "\(arguments[3]).c\(index).d\($0)" }
+            _ = try await connection.call(.methodCall(
+                destination: SandboxBus.busName, path: PreferencesBus.objectPath, interface: SandboxBus.interface,
+                member: SandboxBus.subscribeMethod, body: [.stringArray(domains)]))
+            say("subscribed \(index)")
+        } catch DBusError.remote(let name, let message) {
+            say("refused \(index) \(name): \(message)")
+        } catch {
+            say("refused \(index) \(error)")
+        }
+    }
+    say("done")
+    exit(0)
 }
 if arguments[0] != "listen" {
     let proxy: PreferencesProxy
