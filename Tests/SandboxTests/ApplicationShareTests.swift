@@ -75,4 +75,43 @@ struct ApplicationShareTests {
         #expect(try await host.domains().filter { $0.hasPrefix(Self.greedy) } == [Self.greedy, "\(Self.greedy).One", "\(Self.greedy).Three"])
         #expect(try await host.read("\(Self.greedy).One", "k") == .string("w"))
     }
+
+    @Test("with the default shares, one application filling everything it may stops at 1,000 domains, 64 MiB, 100 volatile domains and 8 MiB; the host and another application still write")
+    func defaultShares() async throws {
+        let fixture = try await ServiceFixture()
+        let host = try PreferencesProxy.connect(address: fixture.bus.address)
+        defer { host.close() }
+        let greedy = try FlatpakSandbox(fixture: fixture, applicationID: Self.greedy)
+        let probe = ServiceFixture.executable("sandbox-probe").path
+        let filled = try runCommand("bwrap", try greedy.commandLine([probe, "fill", Self.greedy]))
+        let lines = filled.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.last == "done", "the probe did not finish: \(filled.stdout) \(filled.stderr)")
+        /// The count, bytes and refusal of one kind.
+        func figures(_ kind: String) -> (count: Int, bytes: Int, line: String) {
+            guard let line = lines.first(where: { $0.hasPrefix("filled \(kind) ") }) else { return (-1, -1, "") }
+            let fields = line.split(separator: " ")
+            return (Int(fields[2]) ?? -1, Int(fields[3]) ?? -1, line)
+        }
+        let domains = figures("domains"), bytes = figures("bytes")
+        let volatileDomains = figures("volatile-domains"), volatileBytes = figures("volatile-bytes")
+        #expect(domains.count == 1_000 && domains.line.contains("quotaExceeded") && domains.line.contains("--max-app-domains"), "\(domains.line)")
+        #expect(bytes.count > 0 && bytes.bytes <= 64 << 20 && bytes.line.contains("--max-app-store-size"), "\(bytes.line)")
+        #expect(volatileDomains.count == 100 && volatileDomains.line.contains("--max-app-volatile-domains"), "\(volatileDomains.line)")
+        #expect(volatileBytes.count > 0 && volatileBytes.bytes <= 8 << 20 && volatileBytes.line.contains("--max-app-volatile-size"), "\(volatileBytes.line)")
+
+        // Subscriptions: four connections of 256 domains (each peer's most) take the
+        // share of 1,024; a fifth connection is refused.
+        let subscribed = try runCommand("bwrap", try greedy.commandLine([probe, "subscribe", "5", "256", Self.greedy]))
+        #expect((0..<4).allSatisfy { subscribed.stdout.contains("subscribed \($0)\n") }, "\(subscribed.stdout) \(subscribed.stderr)")
+        #expect(subscribed.stdout.contains("refused 4 org.freedesktop.DBus.Error.LimitsExceeded"), "a fifth connection passed the share: \(subscribed.stdout)")
+
+        // The host and another application are not locked out.
+        try await host.write("com.example.Host", "Big", .data(Data(repeating: 1, count: 1_000_000)))
+        try await host.write("com.example.Host.New", "k", .integer(1))
+        try await host.setVolatileDomain("com.example.HostVolatile", ["k": .data(Data(repeating: 1, count: 500_000))])
+        let modest = try FlatpakSandbox(fixture: fixture, applicationID: Self.other)
+        #expect(try modest.prefs("write", Self.other, "k", "v").status == 0)
+        #expect(try modest.prefs("volatile", "set", "\(Self.other).V", "{ a = 1; }").status == 0)
+        for line in lines where line.hasPrefix("filled") { print("sandbox.share \(line.prefix(160))") }
+    }
 }
