@@ -109,6 +109,38 @@ extension Reliability {
             #expect(grownMiB < 48, "prefsd's peak memory grew by \(grownMiB) MiB with a \(floodMiB) MiB flood (baseline \(baseline), flooded \(flooded))")
             print(String(format: "reliability.waiting rows=%d load_ms=%d flood_mib=%.0f calls=%d stored=%d refused=%d baseline_peak_mib=%.1f flooded_peak_mib=%.1f grown_mib=%.1f elapsed_ms=%d",
                          Self.rows, Int(loadMilliseconds), floodMiB, sent, stored, refused, baseline.peakMiB, flooded.peakMiB, grownMiB, Int(elapsed)))
+            #expect(fixture.stopService() == 0)
+
+            // The count bound: 400 small calls against --max-waiting-calls 10.
+            try await fixture.startService(arguments: ["--max-waiting-calls", "10"])
+            let small = try fixture.connect()
+            defer { small.close() }
+            let smallOutcomes = Mutex<[String: Int]>([:])
+            let smallAnswered = DispatchSemaphore(value: 0)
+            for index in 0..<400 {
+                small.call(.methodCall(
+                    destination: PreferencesBus.busName, path: PreferencesBus.objectPath, interface: PreferencesBus.interface,
+                    member: "Write", body: [.string("com.example.Small"), .string("k\(index)"), .variant(.int32(Int32(index)))]
+                ), timeout: .seconds(120)) { result in
+                    let outcome: String
+                    switch result {
+                    case .success: outcome = "stored"
+                    case .failure(.remote(let name, let message)): outcome = name + (message.contains("--max-waiting-calls") ? " (names the flag)" : "")
+                    case .failure(let error): outcome = "\(error)"
+                    }
+                    smallOutcomes.withLock { $0[outcome, default: 0] += 1 }
+                    smallAnswered.signal()
+                }
+            }
+            let allSmall = await Task.detached {
+                (0..<400).allSatisfy { _ in smallAnswered.wait(timeout: .now() + 180) == .success }
+            }.value
+            #expect(allSmall, "not every small call was answered")
+            let smallCounts = smallOutcomes.withLock { $0 }
+            let smallRefused = smallCounts[StandardErrorName.limitsExceeded + " (names the flag)"] ?? 0
+            #expect(smallRefused > 0, "no small call was refused past --max-waiting-calls 10: \(smallCounts)")
+            #expect(smallRefused + (smallCounts["stored"] ?? 0) == 400, "\(smallCounts)")
+            print("reliability.waiting max_waiting_calls=10 calls=400 stored=\(smallCounts["stored"] ?? 0) refused=\(smallRefused)")
             fixture.stopService()
         }
     }
