@@ -19,15 +19,26 @@ extension PreferencesProxy {
     ///   the rules; ``PreferencesProxyError/serviceUnavailable(_:)`` when the bus is gone.
     /// - Parameter resolving: false to get the signals as prefsd sent them, their
     ///   ``DomainChange/invalidated`` keys not re-read (for tests of the service itself).
-    public func events(in domains: [String]? = nil, resolving: Bool = true) async throws(PreferencesProxyError) -> AsyncStream<PreferencesEvent> {
-        let (stream, continuation) = AsyncStream<PreferencesEvent>.makeStream()
+    ///
+    /// The stream holds at most ``PreferencesEventQueue/defaultCapacity`` events (or
+    /// `capacity`) that its consumer has not taken yet. A consumer that falls further
+    /// behind loses the events queued and gets one ``PreferencesEvent/reloadNeeded(domain:reason:)``
+    /// with a `nil` domain in their place (load every domain followed again); see
+    /// ``PreferencesEventQueue``. prefsd's signals are never held back for a slow consumer,
+    /// and the memory it takes stays bounded.
+    public func events(
+        in domains: [String]? = nil, resolving: Bool = true, capacity: Int = PreferencesEventQueue.defaultCapacity
+    ) async throws(PreferencesProxyError) -> AsyncStream<PreferencesEvent> {
+        let queue = PreferencesEventQueue(capacity: capacity)
+        // Held weakly by the subscription: the stream owns the queue, and dropping it
+        // ends the subscription.
         let identifier = try await subscribe(SignalRouter.Subscriber(
             domains: domains.map(Set.init), resolving: resolving,
-            deliver: { continuation.yield($0) },
-            finish: { continuation.finish() }))
+            deliver: { [weak queue] in queue?.push($0) },
+            finish: { [weak queue] in queue?.finish() }))
         let router = router
-        continuation.onTermination = { _ in router.unsubscribe(identifier) }
-        return stream
+        queue.whenEnded { router.unsubscribe(identifier) }
+        return queue.stream
     }
 
     /// Calls `handler` with each event about `domains` (every domain when `nil`), one at a

@@ -28,6 +28,7 @@ extension DomainState {
         let bytes = entries.isEmpty ? 0 : Self.bytes(of: entries, domain: batch.domain)
         storeBytes += bytes - oldBytes
         persistentDomainCount += (entries.isEmpty ? 0 : 1) - (oldKeys == 0 ? 0 : 1)
+        account(batch.domain, bytes: bytes - oldBytes, domains: (entries.isEmpty ? 0 : 1) - (oldKeys == 0 ? 0 : 1), volatile: false)
         domainBytes[batch.domain] = entries.isEmpty ? nil : bytes
         domainKeys[batch.domain] = entries.isEmpty ? nil : entries.count
     }

@@ -64,9 +64,11 @@ extension DomainState {
         }
         try checkKeyCount(values.count, domain: domain)
         let bytes = Self.bytes(of: values, domain: domain)
+        try checkApplicationVolatileShare(adding: bytes)
         try checkVolatileQuota(adding: bytes)
         volatile[domain] = values
         volatileBytes += bytes
+        account(domain, bytes: bytes, domains: 1, volatile: true)
         if values.isEmpty { return .unchanged(afterPending: false) }
         return .volatile(Change(domain: domain, changed: values))
     }
@@ -74,7 +76,9 @@ extension DomainState {
     /// `RemoveVolatileDomain`: drops a volatile domain; an absent one is no change.
     mutating func removeVolatileDomain(_ domain: DomainName) -> Effect {
         guard let entries = volatile.removeValue(forKey: domain) else { return .unchanged(afterPending: false) }
-        volatileBytes -= Self.bytes(of: entries, domain: domain)
+        let bytes = Self.bytes(of: entries, domain: domain)
+        volatileBytes -= bytes
+        account(domain, bytes: -bytes, domains: -1, volatile: true)
         if entries.isEmpty { return .unchanged(afterPending: false) }
         return .volatile(Change(domain: domain, removed: entries.keys.sorted()))
     }
@@ -121,6 +125,7 @@ extension DomainState {
         if appears { delta += ServiceLimits.domainOverhead }
         if vanishes { delta -= ServiceLimits.domainOverhead }
         if keyDelta > 0 { try checkKeyCount(newKeys, domain: domain) }
+        try checkApplicationShare(adding: delta, appears: appears)
         if appears && persistentDomainCount >= limits.domainCount {
             throw .quotaExceeded("the store holds \(persistentDomainCount) domains, the most allowed (prefsd --max-domains); remove unused domains first")
         }
@@ -147,6 +152,7 @@ extension DomainState {
         domainKeys[domain] = newKeys
         persistentDomainCount += appears ? 1 : vanishes ? -1 : 0
         storeBytes += delta
+        account(domain, bytes: delta, domains: appears ? 1 : vanishes ? -1 : 0, volatile: false)
         batchesInFlight += 1
         return .persistent(Batch(sequence: sequence, domain: domain, mutations: mutations))
     }

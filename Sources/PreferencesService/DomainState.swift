@@ -35,6 +35,12 @@ struct DomainState: Sendable {
     var batchesInFlight = 0
     /// The last batch number handed out.
     var lastSequence: UInt64 = 0
+    /// The usage of each sandboxed application that changed something, by application ID
+    /// (see `DomainState+Apps.swift`).
+    var applications: [String: ApplicationUsage] = [:]
+    /// The sandboxed application whose call is being carried out, whose share is checked
+    /// besides the global limits (`nil` for the host).
+    var actingApplication: String?
     /// The limits in force.
     let limits: ServiceLimits
 

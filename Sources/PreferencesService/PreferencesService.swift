@@ -16,8 +16,11 @@ public final class PreferencesService: Sendable {
     /// What the lock guards. The domains are mutated in place, never copied out, so a
     /// write costs the same with 10 or 100,000 keys stored.
     private struct Core: Sendable {
-        /// Calls that arrived before the service was ready, in order.
+        /// Calls that arrived before the service was ready, in order; at most
+        /// ``ServiceLimits/waitingCalls`` of them, of ``ServiceLimits/waitingBytes``.
         var waiting: [DBusMessage] = []
+        /// The bytes of the calls in `waiting`, as marshalled on the bus.
+        var waitingBytes = 0
         /// Whether calls are dispatched as they arrive (after the waiting ones).
         var ready = false
         /// The domains, once loaded.
@@ -88,7 +91,7 @@ public final class PreferencesService: Sendable {
         while true {
             let waiting = core.withLock { core -> [DBusMessage] in
                 if core.waiting.isEmpty { core.ready = true }
-                defer { core.waiting = [] }
+                defer { core.waiting = []; core.waitingBytes = 0 }
                 return core.waiting
             }
             if waiting.isEmpty { break }
@@ -139,12 +142,29 @@ public final class PreferencesService: Sendable {
     }
 
     func receive(_ call: DBusMessage) {
-        let ready = core.withLock { core -> Bool in
-            if core.ready { return true }
+        if core.withLock({ $0.ready }) { return dispatch(call) }
+        // The store is loading: hold the call, within the bounds (measured outside the lock).
+        let size = DBusValue.structure(call.body).marshalledSize
+        let limits = configuration.limits
+        enum Admission { case dispatch, held, refused(calls: Int, bytes: Int) }
+        let admission = core.withLock { core -> Admission in
+            if core.ready { return .dispatch }
+            guard core.waiting.count < limits.waitingCalls, core.waitingBytes + size <= limits.waitingBytes else {
+                return .refused(calls: core.waiting.count, bytes: core.waitingBytes)
+            }
             core.waiting.append(call)
-            return false
+            core.waitingBytes += size
+            return .held
         }
-        if ready { dispatch(call) }
+        switch admission {
+        case .dispatch:
+            dispatch(call)
+        case .held:
+            break
+        case .refused(let calls, let bytes):
+            reply(to: call, error: StandardErrorName.limitsExceeded,
+                  "prefsd is still loading its store and holds \(calls) calls (\(bytes) bytes) until then; this one (\(size) bytes) would pass the most it holds, \(limits.waitingCalls) calls or \(limits.waitingBytes) bytes (prefsd --max-waiting-calls, --max-waiting-size): try again once it has loaded")
+        }
     }
 
     private func dispatch(_ call: DBusMessage) {
@@ -183,7 +203,7 @@ public final class PreferencesService: Sendable {
         }
         do {
             let arguments = Arguments(body: try caller.admit(method, call.body), limits: configuration.limits)
-            switch try perform(method, arguments) {
+            switch try perform(method, arguments, as: caller) {
             case .answer(let body): reply(to: call, caller.filter(method, answer: body))
             case .effect(let effect, let store, let answer): carry(effect, store: store, for: call, answer: answer)
             }
@@ -199,7 +219,14 @@ public final class PreferencesService: Sendable {
         case effect(Effect, DomainStore, answer: [DBusValue])
     }
 
-    private func perform(_ method: PreferencesMethod, _ arguments: Arguments) throws(PreferencesServiceError) -> Outcome {
+    private func perform(_ method: PreferencesMethod, _ arguments: Arguments, as caller: CallerIdentity) throws(PreferencesServiceError) -> Outcome {
+        // A sandboxed application's changes are held to its own share of the limits too.
+        let application: String? = if case .application(let id) = caller { id } else { nil }
+        func change(
+            answer: [DBusValue] = [], otherwise: [DBusValue] = [], _ body: (inout DomainState) throws -> Effect?
+        ) throws(PreferencesServiceError) -> Outcome {
+            try self.change(as: application, answer: answer, otherwise: otherwise, body)
+        }
         switch method {
         case .read:
             let (domain, key) = (try arguments.domain(0), try arguments.key(1))
@@ -276,14 +303,20 @@ public final class PreferencesService: Sendable {
     /// Changes the running state; the call is answered with `answer` once the change is
     /// carried out, or with `otherwise` when `body` declines to change anything (once the
     /// batches in flight are durable).
+    ///
+    /// `application` is the sandboxed application making the change (`nil` for the host):
+    /// its share of the limits is checked besides the global ones.
     private func change(
-        answer: [DBusValue] = [], otherwise: [DBusValue] = [], _ body: (inout DomainState) throws -> Effect?
+        as application: String?, answer: [DBusValue], otherwise: [DBusValue], _ body: (inout DomainState) throws -> Effect?
     ) throws(PreferencesServiceError) -> Outcome {
         do {
             return try core.withLock { core in
                 guard core.domains != nil, let store = core.store else {
                     preconditionFailure("calls are dispatched only once the store is loaded")
                 }
+                if let application { core.domains!.followApplication(application) }
+                core.domains!.actingApplication = application
+                defer { core.domains!.actingApplication = nil }
                 guard let effect = try body(&core.domains!) else {
                     // Declined, perhaps because of a change still on its way to disk: answer
                     // once what is in flight is durable, so a Read after the answer sees it

@@ -26,16 +26,40 @@ public final class SandboxDoor: Sendable {
         }
     }
 
+    /// Every subscriber's subscriptions, and how many each sandboxed application holds
+    /// over all its connections.
+    private struct Subscribers: Sendable {
+        var bySender: [String: Subscription] = [:]
+        var perApplication: [String: Int] = [:]
+
+        /// Puts `subscription` in force for `sender` (removes it when `nil` or empty),
+        /// keeping the application's count.
+        mutating func set(_ sender: String, _ subscription: Subscription?) {
+            let old = bySender[sender]
+            let kept = subscription.flatMap { $0.count == 0 ? nil : $0 }
+            bySender[sender] = kept
+            guard case .application(let id)? = (kept ?? old)?.identity else { return }
+            let count = (perApplication[id] ?? 0) - (old?.count ?? 0) + (kept?.count ?? 0)
+            perApplication[id] = count > 0 ? count : nil
+        }
+    }
+
     /// The connection owning (or about to own) the sandbox name.
     public let connection: DBusConnection
     private let logger: Logger
-    private let subscriptions = Mutex<[String: Subscription]>([:])
+    private let subscriptions = Mutex(Subscribers())
+    /// The most subscriptions one sandboxed application holds over all its connections.
+    let subscriptionsPerApplication: Int
     let standardInterfaces: StandardInterfaces
 
-    /// A door on `connection`; the service registers its object on it.
-    public init(connection: DBusConnection, version: String, logger: Logger) {
+    /// A door on `connection`; the service registers its object on it. Each sandboxed
+    /// application may hold `subscriptionsPerApplication` subscriptions over all its
+    /// connections (``ServiceLimits/applicationSubscriptions``).
+    public init(connection: DBusConnection, version: String, logger: Logger,
+                subscriptionsPerApplication: Int = ServiceLimits.default.applicationSubscriptions) {
         self.connection = connection
         self.logger = logger
+        self.subscriptionsPerApplication = subscriptionsPerApplication
         standardInterfaces = .sandbox(version: version)
     }
 
@@ -50,7 +74,7 @@ public final class SandboxDoor: Sendable {
             guard message.sender == "org.freedesktop.DBus", message.member == "NameOwnerChanged",
                   message.body.count == 3, case .string(let name) = message.body[0], name.hasPrefix(":"),
                   message.body[2] == .string("") else { return }
-            self?.subscriptions.withLock { $0[name] = nil }
+            self?.subscriptions.withLock { $0.set(name, nil) }
             gone(name)
         }
         try await connection.addMatch(Self.departureRule)
@@ -101,25 +125,37 @@ public final class SandboxDoor: Sendable {
         if case .unidentified(let reason) = caller {
             return refuse(.accessDenied("prefsd cannot tell who is calling, so it sends nothing: \(reason)"))
         }
-        let fits = subscriptions.withLock { all -> Bool in
-            var subscription = all[sender] ?? Subscription(identity: caller)
+        let limit = subscriptionsPerApplication
+        enum Refusal { case peer, application(String, Int) }
+        let refusal = subscriptions.withLock { all -> Refusal? in
+            let old = all.bySender[sender]
+            var subscription = old ?? Subscription(identity: caller)
             if domains.isEmpty { subscription.everything = true } else { subscription.domains.formUnion(domains) }
-            guard subscription.count <= SandboxBus.maximumSubscriptionsPerPeer else { return false }
-            all[sender] = subscription
-            return true
+            guard subscription.count <= SandboxBus.maximumSubscriptionsPerPeer else { return .peer }
+            if case .application(let id) = caller {
+                let held = all.perApplication[id] ?? 0
+                if held - (old?.count ?? 0) + subscription.count > limit { return .application(id, held) }
+            }
+            all.set(sender, subscription)
+            return nil
         }
-        guard fits else {
+        switch refusal {
+        case nil:
+            return call.makeReturn()
+        case .peer:
             return call.makeError(name: StandardErrorName.limitsExceeded,
                                   message: "one peer may subscribe to at most \(SandboxBus.maximumSubscriptionsPerPeer) domains; unsubscribe from some first")
+        case .application(let id, let held):
+            return call.makeError(name: StandardErrorName.limitsExceeded,
+                                  message: "the sandboxed application \(id) holds \(held) subscriptions over its connections, and may hold at most \(limit) (prefsd --max-app-subscriptions); unsubscribe from some first")
         }
-        return call.makeReturn()
     }
 
     private func unsubscribe(_ sender: String, from domains: [String]) {
         subscriptions.withLock { all in
-            guard var subscription = all[sender] else { return }
+            guard var subscription = all.bySender[sender] else { return }
             if domains.isEmpty { subscription.everything = false } else { subscription.domains.subtract(domains) }
-            all[sender] = subscription.count == 0 ? nil : subscription
+            all.set(sender, subscription)
         }
     }
 
@@ -127,7 +163,7 @@ public final class SandboxDoor: Sendable {
     /// argument is the domain) to each subscriber following its domain, addressed to it alone.
     func forward(_ signal: DBusMessage) {
         guard let domain = signal.body.first?.stringValue else { return }
-        let receivers = subscriptions.withLock { all in all.filter { $0.value.follows(domain) }.map(\.key) }
+        let receivers = subscriptions.withLock { all in all.bySender.filter { $0.value.follows(domain) }.map(\.key) }
         for receiver in receivers {
             var message = signal
             message.destination = receiver

@@ -34,6 +34,60 @@ public struct ServiceLimits: Sendable, Hashable {
     /// (default 32 MiB); its first call is held whatever its size.
     public var heldBytesPerSender: Int
 
+    /// Calls held while the store loads, from every caller together (default 10,000); more
+    /// are answered `org.freedesktop.DBus.Error.LimitsExceeded` at once.
+    public var waitingCalls: Int = 10_000
+    /// Bytes of the calls held while the store loads, as marshalled on the bus (default
+    /// 64 MiB: one `ReplaceDomain` of the largest domain); more are refused like
+    /// ``waitingCalls``.
+    public var waitingBytes: Int = 64 << 20
+
+    // MARK: Each sandboxed application's share
+
+    /// Set by the `applicationStoreBytes` family; `nil` takes the default share.
+    private var applicationOverrides: [ApplicationLimit: Int] = [:]
+
+    /// The limits each sandboxed application (by application ID, over all its connections)
+    /// has its own share of.
+    enum ApplicationLimit: Hashable, Sendable {
+        case storeBytes, domainCount, volatileBytes, volatileDomainCount, subscriptions
+    }
+
+    /// The bytes one sandboxed application's persistent domains (its own and its suites)
+    /// may take (default: 1/8 of ``storeBytes``, 64 MiB).
+    public var applicationStoreBytes: Int {
+        get { applicationOverrides[.storeBytes] ?? max(1, storeBytes / 8) }
+        set { applicationOverrides[.storeBytes] = newValue }
+    }
+
+    /// The persistent domains one sandboxed application may hold (default: 1/100 of
+    /// ``domainCount``, 1,000).
+    public var applicationDomainCount: Int {
+        get { applicationOverrides[.domainCount] ?? max(1, domainCount / 100) }
+        set { applicationOverrides[.domainCount] = newValue }
+    }
+
+    /// The bytes one sandboxed application's volatile domains may take (default: 1/8 of
+    /// ``volatileBytes``, 8 MiB).
+    public var applicationVolatileBytes: Int {
+        get { applicationOverrides[.volatileBytes] ?? max(1, volatileBytes / 8) }
+        set { applicationOverrides[.volatileBytes] = newValue }
+    }
+
+    /// The volatile domains one sandboxed application may hold (default: 1/100 of
+    /// ``volatileDomainCount``, 100).
+    public var applicationVolatileDomainCount: Int {
+        get { applicationOverrides[.volatileDomainCount] ?? max(1, volatileDomainCount / 100) }
+        set { applicationOverrides[.volatileDomainCount] = newValue }
+    }
+
+    /// The domain subscriptions (`Subscribe` on the sandbox door) one sandboxed application
+    /// may hold over all its connections (default 1,024: four peers' worth).
+    public var applicationSubscriptions: Int {
+        get { applicationOverrides[.subscriptions] ?? 1024 }
+        set { applicationOverrides[.subscriptions] = newValue }
+    }
+
     /// What one entry costs beyond its names and value: measured on a full store, a row of
     /// SQLite with its index, its WAL frame share, and the dictionary slot, strings and
     /// enum boxes that hold it in memory. See the README's Reliability section.

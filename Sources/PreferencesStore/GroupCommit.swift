@@ -54,9 +54,10 @@ extension DomainStore {
     ///
     /// If the transaction fails, every batch in it gets `.failure(.writeFailed(...))` and
     /// nothing of them is stored; later commits work again once the cause is gone. On a
-    /// full disk the batches that only remove are tried again alone with the room of the
-    /// store's reserve, and batches that add data are refused until the reserve can be
-    /// made again (see ``reserveFileName``). An empty
+    /// full disk the WAL is checkpointed and truncated and each batch is tried again
+    /// alone: batches that only remove with the room of the store's reserve, batches that
+    /// add data when the room they need (free pages left by removals count) leaves the
+    /// reserve's room free (see ``reserveFileName`` and `FullDisk.swift`). An empty
     /// `mutations` completes after everything queued before it is durable. After ``close()``
     /// the completion gets `.failure(.closed)` at once, on the calling thread.
     public func commit(
@@ -111,32 +112,24 @@ extension DomainStore {
         if writer.withLock({ $0.closed }) { closeDatabase() }
     }
 
-    /// Commits `batches`, using the reserve so that removals go through on a full disk;
-    /// returns each batch's outcome.
+    /// Commits `batches`; on a full disk (or while the reserve is released) hands them to
+    /// ``writeOnFullDisk(_:)`` one at a time. Returns each batch's outcome.
     private func writeKeepingReserve(_ batches: [PendingBatch]) -> [Result<Void, StoreError>] {
-        let removals = batches.filter(\.onlyRemoves)
-        if reserve.state == .released, !reserve.restoreIfRoom() {
-            // The disk is still full: keep the room freed for removals.
-            let removed: Result<Void, StoreError> = removals.isEmpty ? .success(()) : write(removals).result
-            let refused = StoreError.writeFailed(reason: "the disk is full: free space on \(files.directoryPath) (prefsd keeps its last \(reserve.size) bytes there for removals, which still work)")
-            return batches.map { $0.onlyRemoves ? removed : .failure(refused) }
+        if reserve.state != .released {
+            let (result, diskFull) = write(batches)
+            if case .success = result {
+                afterCommit()
+                return batches.map { _ in result }
+            }
+            guard diskFull else { return batches.map { _ in result } }
         }
-        let (result, diskFull) = write(batches)
-        switch result {
-        case .success:
-            if reserve.state == .missing { reserve.restoreIfRoom() }
-            return batches.map { _ in result }
-        case .failure:
-            guard diskFull, !removals.isEmpty, reserve.release() else { return batches.map { _ in result } }
-            logger.warning("the disk is full: released the store's reserve so that removals go through",
-                           metadata: ["store": "\(files.directoryPath)"])
-            let removed = write(removals).result
-            return batches.map { $0.onlyRemoves ? removed : result }
-        }
+        // The WAL may hold room a checkpoint gives back (and a failed attempt's frames).
+        checkpoint()
+        return batches.map(writeOnFullDisk)
     }
 
     /// Commits `batches` in one transaction; says whether a failure was a full disk.
-    private func write(_ batches: [PendingBatch]) -> (result: Result<Void, StoreError>, diskFull: Bool) {
+    func write(_ batches: [PendingBatch]) -> (result: Result<Void, StoreError>, diskFull: Bool) {
         do {
             // BEGIN and COMMIT are prepared once and kept, like the statements between
             // them (GRDB's `inTransaction` parses both anew for every transaction).

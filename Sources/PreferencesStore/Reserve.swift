@@ -12,9 +12,10 @@ import Darwin
 /// SQLite needs room even to delete: the WAL records the change before the database is
 /// touched. When the file system is full and a transaction that only removes fails with
 /// "disk full", the store deletes the ballast and tries again, so removals go through.
-/// While the ballast is released, transactions that add data are refused up front (the
-/// freed room is kept for further removals) unless the ballast can be made again, which
-/// happens as soon as the file system has room for it twice over.
+/// While the ballast is released, a transaction that adds data goes through only when the
+/// room it needs leaves the ballast's room free (see `DomainStore.writeOnFullDisk`); the
+/// ballast is made again as soon as the file system has room for it and for a write
+/// besides (``slack``).
 final class Reserve: Sendable {
     /// The ballast's file name inside the store directory.
     static let fileName = "store.reserve"
@@ -56,18 +57,22 @@ final class Reserve: Sendable {
         return true
     }
 
+    /// The room beyond the ballast's own that the file system must have before the
+    /// ballast is made again: a write's WAL frames (64 KiB, or 1/16 of the ballast).
+    var slack: Int { max(64 << 10, size / 16) }
+
     /// Makes the ballast again when it is not held and the file system has room for it
-    /// twice over; returns whether it is held now.
+    /// and ``slack`` besides; returns whether it is held now.
     @discardableResult
     func restoreIfRoom() -> Bool {
         if state == .held { return true }
-        guard freeBytes() >= 2 * size, make() else { return false }
+        guard freeBytes() >= size + slack, make() else { return false }
         current.withLock { $0 = .held }
         return true
     }
 
     /// Free bytes for this user on the store's file system (0 when unknown).
-    private func freeBytes() -> Int {
+    func freeBytes() -> Int {
         var info = statvfs()
         guard statvfs((path as NSString).deletingLastPathComponent, &info) == 0 else { return 0 }
         return Int(info.f_bavail) * Int(info.f_frsize)

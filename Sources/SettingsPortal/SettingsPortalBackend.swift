@@ -30,16 +30,18 @@ public final class SettingsPortalBackend: Sendable {
         path: PortalBus.objectPath, introspectionXML: PortalBus.introspectionXML,
         interfaceProperties: [PortalBus.interface: ["version": .uint32(PortalBus.version)]]
     )
-    /// prefsd's events about the followed domains, taken one at a time by the worker.
-    private let work: AsyncStream<PreferencesEvent>.Continuation
-    private let queue: AsyncStream<PreferencesEvent>
+    /// prefsd's events about the followed domains, taken one at a time by the worker: at
+    /// most ``PreferencesEventQueue/defaultCapacity``; a worker that falls further behind
+    /// (a slow bus) gets one `reloadNeeded(nil)` in place of the events queued and reads
+    /// every followed domain again (see ``PreferencesEventQueue``).
+    let queue: PreferencesEventQueue
 
     /// A backend serving on `connection` and reading prefsd through `proxy`.
     public init(connection: DBusConnection, proxy: PreferencesProxy, logger: Logger) {
         self.connection = connection
         self.proxy = proxy
         self.logger = logger
-        (queue, work) = AsyncStream<PreferencesEvent>.makeStream()
+        queue = PreferencesEventQueue()
     }
 
     /// Exports the object, loads the settings, and then takes the backend's bus name, so
@@ -50,7 +52,7 @@ public final class SettingsPortalBackend: Sendable {
         await follow()
         await reloadAll()
         Task { [self] in
-            for await event in queue { await handle(event) }
+            while let event = await queue.next() { await handle(event) }
         }
         let flags: UInt32 = 4 | 1 | (replace ? 2 : 0)  // do not queue, allow replacement, replace
         let reply = try await connection.requestName(PortalBus.busName, flags: flags)
@@ -61,7 +63,7 @@ public final class SettingsPortalBackend: Sendable {
 
     /// Stops following prefsd.
     public func stop() {
-        work.finish()
+        queue.finish()
         state.withLock { $0.subscription }?.cancel()
     }
 
@@ -76,7 +78,7 @@ public final class SettingsPortalBackend: Sendable {
     private func follow() async {
         let domains = followed
         do {
-            let subscription = try await proxy.observe(domains) { [work] event in work.yield(event) }
+            let subscription = try await proxy.observe(domains) { [queue] event in queue.push(event) }
             let previous = state.withLock { state in
                 defer { state.subscription = subscription }
                 return state.subscription

@@ -86,7 +86,8 @@ final class Daemon: Sendable {
                 shutdown.end(.replaced)
             }
         }
-        let door = SandboxDoor(connection: doorConnection, version: configuration.version, logger: logger)
+        let door = SandboxDoor(connection: doorConnection, version: configuration.version, logger: logger,
+                               subscriptionsPerApplication: configuration.limits.applicationSubscriptions)
         let service = PreferencesService(connection: connection, door: door, configuration: configuration, logger: logger)
         do {
             try service.register()

@@ -77,6 +77,32 @@ struct Prefsd: AsyncParsableCommand {
         "Most bytes of calls of one client held while prefsd learns who it is (its first call is held whatever its size).", valueName: "bytes"))
     var maxHeldSize = ServiceLimits.default.heldBytesPerSender
 
+    @Option(help: ArgumentHelp("Most calls held while the store loads (more are refused with LimitsExceeded).", valueName: "count"))
+    var maxWaitingCalls = ServiceLimits.default.waitingCalls
+
+    @Option(help: ArgumentHelp("Most bytes of calls held while the store loads.", valueName: "bytes"))
+    var maxWaitingSize = ServiceLimits.default.waitingBytes
+
+    @Option(name: .customLong("max-app-store-size"), help: ArgumentHelp(
+        "Largest total of one sandboxed application's persistent domains (its own and its suites), in bytes (default: 1/8 of --max-store-size).", valueName: "bytes"))
+    var maxAppStoreSize: Int?
+
+    @Option(name: .customLong("max-app-domains"), help: ArgumentHelp(
+        "Most persistent domains of one sandboxed application (default: 1/100 of --max-domains).", valueName: "count"))
+    var maxAppDomains: Int?
+
+    @Option(name: .customLong("max-app-volatile-size"), help: ArgumentHelp(
+        "Largest total of one sandboxed application's volatile domains, in bytes (default: 1/8 of --max-volatile-size).", valueName: "bytes"))
+    var maxAppVolatileSize: Int?
+
+    @Option(name: .customLong("max-app-volatile-domains"), help: ArgumentHelp(
+        "Most volatile domains of one sandboxed application (default: 1/100 of --max-volatile-domains).", valueName: "count"))
+    var maxAppVolatileDomains: Int?
+
+    @Option(name: .customLong("max-app-subscriptions"), help: ArgumentHelp(
+        "Most domain subscriptions of one sandboxed application over all its connections (default 1024).", valueName: "count"))
+    var maxAppSubscriptions: Int?
+
     @Option(help: ArgumentHelp("trace, debug, info, notice, warning, error or critical.", valueName: "level"))
     var logLevel: String = "info"
 
@@ -89,8 +115,14 @@ struct Prefsd: AsyncParsableCommand {
                               ("--max-nesting", maxNesting), ("--max-domains", maxDomains),
                               ("--max-keys-per-domain", maxKeysPerDomain), ("--max-volatile-domains", maxVolatileDomains),
                               ("--max-managed-file-size", maxManagedFileSize), ("--max-reply-size", maxReplySize),
-                              ("--max-held-calls", maxHeldCalls), ("--max-held-size", maxHeldSize)] where value <= 0 {
+                              ("--max-held-calls", maxHeldCalls), ("--max-held-size", maxHeldSize),
+                              ("--max-waiting-calls", maxWaitingCalls), ("--max-waiting-size", maxWaitingSize)] where value <= 0 {
             throw ValidationError("\(name) must be a positive number, not \(value)")
+        }
+        for (name, value) in [("--max-app-store-size", maxAppStoreSize), ("--max-app-domains", maxAppDomains),
+                              ("--max-app-volatile-size", maxAppVolatileSize), ("--max-app-volatile-domains", maxAppVolatileDomains),
+                              ("--max-app-subscriptions", maxAppSubscriptions)] {
+            if let value, value <= 0 { throw ValidationError("\(name) must be a positive number, not \(value)") }
         }
         if maxReplySize > 128 << 20 {
             throw ValidationError("--max-reply-size must be at most 134217728, the largest message D-Bus allows")
@@ -111,15 +143,23 @@ struct Prefsd: AsyncParsableCommand {
             return handler
         }
         let logger = Logger(label: "prefsd")
+        var limits = ServiceLimits(
+            valueBytes: maxValueSize, domainBytes: maxDomainSize, storeBytes: maxStoreSize,
+            volatileBytes: maxVolatileSize, nesting: maxNesting, domainCount: maxDomains,
+            keysPerDomain: maxKeysPerDomain, volatileDomainCount: maxVolatileDomains, managedFileBytes: maxManagedFileSize,
+            replyBytes: maxReplySize, heldCallsPerSender: maxHeldCalls, heldBytesPerSender: maxHeldSize
+        )
+        limits.waitingCalls = maxWaitingCalls
+        limits.waitingBytes = maxWaitingSize
+        if let maxAppStoreSize { limits.applicationStoreBytes = maxAppStoreSize }
+        if let maxAppDomains { limits.applicationDomainCount = maxAppDomains }
+        if let maxAppVolatileSize { limits.applicationVolatileBytes = maxAppVolatileSize }
+        if let maxAppVolatileDomains { limits.applicationVolatileDomainCount = maxAppVolatileDomains }
+        if let maxAppSubscriptions { limits.applicationSubscriptions = maxAppSubscriptions }
         let configuration = ServiceConfiguration(
             storeDirectory: storeDirectory.map { URL(fileURLWithPath: $0, isDirectory: true) }
                 ?? ServiceConfiguration.defaultStoreDirectory(),
-            limits: ServiceLimits(
-                valueBytes: maxValueSize, domainBytes: maxDomainSize, storeBytes: maxStoreSize,
-                volatileBytes: maxVolatileSize, nesting: maxNesting, domainCount: maxDomains,
-                keysPerDomain: maxKeysPerDomain, volatileDomainCount: maxVolatileDomains, managedFileBytes: maxManagedFileSize,
-                replyBytes: maxReplySize, heldCallsPerSender: maxHeldCalls, heldBytesPerSender: maxHeldSize
-            ),
+            limits: limits,
             version: Version.current,
             managedDirectory: URL(fileURLWithPath: managedDirectory, isDirectory: true),
             requireRootOwnedManagedDirectory: !allowUnownedManagedDir

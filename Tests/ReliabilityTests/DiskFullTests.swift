@@ -131,14 +131,15 @@ extension Reliability {
             try await Self.checkRefusedAndIntact(fixture, client, refusal: refusal, domain: "com.example.Fill", keys: keys)
 
             // The disk is full, yet removals go through (the WAL needs room even to delete),
-            // and the room they get is not eaten by the next write.
+            // and the room the reserve gives them is not eaten by the next write: a value
+            // larger than the room the removals freed is refused.
             let removed = Array(keys.prefix(3))
             for key in removed {
                 #expect(await client.refusal("Remove", [.string("com.example.Fill"), .string(key)]) == nil, "Remove \(key) failed on a full disk")
             }
             #expect(!FileManager.default.fileExists(atPath: reserve.path), "the reserve was not used")
             #expect(await client.refusal("Write", [.string("com.example.Fill"), .string("stillFull"),
-                                                   .variant(.bytes(Array(repeating: 7, count: 64 << 10)))])
+                                                   .variant(.bytes(Array(repeating: 7, count: 4 * (64 << 10))))])
                     == PreferencesErrorName.storageFailed.busName)
             #expect(await client.refusal("RemoveDomain", [.string("com.example.Early")]) == nil, "RemoveDomain failed on a full disk")
             #expect(try await client.strings("Domains") == ["com.example.Fill"])

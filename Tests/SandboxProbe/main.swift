@@ -8,6 +8,13 @@ import PreferencesProxy
 //   sandbox-probe lookup KEY DOMAIN…        prints `found DOMAIN VALUE`, or `error CASE: message`
 //   sandbox-probe remove-domain DOMAIN      RemoveDomain: prints `ok`, or `error CASE: message`
 //   sandbox-probe remove-volatile DOMAIN    RemoveVolatileDomain: the same
+//   sandbox-probe subscribe N M PREFIX      opens N connections, each subscribing at the door
+//                                           to M domains PREFIX.0…; prints `subscribed I` or
+//                                           `refused I NAME: message` for each, then `done`
+//   sandbox-probe fill PREFIX               fills what an application may hold, one limit at
+//                                           a time, until refused: prints `filled KIND COUNT
+//                                           BYTES MS refused CASE: message` for bytes, domains,
+//                                           volatile-domains and volatile-bytes
 //   sandbox-probe listen DOMAIN             listens to everything prefsd lets reach it:
 // 1. through the proxy library: every event it may receive (`events(in: nil)`, which the
 //    proxy asks for at the endpoint it chose by itself), printed as
@@ -34,6 +41,66 @@ let arguments = Array(CommandLine.arguments.dropFirst())
 guard arguments.count >= 2 else {
     FileHandle.standardError.write(Data("usage: sandbox-probe lookup KEY DOMAIN… | remove-domain DOMAIN | remove-volatile DOMAIN | listen DOMAIN\n".utf8))
     exit(2)
+}
+if arguments[0] == "subscribe", arguments.count == 4, let connections = Int(arguments[1]), let perConnection = Int(arguments[2]) {
+    var held: [DBusConnection] = []
+    for index in 0..<connections {
+        do {
+            let connection = try DBusConnection.connectToSessionBus()
+            held.append(connection)
+            let domains = (0..<perConnection).map { "\(arguments[3]).c\(index).d\($0)" }
+            _ = try await connection.call(.methodCall(
+                destination: SandboxBus.busName, path: PreferencesBus.objectPath, interface: SandboxBus.interface,
+                member: SandboxBus.subscribeMethod, body: [.stringArray(domains)]))
+            say("subscribed \(index)")
+        } catch DBusError.remote(let name, let message) {
+            say("refused \(index) \(name): \(message)")
+        } catch {
+            say("refused \(index) \(error)")
+        }
+    }
+    say("done")
+    exit(0)
+}
+if arguments[0] == "fill" {
+    let prefix = arguments[1]
+    let proxy: PreferencesProxy
+    do { proxy = try PreferencesProxy.connect() } catch { say("error \(error)"); exit(1) }
+    /// Runs `step` with 0, 1, 2… until it throws (at most `limit` times); prints the figures.
+    func fill(_ kind: String, bytesPerStep: Int, limit: Int, _ step: (Int) async throws(PreferencesProxyError) -> Void) async {
+        let started = ContinuousClock.now
+        var count = 0
+        var refusal = "none"
+        while count < limit {
+            do {
+                try await step(count)
+                count += 1
+            } catch {
+                refusal = "\(Mirror(reflecting: error).children.first?.label ?? "?"): \(error.description)"
+                break
+            }
+        }
+        let elapsed = ContinuousClock.now - started
+        let milliseconds = elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000
+        say("filled \(kind) \(count) \(count * bytesPerStep) \(milliseconds) refused \(refusal)")
+    }
+    await fill("domains", bytesPerStep: 0, limit: 200_000) { index throws(PreferencesProxyError) in
+        try await proxy.write("\(prefix).D\(index)", "k", .integer(1))
+    }
+    let megabyte = PropertyListValue.data(Data(repeating: 0x42, count: 1_000_000))
+    await fill("bytes", bytesPerStep: 1_000_000, limit: 1_000) { index throws(PreferencesProxyError) in
+        try await proxy.write("\(prefix).D\(index % 8)", "big\(index)", megabyte)
+    }
+    await fill("volatile-domains", bytesPerStep: 0, limit: 20_000) { index throws(PreferencesProxyError) in
+        try await proxy.setVolatileDomain("\(prefix).V\(index)", [:])
+    }
+    for domain in (try? await proxy.volatileDomains()) ?? [] { try? await proxy.removeVolatileDomain(domain) }
+    let half = PropertyListValue.data(Data(repeating: 0x43, count: 500_000))
+    await fill("volatile-bytes", bytesPerStep: 500_000, limit: 1_000) { index throws(PreferencesProxyError) in
+        try await proxy.setVolatileDomain("\(prefix).VB\(index)", ["k": half])
+    }
+    say("done")
+    exit(0)
 }
 if arguments[0] != "listen" {
     let proxy: PreferencesProxy
