@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// Two D-Bus values are equal when they would travel as the same bytes: the same type and
 /// the same bits. Strings, object paths and signatures compare by their UTF-8 bytes (not by
 /// Unicode canonical equivalence, as Swift's `String ==` does), doubles by their bit
@@ -17,7 +23,7 @@ extension DBusValue {
         case (.uint64(let a), .uint64(let b)): a == b
         case (.double(let a), .double(let b)): a.bitPattern == b.bitPattern
         case (.string(let a), .string(let b)), (.objectPath(let a), .objectPath(let b)), (.signature(let a), .signature(let b)):
-            a.utf8.count == b.utf8.count && a.utf8.elementsEqual(b.utf8)
+            sameBytes(a, b)
         case (.unixFD, .unixFD): true
         case (.bytes(let a), .bytes(let b)): a == b
         case (.array(let elementA, let a), .array(let elementB, let b)): elementA == elementB && a == b
@@ -49,6 +55,18 @@ extension DBusValue {
         case .dictEntry(let key, let value): hasher.combine(15 as UInt8); hasher.combine(key); hasher.combine(value)
         case .structure(let fields): hasher.combine(16 as UInt8); hasher.combine(fields)
         case .variant(let inner): hasher.combine(17 as UInt8); hasher.combine(inner)
+        }
+    }
+
+    /// Whether two strings are the same UTF-8 bytes.
+    private static func sameBytes(_ a: String, _ b: String) -> Bool {
+        guard a.utf8.count == b.utf8.count else { return false }
+        var a = a, b = b
+        return a.withUTF8 { left in
+            b.withUTF8 { right in
+                guard let leftBase = left.baseAddress, let rightBase = right.baseAddress else { return left.count == right.count }
+                return memcmp(leftBase, rightBase, left.count) == 0
+            }
         }
     }
 
