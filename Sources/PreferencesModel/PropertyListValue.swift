@@ -4,6 +4,9 @@ import Foundation
 ///
 /// The eight cases are the property-list types of NSUserDefaults. A value keeps its type
 /// through every layer (bus, store, client cache): an integer written is an integer read.
+///
+/// Equality and hashing are byte for byte (strings by their UTF-8 bytes, reals and dates by
+/// their bit pattern), not Swift's synthesized ones: see `PropertyListValue+Equality.swift`.
 public indirect enum PropertyListValue: Sendable, Hashable {
     /// A Unicode string.
     case string(String)

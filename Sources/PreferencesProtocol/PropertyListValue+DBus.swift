@@ -73,7 +73,9 @@ extension PropertyListValue {
     ///
     /// Accepts what the contract accepts on input: the integers `y n q i u t x`, `d`, `b`,
     /// `s`, `ay`, `(d)` dates, any array whose elements map, and any `a{sT}` whose values
-    /// map. Variants are unwrapped, also a variant directly inside a variant.
+    /// map. Variants are unwrapped, also a variant directly inside a variant. A dictionary
+    /// that names one key twice, byte for byte or in two Unicode normalisations of it, is
+    /// refused: it could not be stored and read back as written.
     /// - Parameter maximumNesting: the deepest nesting of arrays and dictionaries allowed.
     /// - Throws: `PreferencesModelError.invalidValue` naming what was wrong.
     public init(dbus value: DBusValue, maximumNesting: Int = maximumValueNesting) throws(PreferencesModelError) {
@@ -89,6 +91,24 @@ extension PropertyListValue {
             throw .invalidValue(reason: "expected a dictionary with string keys, got \(value.signature)")
         }
         return entries
+    }
+
+    /// Why a dictionary inside a value that names one key twice is refused: a dictionary
+    /// holds each key once, telling keys apart by Unicode canonical equivalence, so the
+    /// second would replace the first and the value could not be read back as written.
+    private static func repeatedKey(_ key: String, _ earlier: String) -> String {
+        let shown = "\"\(key.prefix(80))\""
+        if PropertyListValue.string(key) == .string(earlier) {
+            return "a dictionary in the value names the key \(shown) twice; name each key once"
+        }
+        return "a dictionary in the value has two keys, \(shown) and \"\(earlier.prefix(80))\", that differ only in their Unicode normalisation (\(Self.scalars(key)) and \(Self.scalars(earlier))); a dictionary holds one of them: use one spelling"
+    }
+
+    /// The Unicode scalars of a short text, as `U+0065 U+0301`, or its length past 8.
+    private static func scalars(_ text: String) -> String {
+        let scalars = Array(text.unicodeScalars)
+        guard scalars.count <= 8 else { return "\(scalars.count) code points" }
+        return scalars.map { "U+" + String($0.value, radix: 16, uppercase: true).leftPadded(to: 4) }.joined(separator: " ")
     }
 
     private static func map(_ value: DBusValue, depth: Int, limit: Int) throws(PreferencesModelError) -> PropertyListValue {
@@ -126,6 +146,9 @@ extension PropertyListValue {
                     guard case .dictEntry(let key, let entryValue) = item, case .string(let name) = key else {
                         throw .invalidValue(reason: "dictionary keys must be strings, not \(element)")
                     }
+                    if let index = entries.index(forKey: name) {
+                        throw .invalidValue(reason: Self.repeatedKey(name, entries[index].key))
+                    }
                     entries[name] = try map(entryValue, depth: depth + 1, limit: limit)
                 }
                 return .dictionary(entries)
@@ -149,5 +172,12 @@ extension PropertyListValue {
         case .dictEntry:
             throw .invalidValue(reason: "a dictionary entry outside a dictionary is not a property-list value")
         }
+    }
+}
+
+private extension String {
+    /// The text with `0` in front up to `width` characters.
+    func leftPadded(to width: Int) -> String {
+        count >= width ? self : String(repeating: "0", count: width - count) + self
     }
 }

@@ -89,7 +89,9 @@ final class TextBinding: SettingBinding {
 
     override func show(_ value: PropertyListValue?) {
         let text = value.map { Coercion.string($0) ?? ValueEditing.text($0) } ?? ""
-        if entry.text != text { entry.text = text }
+        // Byte for byte: a stored value respelled in another Unicode normalisation is a
+        // new value, and the entry must hold its bytes for the user's next edit.
+        if !entry.text.utf8.elementsEqual(text.utf8) { entry.text = text }
     }
 }
 

@@ -51,6 +51,9 @@ final class PortalFixture: Sendable {
         environment["XDG_DATA_HOME"] = directory.appendingPathComponent("data").path
         environment["XDG_DATA_DIRS"] = directory.appendingPathComponent("system-data").path
         environment["GIO_USE_VFS"] = "local"
+        // With glib-networking installed, GIO's GNOME proxy resolver reads GSettings
+        // schemas, and there are none under the empty XDG_DATA_DIRS: the portal aborts.
+        environment["GIO_USE_PROXY_RESOLVER"] = "dummy"
         process.environment = environment
         process.standardOutput = FileHandle.nullDevice
         let log = directory.appendingPathComponent("xdg-desktop-portal.log")
