@@ -72,7 +72,7 @@ struct GSettingsFirstReadTests {
         let (relay, relayOutput) = try await fixture.startListener(Self.relay, [relaySocket, busPath])
         defer {
             kill(relay.processIdentifier, SIGKILL)
-            relay.waitUntilExit()
+            _ = waitForExit(of: relay)
         }
 
         let read = try fixture.gsettings("get", GSettingsFixture.schema, "text")

@@ -147,7 +147,7 @@ final class SandboxedProcess: Sendable {
     /// Kills the sandbox (its PID namespace ends with it).
     func stop() {
         if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-        process.waitUntilExit()
+        _ = waitForExit(of: process)
         for reader in readers {
             reader.readabilityHandler = nil
             try? reader.close()

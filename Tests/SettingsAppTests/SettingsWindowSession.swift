@@ -80,7 +80,7 @@ final class SettingsWindowSession: Sendable {
         quit()
         // A process started from a test's thread may have SIGTERM blocked: end the display for sure.
         kill(xvfb.processIdentifier, SIGKILL)
-        xvfb.waitUntilExit()
+        _ = waitForExit(of: xvfb)
         // The registry outlives its bus: end it too.
         if let registry = Self.owner(of: "org.a11y.atspi.Registry", on: accessibilityBus.address) { kill(registry, SIGKILL) }
         accessibilityBus.stop()
@@ -137,7 +137,7 @@ final class SettingsWindowSession: Sendable {
         let deadline = Date().addingTimeInterval(10)
         while process.isRunning, Date() < deadline { usleep(20_000) }
         if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-        process.waitUntilExit()
+        _ = waitForExit(of: process)
     }
 
     /// Runs one step of the AT-SPI driver; the step's output says what it saw.
