@@ -316,7 +316,9 @@ extension Reliability {
                                         message.noReplyExpected = true
                                         do { try connection.send(message) }
                                         catch DBusError.invalidMessage { counts.withLock { $0.refusedByClient += 1 }; continue }
-                                        catch { }
+                                        // The bus dropped this connection (it reconnects after the batch): not sent.
+                                        catch DBusError.disconnected { continue }
+                                        catch { Issue.record("sending \(message.member ?? "-") failed: \(error)"); continue }
                                     }
                                     sent += 1
                                     counts.withLock { $0.sent += 1 }
@@ -456,7 +458,7 @@ extension Reliability {
             let fixture = try await ServiceFixture()
             let connection = try fixture.connect()
             defer { connection.close() }
-            let baseline = fixture.memory?.peakKiB ?? 0
+            let baseline = try #require(fixture.memory, "prefsd's /proc status cannot be read").peakKiB
             // The private bus carries messages up to 32 MiB (dbus-daemon's default).
             let cases: [(String, DBusValue)] = [
                 ("as of 3.5M empty strings (~28 MiB)", .array(element: "s", Array(repeating: .string(""), count: 3_500_000))),
@@ -475,7 +477,7 @@ extension Reliability {
                 try await fixture.ping(connection)
                 print("reliability.huge message=\"\(name)\" answer=\(answer) \(fixture.memory.map(\.description) ?? "rss=?")")
             }
-            let peak = fixture.memory?.peakKiB ?? 0
+            let peak = try #require(fixture.memory, "prefsd's /proc status cannot be read: it is gone").peakKiB
             // The message itself is read whole (up to 32 MiB here, 128 MiB on a session bus);
             // what is decoded from it must not add more than a bounded amount.
             #expect(peak - baseline < 400 * 1024, "prefsd's peak RSS grew by \((peak - baseline) / 1024) MiB")

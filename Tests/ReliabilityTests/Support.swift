@@ -50,12 +50,6 @@ extension ServiceFixture {
     /// prefsd's memory figures now.
     var memory: MemoryFigures? { pid.flatMap { MemoryFigures(pid: $0) } }
 
-    /// Whether the prefsd this fixture started is still running.
-    var isRunning: Bool {
-        guard let pid else { return false }
-        return kill(pid, 0) == 0
-    }
-
     /// `Peer.Ping` to prefsd's bus name, answered by its libdbus; throws when it does not
     /// answer within `timeout`.
     func ping(_ connection: DBusConnection, timeout: Duration = .seconds(10)) async throws {

@@ -125,6 +125,22 @@ final class PortalFixture: Sendable {
         return value
     }
 
+    /// The D-Bus error name `Settings.Read` of `namespace`/`key` is refused with; throws when
+    /// the call succeeds or fails otherwise (a timeout, a portal that went away).
+    func readRefusal(_ namespace: String, _ key: String) async throws -> String {
+        do {
+            let reply = try await client.call(.methodCall(
+                destination: "org.freedesktop.portal.Desktop", path: PortalBus.objectPath,
+                interface: "org.freedesktop.portal.Settings", member: "Read", body: [.string(namespace), .string(key)]
+            ), timeout: .seconds(30)).body
+            throw FixtureError("Read \(namespace) \(key) answered \(reply)")
+        } catch DBusError.remote(let name, _) {
+            return name
+        } catch let error as DBusError {
+            throw FixtureError("Read \(namespace) \(key) failed without an answer: \(error)\n\(logs)")
+        }
+    }
+
     private func portalCall(_ member: String, _ body: [DBusValue]) async throws -> [DBusValue] {
         do {
             return try await client.call(.methodCall(
