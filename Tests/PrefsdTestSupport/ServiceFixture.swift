@@ -65,7 +65,7 @@ public final class ServiceFixture: Sendable {
         let process = Process()
         process.executableURL = Self.binary
         process.arguments = ["--address", bus.address, "--store", storeDirectory.path, "--log-level", "warning"] + arguments
-        var environment = ProcessInfo.processInfo.environment
+        var environment = helperEnvironment
         environment["DBUS_SESSION_BUS_ADDRESS"] = bus.address
         environment["XDG_CONFIG_HOME"] = bus.directory.appendingPathComponent("config").path
         process.environment = environment

@@ -92,6 +92,7 @@ final class SandboxedProcess: Sendable {
 
     init(_ executable: String, _ arguments: [String]) throws {
         let process = Process()
+        process.environment = helperEnvironment
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
         let out = Pipe()

@@ -42,7 +42,7 @@ final class PortalFixture: Sendable {
 
         let process = Process()
         process.executableURL = URL(fileURLWithPath: Self.portalBinary)
-        var environment = ProcessInfo.processInfo.environment
+        var environment = helperEnvironment
         environment["DBUS_SESSION_BUS_ADDRESS"] = service.bus.address
         environment["XDG_DESKTOP_PORTAL_DIR"] = portals.path
         environment["XDG_CURRENT_DESKTOP"] = Self.desktop
