@@ -9,20 +9,10 @@ import Testing
 struct ManagedTests {
     /// A fixture whose prefsd reads managed domains from a directory the test owns.
     private func managedFixture(files: [String: PropertyListValue] = [:]) async throws -> (ServiceFixture, URL) {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("prefsd-managed-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let directory = try ServiceFixture.managedDirectory()
         for (domain, value) in files { try place(value, domain: domain, in: directory) }
         let fixture = try await ServiceFixture(arguments: ["--managed-dir", directory.path, "--allow-unowned-managed-dir"])
         return (fixture, directory)
-    }
-
-    private func place(_ value: PropertyListValue, domain: String, in directory: URL) throws {
-        let temporary = directory.appendingPathComponent(".\(domain).tmp")
-        try value.xmlPropertyListData().write(to: temporary)
-        // Renamed into place, as configuration management does, so prefsd never reads half a file.
-        guard rename(temporary.path, directory.appendingPathComponent("\(domain).plist").path) == 0 else {
-            throw FixtureError("cannot rename \(temporary.path): errno \(errno)")
-        }
     }
 
     private let forced = PreferencesErrorName.forced.busName
