@@ -30,58 +30,48 @@ public func findExecutable(_ executable: String) throws -> String {
 
 /// Runs `executable` (looked up on `PATH`) with `arguments`, ``helperEnvironment`` plus
 /// `environment`, and no standard input; returns its exit status and output. A process still
-/// running after `timeout` is killed with SIGKILL (status then reports the signal). Started
-/// with posix_spawn (``SpawnedProcess``): it inherits no descriptor but its three standard
-/// ones, and no blocked signal, whatever thread the test runs on.
+/// running after `timeout` is killed with SIGKILL (status then reports the signal).
 public func runCommand(
     _ executable: String, _ arguments: [String], environment: [String: String] = [:],
     timeout: Duration = .seconds(30)
 ) throws -> (status: Int32, stdout: String, stderr: String) {
-    var outPipe: [Int32] = [-1, -1]
-    var errPipe: [Int32] = [-1, -1]
-    guard pipe(&outPipe) == 0 else { throw BusTestSupportError.processFailed("pipe: errno \(errno)") }
-    guard pipe(&errPipe) == 0 else {
-        close(outPipe[0]); close(outPipe[1])
-        throw BusTestSupportError.processFailed("pipe: errno \(errno)")
-    }
-    // Not inherited by what other threads start (the child gets them through dup2).
-    for descriptor in outPipe + errPipe { _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC) }
-    let process: SpawnedProcess
-    do {
-        process = try SpawnedProcess(
-            executable: try findExecutable(executable), arguments: arguments,
-            environment: helperEnvironment.merging(environment) { $1 }, output: outPipe[1], error: errPipe[1])
-    } catch {
-        outPipe.forEach { close($0) }
-        errPipe.forEach { close($0) }
-        throw error
-    }
-    // The child has its own copies: ours are closed, so the pipes end when it does.
-    close(outPipe[1])
-    close(errPipe[1])
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: try findExecutable(executable))
+    process.arguments = arguments
+    process.environment = helperEnvironment.merging(environment) { $1 }
+    let outPipe = Pipe()
+    let errPipe = Pipe()
+    process.standardOutput = outPipe
+    process.standardError = errPipe
+    process.standardInput = FileHandle.nullDevice
+    let exited = DispatchSemaphore(value: 0)
+    process.terminationHandler = { _ in exited.signal() }
+    try process.run()
 
     let output = Mutex<(Data, Data)>((Data(), Data()))
     let readers = DispatchGroup()
-    let (outRead, errRead) = (outPipe[0], errPipe[0])
+    let outHandle = outPipe.fileHandleForReading
+    let errHandle = errPipe.fileHandleForReading
     DispatchQueue.global().async(group: readers) {
-        let data = readToEnd(outRead)
+        let data = outHandle.readDataToEndOfFile()
         output.withLock { $0.0 = data }
     }
     DispatchQueue.global().async(group: readers) {
-        let data = readToEnd(errRead)
+        let data = errHandle.readDataToEndOfFile()
         output.withLock { $0.1 = data }
     }
-    var status = process.waitForExit(timeout: timeout)
-    if status == nil {
-        kill(process.pid, SIGKILL)
-        status = process.waitForExit(timeout: .seconds(30))
+    let seconds = Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18
+    if exited.wait(timeout: .now() + seconds) == .timedOut {
+        kill(process.processIdentifier, SIGKILL)
+        exited.wait()
     }
-    // A grandchild holding the pipes open must not hang us either; a reader still blocked
-    // keeps its descriptor (closing it under the reader could close another's).
+    // A grandchild holding the pipes open must not hang us either.
     if readers.wait(timeout: .now() + 5) == .success {
-        close(outRead)
-        close(errRead)
+        // Both reached end of file: close our ends now rather than whenever Foundation
+        // lets go of them (a full test run kept hundreds open; see ServiceFixture).
+        try? outHandle.close()
+        try? errHandle.close()
     }
     let (out, err) = output.withLock { $0 }
-    return (status ?? SIGKILL, String(decoding: out, as: UTF8.self), String(decoding: err, as: UTF8.self))
+    return (process.terminationStatus, String(decoding: out, as: UTF8.self), String(decoding: err, as: UTF8.self))
 }
