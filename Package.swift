@@ -285,7 +285,7 @@ let package = Package(
         ),
         .testTarget(
             name: "PreferencesModelTests",
-            dependencies: ["PreferencesModel"],
+            dependencies: ["BusTestSupport", "PreferencesModel"],
             swiftSettings: strict
         ),
         .testTarget(

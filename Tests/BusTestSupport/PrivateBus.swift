@@ -6,6 +6,8 @@ import Synchronization
 public final class PrivateBus: Sendable {
     /// The bus address, as printed by dbus-daemon (`unix:path=…,guid=…`).
     public let address: String
+    /// The path of the bus's unix socket (the `path=` of ``address``).
+    public var socketPath: String { directory.appendingPathComponent("bus").path }
     /// The temporary directory holding the socket, the configuration and `services/`.
     public let directory: URL
     /// The `<servicedir>` of the configuration: it exists and starts empty. Put `.service`
@@ -44,6 +46,8 @@ public final class PrivateBus: Sendable {
         defer { try? logHandle.close() }
         process.standardError = logHandle
         process.standardInput = FileHandle.nullDevice
+        // What it activates inherits it.
+        process.environment = helperEnvironment
         do {
             try process.run()
         } catch {

@@ -28,7 +28,7 @@ public func findExecutable(_ executable: String) throws -> String {
     throw BusTestSupportError.executableNotFound(executable)
 }
 
-/// Runs `executable` (looked up on `PATH`) with `arguments`, the current environment plus
+/// Runs `executable` (looked up on `PATH`) with `arguments`, ``helperEnvironment`` plus
 /// `environment`, and no standard input; returns its exit status and output. A process still
 /// running after `timeout` is killed with SIGKILL (status then reports the signal).
 public func runCommand(
@@ -38,7 +38,7 @@ public func runCommand(
     let process = Process()
     process.executableURL = URL(fileURLWithPath: try findExecutable(executable))
     process.arguments = arguments
-    process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+    process.environment = helperEnvironment.merging(environment) { $1 }
     let outPipe = Pipe()
     let errPipe = Pipe()
     process.standardOutput = outPipe

@@ -93,11 +93,14 @@ import Testing
         let connection = try DBusConnection.connect(address: fixture.bus.address)
         connection.close()
         connection.close()
-        #expect(throws: DBusError.self) {
+        let sent = #expect(throws: DBusError.self) {
             try connection.send(.signal(path: "/a", interface: "a.b", member: "C"))
         }
-        await #expect(throws: DBusError.self) {
+        let called = await #expect(throws: DBusError.self) {
             _ = try await connection.call(.methodCall(destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus.Peer", member: "Ping"))
+        }
+        for error in [sent, called] {
+            guard case .disconnected? = error else { Issue.record("expected DBusError.disconnected, got \(String(describing: error))"); continue }
         }
     }
 

@@ -52,19 +52,34 @@ struct GSettingsAvailabilityTests {
         """, [socket])
         defer {
             kill(silent.processIdentifier, SIGKILL)
-            silent.waitUntilExit()
+            _ = waitForExit(of: silent)
         }
-        // Ten calls: a backend that made each wait for the connection (or its bound) would
-        // hold the program far past runCommand's 30 s, and be killed.
+        // Ten calls, each timed: the first waits for the connection (at most the bound); the
+        // nine after it, together, take less than half of what the first took. A backend
+        // that made every call wait (for the bound, or for any fixed time) fails that.
         let result = try fixture.python("""
+        import time
         s = Gio.Settings.new('org.example.Test')
-        answers = [s.get_string('text'), s.get_int('int32'), s.is_writable('text'), s.set_string('text', 'x')]
-        answers += [s.get_string('text'), s.get_boolean('flag'), s.is_writable('int32'), s.set_int('int32', 1)]
-        answers += [s.get_int('int32'), s.get_strv('strings')]
+        calls = [lambda: s.get_string('text'), lambda: s.get_int('int32'), lambda: s.is_writable('text'),
+                 lambda: s.set_string('text', 'x'), lambda: s.get_string('text'), lambda: s.get_boolean('flag'),
+                 lambda: s.is_writable('int32'), lambda: s.set_int('int32', 1), lambda: s.get_int('int32'),
+                 lambda: s.get_strv('strings')]
+        answers, seconds = [], []
+        for call in calls:
+            started = time.monotonic()
+            answers.append(call())
+            seconds.append(time.monotonic() - started)
         print(answers)
-        """)
+        print(seconds[0], sum(seconds[1:]))
+        """, timeout: .seconds(120))
         #expect(result.status == 0, "killed or failed (status \(result.status)): \(result.stderr)")
-        #expect(result.stdout == "['hello', 5, False, False, 'hello', False, False, False, 5, ['a']]\n", "\(result.stderr)")
+        let lines = result.stdout.split(separator: "\n")
+        #expect(lines.first == "['hello', 5, False, False, 'hello', False, False, False, 5, ['a']]", "\(result.stderr)")
+        let times = lines.dropFirst().first.map { $0.split(separator: " ").compactMap { Double($0) } } ?? []
+        try #require(times.count == 2, "no timings printed: \(result.stdout)")
+        #expect(times[0] < 15, "the first call waited \(times[0]) s, past the 5 s bound")
+        #expect(times[1] < times[0] / 2, "the nine calls after the first waited too: \(times[1]) s against the first's \(times[0]) s")
+        print("gsettings.silent_bus first_call_s=\(times[0]) next_nine_s=\(times[1])")
     }
 
     @Test("prefsd started by bus activation serves the first GSettings program")

@@ -35,7 +35,7 @@ struct GSettingsChangeTests {
     private func stop(_ process: Process) {
         guard process.isRunning else { return }
         kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
+        _ = waitForExit(of: process)
     }
 
     @Test("delay-apply mode commits its keys in one atomic Apply: one Changed with all of them")
@@ -56,8 +56,10 @@ struct GSettingsChangeTests {
         Gio.Settings.sync()
         """)
         #expect(result.status == 0, "\(result.stderr)")
-        var iterator = events.makeAsyncIterator()
-        let first = await iterator.next()
+        let first = try await withDeadline(.seconds(30), "a Changed from the Apply") {
+            var iterator = events.makeAsyncIterator()
+            return await iterator.next()
+        }
         guard case .changed(let change) = first else {
             Issue.record("expected a Changed, got \(String(describing: first))")
             return
@@ -84,8 +86,7 @@ struct GSettingsChangeTests {
         let seen = try String(contentsOf: output, encoding: .utf8)
         #expect(seen.contains("changed int32 77"))
         #expect(seen.contains("changed pair (5, 6)"))
-        watcher.waitUntilExit()
-        #expect(watcher.terminationStatus == 0)
+        #expect(waitForExit(of: watcher) == 0, "the watcher did not quit on 'done'")
     }
 
     @Test("a `prefs write` by another program reaches `gsettings monitor`")

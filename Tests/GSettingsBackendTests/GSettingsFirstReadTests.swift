@@ -63,16 +63,14 @@ struct GSettingsFirstReadTests {
         defer { proxy.close() }
         try await proxy.write("org.example.Test", "text", .string("stored"))
 
-        guard let busPath = service.bus.address.split(separator: ",").first.flatMap({ $0.split(separator: "=", maxSplits: 1).last }).map(String.init) else {
-            throw FixtureError("no socket path in \(service.bus.address)")
-        }
+        let busPath = service.bus.socketPath
         let relaySocket = FileManager.default.temporaryDirectory.appendingPathComponent("prefsd-relay-\(UUID().uuidString)").path
         defer { unlink(relaySocket) }
         let fixture = try GSettingsFixture(busAddress: "unix:path=\(relaySocket)")
         let (relay, relayOutput) = try await fixture.startListener(Self.relay, [relaySocket, busPath])
         defer {
             kill(relay.processIdentifier, SIGKILL)
-            relay.waitUntilExit()
+            _ = waitForExit(of: relay)
         }
 
         let read = try fixture.gsettings("get", GSettingsFixture.schema, "text")

@@ -93,7 +93,7 @@ final class GSettingsFixture: Sendable {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: try findExecutable(executable))
         process.arguments = arguments
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        process.environment = helperEnvironment.merging(environment) { $1 }
         process.standardOutput = try FileHandle(forWritingTo: output)
         process.standardError = FileHandle.nullDevice
         process.standardInput = FileHandle.nullDevice

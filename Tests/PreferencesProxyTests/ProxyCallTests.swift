@@ -44,7 +44,7 @@ struct ProxyCallTests {
         }.value
         #expect(blocking == .string("x"))
         // The completion form, as a cache writing in the background uses it.
-        let answered = await withCheckedContinuation { (done: CheckedContinuation<Result<Void, PreferencesProxyError>, Never>) in
+        let answered = try await withDeadline(.seconds(30), "the write's completion") { (done: BoundedContinuation<Result<Void, PreferencesProxyError>>) in
             proxy.perform(PreferencesCall.write("bad/name", "k", .integer(1))) { done.resume(returning: $0) }
         }
         guard case .failure(.invalidName) = answered else {

@@ -84,8 +84,8 @@ struct ProxySignalTests {
         #expect(try await Self.busRemoves(ruleA, on: proxy.connection) == true)
         #expect(try await Self.busRemoves(ruleA, on: proxy.connection) == false)
         try await proxy.connection.addMatch(ruleA)  // as it was, for the stream's own removal
+        #expect(first != nil && proxy.matchRules == [ruleA: 1], "the stream holds its subscription while it lives")
         first = nil  // dropping the stream ends its subscription
-        #expect(first == nil)
         try await Self.eventually { proxy.matchRules.isEmpty }
         #expect(try await Self.busRemoves(ruleA, on: proxy.connection) == false)
     }
@@ -131,6 +131,10 @@ struct ProxySignalTests {
         let fixture = try await ServiceFixture()
         let proxy = PreferencesProxy(connection: try fixture.connect())
         defer { proxy.close() }
+        // dbus-monitor shows which methods the proxy calls (the private bus allows monitors).
+        let monitor = try CallMonitor(bus: fixture.bus, sender: proxy.connection.uniqueName)
+        defer { monitor.stop() }
+        try await monitor.waitUntilListening(proxy)
         var events = try await proxy.events(in: ["com.example.Big"]).makeAsyncIterator()
         var raw = try await proxy.events(in: ["com.example.Big"], resolving: false).makeAsyncIterator()
         // 40 values of 200 bytes: more than the 4 KiB a signal carries.
@@ -143,6 +147,8 @@ struct ProxySignalTests {
         #expect(!bounded.invalidated.isEmpty && bounded.changed.count < values.count)
         #expect(change.changed == values && change.removed.isEmpty && !change.isWholeDomain)
         #expect(change.invalidated == bounded.invalidated)
+        let reads = try await monitor.reads(until: proxy, of: "com.example.Big")
+        #expect(reads == Array(repeating: "Read", count: bounded.invalidated.count), "each invalidated key is re-read with Read: \(reads)")
 
         // 300 key names of 60 bytes: even the names pass 4 KiB.
         let many = Dictionary(uniqueKeysWithValues: (0..<300).map { (String(format: "%060d", $0), PropertyListValue.integer(Int64($0))) })
@@ -153,6 +159,8 @@ struct ProxySignalTests {
         }
         #expect(wholeRaw.invalidated == [""])
         #expect(whole.isWholeDomain && whole.changed == many && whole.removed.isEmpty)
+        let wholeReads = try await monitor.reads(until: proxy, of: "com.example.Big")
+        #expect(wholeReads == ["ReadDomain"], "a whole invalidated domain is re-read with one ReadDomain: \(wholeReads)")
 
         // A volatile domain: no Read of one key, so the domain is read whole.
         var volatileEvents = try await proxy.events(in: ["com.example.Session"]).makeAsyncIterator()
@@ -162,6 +170,8 @@ struct ProxySignalTests {
             return
         }
         #expect(session.changed == values && !session.invalidated.isEmpty)
+        let volatileReads = try await monitor.reads(until: proxy, of: "com.example.Session")
+        #expect(volatileReads == ["ReadVolatileDomain"], "a volatile domain is re-read with ReadVolatileDomain: \(volatileReads)")
     }
 
     @Test("an administrator's managed file comes as ForcedKeysChanged, then Changed; update refuses a forced key as Forced")
@@ -197,7 +207,7 @@ struct ProxySignalTests {
         let proxy = PreferencesProxy(connection: try fixture.connect())
         defer { proxy.close() }
         let (events, continuation) = AsyncStream<PreferencesEvent>.makeStream()
-        let subscription = try await withCheckedThrowingContinuation { (made: CheckedContinuation<PreferencesSubscription, any Error>) in
+        let subscription = try await withDeadline(.seconds(30), "observeBlocking to return") { (made: BoundedContinuation<PreferencesSubscription>) in
             DispatchQueue.global().async {
                 made.resume(with: Result { try proxy.observeBlocking(["com.example.Blocking"]) { continuation.yield($0) } })
             }
@@ -219,7 +229,7 @@ struct ProxySignalTests {
         let subscription = try proxy.startObserving(["com.example.Together"]) { continuation.yield($0) }
         defer { subscription.cancel() }
         // Without waiting, as a cache loading in one round trip sends its reads.
-        let answer = try await withCheckedContinuation { (done: CheckedContinuation<Result<(value: [String: PropertyListValue], serial: UInt32), PreferencesProxyError>, Never>) in
+        let answer = try await withDeadline(.seconds(30), "ReadDomain's answer") { (done: BoundedContinuation<Result<(value: [String: PropertyListValue], serial: UInt32), PreferencesProxyError>>) in
             proxy.answer(PreferencesCall.readDomain("com.example.Together")) { done.resume(returning: $0) }
         }.get()
         #expect(answer.value == ["k": .integer(1)])
@@ -284,12 +294,9 @@ struct ProxySignalTests {
         DomainChange(domain: domain, changed: changed, removed: removed)
     }
 
-    /// Polls `condition` until it holds, within a bound for a stalled machine.
+    /// Polls `condition` until it holds (the shared ``BusTestSupport/eventually(timeout:_:)``),
+    /// and throws when it did not within its bound.
     static func eventually(_ condition: () async throws -> Bool) async throws {
-        let deadline = ContinuousClock.now + .seconds(20)
-        while try await !condition() {
-            guard ContinuousClock.now < deadline else { throw FixtureError("the condition did not hold within 20 s") }
-            try await Task.sleep(for: .milliseconds(20))
-        }
+        guard try await BusTestSupport.eventually(condition) else { throw FixtureError("the condition did not hold within 20 s") }
     }
 }

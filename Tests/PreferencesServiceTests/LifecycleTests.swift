@@ -34,7 +34,7 @@ struct LifecycleTests {
         #expect(directoryMode == 0o700)
         for name in try manager.contentsOfDirectory(atPath: fixture.storeDirectory.path) {
             let mode = try manager.attributesOfItem(atPath: fixture.storeDirectory.appendingPathComponent(name).path)[.posixPermissions] as? Int
-            #expect(mode.map { $0 & 0o077 } == 0, "\(name) is readable by others: \(String(mode ?? 0, radix: 8))")
+            #expect(mode == 0o600, "\(name) is \(String(mode ?? 0, radix: 8)), not 0600")
         }
     }
 
@@ -68,6 +68,7 @@ struct LifecycleTests {
         let client = PreferencesClient(connection: try fixture.connect())
         try await client.write("com.example.App", "before", .integer(1))
         let successor = Process()
+        successor.environment = helperEnvironment
         successor.executableURL = ServiceFixture.binary
         successor.arguments = ["--address", fixture.bus.address, "--store", fixture.storeDirectory.path, "--replace", "--log-level", "warning"]
         try successor.run()
@@ -109,7 +110,7 @@ struct LifecycleTests {
             for writer in writers { writer.cancel(); await writer.value }
             try await fixture.startService()
             let client = PreferencesClient(connection: try fixture.connect())
-            let stored = (try? await client.readDomain("com.example.Crash\(round)")) ?? [:]
+            let stored = try await client.readDomain("com.example.Crash\(round)")
             #expect(!stream.acknowledged.withLock { $0 }.isEmpty, "round \(round): no write was answered")
             #expect(stream.missing(from: stored).isEmpty, "round \(round): acknowledged writes lost: \(stream.missing(from: stored).prefix(10))")
         }

@@ -9,20 +9,10 @@ import Testing
 struct ManagedTests {
     /// A fixture whose prefsd reads managed domains from a directory the test owns.
     private func managedFixture(files: [String: PropertyListValue] = [:]) async throws -> (ServiceFixture, URL) {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("prefsd-managed-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let directory = try ServiceFixture.managedDirectory()
         for (domain, value) in files { try place(value, domain: domain, in: directory) }
         let fixture = try await ServiceFixture(arguments: ["--managed-dir", directory.path, "--allow-unowned-managed-dir"])
         return (fixture, directory)
-    }
-
-    private func place(_ value: PropertyListValue, domain: String, in directory: URL) throws {
-        let temporary = directory.appendingPathComponent(".\(domain).tmp")
-        try value.xmlPropertyListData().write(to: temporary)
-        // Renamed into place, as configuration management does, so prefsd never reads half a file.
-        guard rename(temporary.path, directory.appendingPathComponent("\(domain).plist").path) == 0 else {
-            throw FixtureError("cannot rename \(temporary.path): errno \(errno)")
-        }
     }
 
     private let forced = PreferencesErrorName.forced.busName
@@ -93,21 +83,48 @@ struct ManagedTests {
         }
         #expect(fixture.log.contains(file.path))
         #expect(try await client.readValue("com.example.Lab", "Proxy") == .string("good"))
-        #expect(fixture.pid != nil)
+        #expect(fixture.isRunning, "prefsd exited on a malformed managed file: \(fixture.log)")
     }
 
-    @Test("a managed directory not owned by root is ignored unless allowed")
-    func ownership() async throws {
+    @Test("a managed directory writable by others is ignored, whoever owns it")
+    func writableByOthers() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("prefsd-managed-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         try PropertyListValue.dictionary(["K": .integer(1)]).xmlPropertyListData().write(to: directory.appendingPathComponent("com.example.Lab.plist"))
-        // Make it writable by others: never trusted, whoever owns it.
         chmod(directory.path, 0o777)
         let fixture = try await ServiceFixture(arguments: ["--managed-dir", directory.path])
         let client = PreferencesClient(connection: try fixture.connect())
         #expect(try await client.call("IsForced", [.string("com.example.Lab"), .string("K")]) == [.boolean(false)])
         #expect(fixture.log.contains("must be owned by root"))
+    }
+
+    @Test("a managed directory not owned by root is ignored though no one else can write to it; owned by root, it is used")
+    func ownership() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("prefsd-managed-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try PropertyListValue.dictionary(["K": .integer(1)]).xmlPropertyListData().write(to: directory.appendingPathComponent("com.example.Lab.plist"))
+        // 0755, so only the owner check can refuse it: as root, given to nobody (65534);
+        // otherwise it is the test's user's already.
+        chmod(directory.path, 0o755)
+        if getuid() == 0 { try #require(chown(directory.path, 65534, 65534) == 0, "chown: errno \(errno)") }
+        var info = stat()
+        try #require(stat(directory.path, &info) == 0 && info.st_uid != 0 && info.st_mode & 0o7777 == 0o755)
+        let fixture = try await ServiceFixture(arguments: ["--managed-dir", directory.path])
+        let client = PreferencesClient(connection: try fixture.connect())
+        #expect(try await client.call("IsForced", [.string("com.example.Lab"), .string("K")]) == [.boolean(false)])
+        #expect(fixture.log.contains("must be owned by root"))
+        #expect(fixture.log.contains("owner=\(info.st_uid)"), "\(fixture.log)")
+        // The control (needs root to give it back): the same directory owned by root is
+        // used, so the owner was the only reason it was refused.
+        if getuid() == 0 {
+            try #require(chown(directory.path, 0, 0) == 0, "chown: errno \(errno)")
+            let forced = try await eventually(timeout: .seconds(30)) {
+                try await client.call("IsForced", [.string("com.example.Lab"), .string("K")]) == [.boolean(true)]
+            }
+            #expect(forced, "prefsd log: \(fixture.log)")
+        }
     }
 
     @Test("a managed directory created after prefsd started is picked up")

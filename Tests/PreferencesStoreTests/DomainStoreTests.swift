@@ -159,9 +159,9 @@ struct DomainStoreTests {
         let held = DispatchSemaphore(value: 0)
         store.commit([.set(name, key: "first", value: .integer(0))]) { _ in
             held.signal()
-            release.wait()
+            _ = release.wait(timeout: .now() + 60)
         }
-        held.wait()
+        try #require(held.wait(timeout: .now() + 30) == .success, "the first commit never reached its completion")
         let order = Mutex<[Int]>([])
         let group = DispatchGroup()
         for index in 1 ... 5 {
@@ -209,9 +209,9 @@ struct DomainStoreTests {
         let held = DispatchSemaphore(value: 0)
         store.commit([]) { _ in
             held.signal()
-            release.wait()
+            _ = release.wait(timeout: .now() + 60)
         }
-        held.wait()
+        try #require(held.wait(timeout: .now() + 30) == .success, "the first commit never reached its completion")
         let results = Mutex<[Result<Void, StoreError>]>([])
         let group = DispatchGroup()
         group.enter()

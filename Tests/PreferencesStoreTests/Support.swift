@@ -60,8 +60,10 @@ extension DomainStore {
             outcome.withLock { $0 = result }
             done.signal()
         }
-        done.wait()
-        return outcome.withLock { $0! }
+        guard done.wait(timeout: .now() + 60) == .success, let result = outcome.withLock({ $0 }) else {
+            return .failure(.writeFailed(reason: "the commit's completion did not come within 60 s"))
+        }
+        return result
     }
 }
 

@@ -86,7 +86,8 @@ struct ObservationTests {
         }
         _ = try fixture.probe(["write", "com.example.Notify", "A", "1"])
         _ = try fixture.probe(["write", "NSGlobalDomain", "B", "2"])
-        let collected = await firstTwo.value
+        defer { firstTwo.cancel() }
+        let collected = try await withDeadline(.seconds(30), "two changes") { await firstTwo.value }
         #expect(collected == [PreferencesChange(key: "A", value: .string("1")), PreferencesChange(key: "B", value: .string("2"))])
         #expect(await eventually { notified.withLock { $0 } == 2 })
     }

@@ -8,7 +8,7 @@ import Testing
 /// domain made while one write is in flight reach prefsd merged into one Apply.
 @Suite("Rapid writes are kind to the disk")
 struct RapidWriteTests {
-    @Test("100,000 sets of one key reach the disk as a few hundred commits, the last value durable")
+    @Test("100,000 sets of one key reach the disk merged, in at most a tenth as many commits, the last value durable")
     func coalesced() async throws {
         let fixture = try await ServiceFixture()
         let collector = try await ChangedCollector(connection: try fixture.connect(), domains: ["com.example.Window"])
@@ -33,7 +33,9 @@ struct RapidWriteTests {
         let commits = collector.signals.count - 1
         print("rapid writes: calls=\(calls) commits=\(commits) seconds=\(elapsed)")
         #expect(commits >= 1)
-        #expect(commits <= 1000, "\(commits) commits for \(calls) calls in \(elapsed)")
+        // Unmerged, each set would be a commit; merged, a few hundred on a quiet machine (the
+        // count printed above). A tenth leaves room for a machine where prefsd keeps pace with the sets.
+        #expect(commits <= calls / 10, "\(commits) commits for \(calls) calls in \(elapsed)")
         #expect(collector.signals.dropLast().last?.changed["Width"] == .integer(Int64(calls)))
     }
 

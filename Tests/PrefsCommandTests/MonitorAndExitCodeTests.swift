@@ -13,7 +13,7 @@ struct MonitorTests {
         let process = Process()
         process.executableURL = ServiceFixture.prefsBinary
         process.arguments = ["monitor"] + arguments
-        var environment = ProcessInfo.processInfo.environment
+        var environment = helperEnvironment
         environment["DBUS_SESSION_BUS_ADDRESS"] = fixture.bus.address
         process.environment = environment
         process.standardOutput = try FileHandle(forWritingTo: output)
@@ -60,11 +60,14 @@ struct MonitorTests {
             expectSuccess(try fixture.prefs("write", "com.example.Watch", "FontSize", "-int", String(attempt)))
         }
         #expect(!text.contains("com.example.Other"))
+        // Now subscribed for sure (it printed a line): another domain's change must be
+        // filtered out, and the delete after it is the sentinel.
+        expectSuccess(try fixture.prefs("write", "com.example.Other", "Ignored", "-int", "-1"))
         expectSuccess(try fixture.prefs("write", "-g", "Languages", "-array", "en", "fr"))
         expectSuccess(try fixture.prefs("delete", "com.example.Watch", "FontSize"))
         let later = try await writeUntilSeen(fixture, output: output, expected: "com.example.Watch: removed FontSize") { _ in }
         #expect(later.contains("NSGlobalDomain: Languages = (en, fr)\n"))
-        #expect(later.split(separator: "\n").allSatisfy { $0.hasPrefix("com.example.Watch: ") || $0.hasPrefix("NSGlobalDomain: ") })
+        #expect(later.split(separator: "\n").allSatisfy { $0.hasPrefix("com.example.Watch: ") || $0.hasPrefix("NSGlobalDomain: ") }, "\(later)")
         #expect(await stop(monitor, signal: SIGTERM) == 0)
     }
 

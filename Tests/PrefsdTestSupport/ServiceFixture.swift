@@ -65,7 +65,7 @@ public final class ServiceFixture: Sendable {
         let process = Process()
         process.executableURL = Self.binary
         process.arguments = ["--address", bus.address, "--store", storeDirectory.path, "--log-level", "warning"] + arguments
-        var environment = ProcessInfo.processInfo.environment
+        var environment = helperEnvironment
         environment["DBUS_SESSION_BUS_ADDRESS"] = bus.address
         environment["XDG_CONFIG_HOME"] = bus.directory.appendingPathComponent("config").path
         process.environment = environment
@@ -91,8 +91,12 @@ public final class ServiceFixture: Sendable {
     /// What prefsd has logged so far.
     public var log: String { (try? String(contentsOf: logFile, encoding: .utf8)) ?? "" }
 
-    /// The pid of the running prefsd.
+    /// The pid of the prefsd this fixture started last (set even after it exited: see ``isRunning``).
     public var pid: Int32? { process.withLock { $0?.processIdentifier } }
+
+    /// Whether the prefsd this fixture started is still running (an exited one is reaped, so
+    /// unlike `kill(pid, 0)` this is false for a prefsd that crashed and is a zombie).
+    public var isRunning: Bool { process.withLock { $0?.isRunning ?? false } }
 
     /// Waits until some connection owns the service's bus name.
     public func waitUntilOwned(timeout: Duration = .seconds(60)) async throws {

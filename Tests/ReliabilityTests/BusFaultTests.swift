@@ -73,7 +73,8 @@ extension Reliability {
             let fixture = try await ServiceFixture(arguments: ["--store", store.path])
             let stream = WriteStream()
             let writers = stream.start(fixture, writers: 4, domain: "com.example.BusGone")
-            try await Task.sleep(for: .milliseconds(300))
+            // The bus goes while writes flow: once some were answered, not after a fixed pause.
+            #expect(await eventually(timeout: .seconds(60)) { stream.acknowledged.withLock { $0.count } >= 20 }, "no write was answered")
             fixture.bus.stop()
             let status = await fixture.waitForExit()
             for writer in writers { writer.cancel(); await writer.value }
@@ -111,19 +112,21 @@ extension Reliability {
             let fixture = try await ServiceFixture()
             let stream = WriteStream()
             let writers = stream.start(fixture, writers: 6, domain: "com.example.Replace")
-            try await Task.sleep(for: .milliseconds(300))
+            let before = await eventually(timeout: .seconds(60)) { stream.acknowledged.withLock { $0.count } >= 20 }
+            #expect(before, "no write was acknowledged before the hand-over")
             let successor = Process()
+            successor.environment = helperEnvironment
             successor.executableURL = ServiceFixture.binary
             successor.arguments = ["--address", fixture.bus.address, "--store", fixture.storeDirectory.path, "--replace", "--log-level", "warning"]
             try successor.run()
             defer { stop(successor, signal: SIGKILL) }
             #expect(await fixture.waitForExit() == 0, "the replaced prefsd did not exit cleanly")
-            // Writes go on, now to the successor.
+            // Writes go on, now to the successor: wait until it answered some.
             let atHandover = stream.acknowledged.withLock { $0.count }
-            try await Task.sleep(for: .milliseconds(500))
+            let answeredBySuccessor = await eventually(timeout: .seconds(60)) { stream.acknowledged.withLock { $0.count } >= atHandover + 20 }
             for writer in writers { writer.cancel(); await writer.value }
             let total = stream.acknowledged.withLock { $0.count }
-            #expect(total > atHandover, "no write was answered by the successor")
+            #expect(answeredBySuccessor, "no write was answered by the successor")
 
             let client = PreferencesClient(connection: try fixture.connect())
             let stored = try await client.readDomain("com.example.Replace")

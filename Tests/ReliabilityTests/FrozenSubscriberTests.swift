@@ -64,10 +64,9 @@ extension Reliability {
 
         /// Runs the frozen subscriber on the fixture's bus and waits until its match rule is in place.
         static func startFrozenSubscriber(_ fixture: ServiceFixture, domain: String) throws -> Process {
-            guard let socketPath = fixture.bus.address.split(separator: ",").first.flatMap({ $0.split(separator: "=", maxSplits: 1).last }).map(String.init) else {
-                throw FixtureError("no socket path in \(fixture.bus.address)")
-            }
+            let socketPath = fixture.bus.socketPath
             let process = Process()
+            process.environment = helperEnvironment
             process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
             process.arguments = ["-c", script, socketPath, PreferencesBus.changedMatchRule(domain: domain)]
             let output = Pipe()
@@ -101,14 +100,16 @@ extension Reliability {
         /// 5,000 and 100,000 (minutes in a debug build).
         static let counts = Long.pick(Counts(large: 1_100, small: 10_000), long: Counts(large: 5_000, small: 100_000))
 
-        @Test("a subscriber that never reads: other clients keep being answered within a second through 1 MiB and 4 KiB floods")
+        @Test("a subscriber that never reads: other clients keep being answered, never stalled, through 1 MiB and 4 KiB floods")
         func frozenSubscriber() async throws {
             let fixture = try await ServiceFixture()
             let domain = "com.example.Flood"
             let frozen = try Self.startFrozenSubscriber(fixture, domain: domain)
             defer { stop(frozen, signal: SIGKILL) }
 
-            // A prober: Ping and Read on its own connection, every 50 ms, each bounded by a second.
+            // A prober: Ping and Read on its own connection, every 50 ms, each bounded by 10 s:
+            // the stall this guards against was for good (every call timed out), so the bound
+            // only has to outlast a loaded machine; the worst probe's time is printed as a figure.
             let probeConnection = try fixture.connect()
             let probe = PreferencesClient(connection: probeConnection)
             defer { probeConnection.close() }
@@ -118,10 +119,10 @@ extension Reliability {
                 while !Task.isCancelled {
                     let started = ContinuousClock.now
                     do {
-                        try await fixture.ping(probeConnection, timeout: .seconds(1))
+                        try await fixture.ping(probeConnection, timeout: .seconds(10))
                         _ = try await probeConnection.call(.methodCall(
                             destination: PreferencesBus.busName, path: PreferencesBus.objectPath, interface: PreferencesBus.interface,
-                            member: "Read", body: [.string("com.example.Other"), .string("k")]), timeout: .seconds(1))
+                            member: "Read", body: [.string("com.example.Other"), .string("k")]), timeout: .seconds(10))
                         let elapsed = milliseconds(since: started)
                         probes.withLock { $0.count += 1; $0.worstMs = max($0.worstMs, elapsed) }
                     } catch {
@@ -171,12 +172,12 @@ extension Reliability {
             _ = await prober.value
 
             // The end: prefsd answers at once, and the frozen subscriber is still connected.
-            try await fixture.ping(probe.connection, timeout: .seconds(1))
+            try await fixture.ping(probe.connection)
             #expect(try await probe.readValue("com.example.Other", "k") == .integer(7))
             #expect(frozen.isRunning)
             let (count, worst, failures) = probes.withLock { ($0.count, $0.worstMs, $0.failures) }
             #expect(unanswered.withLock { $0 } == 0, "writes left unanswered")
-            #expect(failures.isEmpty, "probes not answered within a second: \(failures.prefix(5))")
+            #expect(failures.isEmpty, "probes not answered within 10 s: \(failures.prefix(5))")
             #expect(count > 0)
             print(String(format: "reliability.frozen_subscriber large_writes=%d (1 MiB) small_writes=%d (3900 B) unanswered=%d probes=%d probe_failures=%d worst_probe_ms=%.0f large_phase_s=%.1f total_s=%.1f %@",
                          Self.counts.large, Self.counts.small, unanswered.withLock { $0 }, count, failures.count, worst,

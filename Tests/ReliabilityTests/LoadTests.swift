@@ -121,7 +121,8 @@ extension Reliability {
                 + "baseline_\(baseline.map(\.description) ?? "rss=?") \(memory.map(\.description) ?? "rss=?")")
             #expect(outOfOrder == 0 && missing == 0 && lost == 0)
             #expect(failedReads.isEmpty, "\(failedReads.count) reads not answered: \(failedReads.prefix(3))")
-            #expect((memory?.peakMiB ?? 0) < 256, "prefsd's peak RSS under load: \(memory.map(\.description) ?? "?")")
+            let loaded = try #require(memory, "prefsd's /proc status cannot be read: it is gone")
+            #expect(loaded.peakMiB < 256, "prefsd's peak RSS under load: \(loaded)")
         }
     }
 }

@@ -31,6 +31,7 @@ extension Reliability {
         /// keeps its files private.
         static func startWithOpenUmask(_ fixture: ServiceFixture, store: URL) throws -> Process {
             let process = Process()
+            process.environment = helperEnvironment
             process.executableURL = URL(fileURLWithPath: "/bin/sh")
             process.arguments = ["-c", "umask 000; exec \"$0\" --address \"$1\" --store \"$2\" --log-level warning",
                                  ServiceFixture.binary.path, fixture.bus.address, store.path]

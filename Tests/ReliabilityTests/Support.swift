@@ -50,12 +50,6 @@ extension ServiceFixture {
     /// prefsd's memory figures now.
     var memory: MemoryFigures? { pid.flatMap { MemoryFigures(pid: $0) } }
 
-    /// Whether the prefsd this fixture started is still running.
-    var isRunning: Bool {
-        guard let pid else { return false }
-        return kill(pid, 0) == 0
-    }
-
     /// `Peer.Ping` to prefsd's bus name, answered by its libdbus; throws when it does not
     /// answer within `timeout`.
     func ping(_ connection: DBusConnection, timeout: Duration = .seconds(10)) async throws {
@@ -81,21 +75,6 @@ extension ServiceFixture {
 func integrityCheck(_ database: URL) throws -> String {
     let result = try runCommand("sqlite3", [database.path, "PRAGMA integrity_check;"])
     return (result.stdout + result.stderr).trimmingCharacters(in: .whitespacesAndNewlines)
-}
-
-/// A small fast seeded generator (SplitMix64), so a failing fuzz run can be repeated.
-struct SeededGenerator: RandomNumberGenerator {
-    private var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
 }
 
 /// Milliseconds since `start`, for figures.

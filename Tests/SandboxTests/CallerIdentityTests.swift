@@ -65,7 +65,7 @@ struct CallerIdentityTests {
         let gate = CallerGate(connection: connection, logger: Logger(label: "test"), bounds: CallerGate.Bounds(.default))
         let ran = Locked<[(Int, CallerIdentity)]>([])
         let total = 200
-        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+        try await withDeadline(.seconds(60), "all \(total) calls admitted") { (done: BoundedContinuation<Void>) in
             // All are admitted before the bus can answer who the sender is: the first asks,
             // the others are held behind it.
             for index in 0..<total {
@@ -86,7 +86,7 @@ struct CallerIdentityTests {
         // A name that is not on the bus cannot be identified: refused.
         var stranger = DBusMessage.methodCall(destination: nil, path: "/", interface: nil, member: "M")
         stranger.sender = ":1.999999"
-        let identity = await withCheckedContinuation { (answer: CheckedContinuation<CallerIdentity, Never>) in
+        let identity = try await withDeadline(.seconds(60), "the stranger's call admitted or refused") { (answer: BoundedContinuation<CallerIdentity>) in
             gate.admit(stranger) { _, identity in answer.resume(returning: identity) }
         }
         guard case .unidentified = identity else { Issue.record("a name not on the bus was taken for \(identity)"); return }

@@ -113,6 +113,7 @@ final class SandboxedProcess: Sendable {
 
     init(_ executable: String, _ arguments: [String]) throws {
         let process = Process()
+        process.environment = helperEnvironment
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
         let out = Pipe()
@@ -168,7 +169,7 @@ final class SandboxedProcess: Sendable {
     /// Kills the sandbox (its PID namespace ends with it).
     func stop() {
         if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-        process.waitUntilExit()
+        _ = waitForExit(of: process)
         for reader in readers {
             reader.readabilityHandler = nil
             try? reader.close()

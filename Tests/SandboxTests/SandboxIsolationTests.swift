@@ -243,14 +243,14 @@ struct CallerGateTests {
         // The first call is held while prefsd asks who this is; the others queue behind it.
         let answers = Locked<[Int]>([])
         let all = 100
-        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+        // Every call is counted when answered, refused ones too: one missing answer fails
+        // the test at the deadline instead of hanging it.
+        let answered = Locked(0)
+        try await withDeadline(.seconds(60), "an answer to each of the \(all) writes") { (done: BoundedContinuation<Void>) in
             for index in 0..<all {
                 connection.call(PreferencesCall.write("com.example.Order", "n", .integer(Int64(index))).message) { result in
-                    let count = answers.withLock { answers -> Int in
-                        if case .success = result { answers.append(index) }
-                        return answers.count
-                    }
-                    if count == all { done.resume() }
+                    if case .success = result { answers.withLock { $0.append(index) } }
+                    if answered.withLock({ $0 += 1; return $0 }) == all { done.resume() }
                 }
             }
         }

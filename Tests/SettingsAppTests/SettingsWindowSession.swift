@@ -49,6 +49,7 @@ final class SettingsWindowSession: Sendable {
 
         // Xvfb picks a free display and writes its number to standard output when ready.
         let process = Process()
+        process.environment = helperEnvironment
         process.executableURL = URL(fileURLWithPath: "/usr/bin/Xvfb")
         process.arguments = ["-displayfd", "1", "-nolisten", "tcp", "-screen", "0", "1280x800x24"]
         let output = Pipe()
@@ -80,7 +81,7 @@ final class SettingsWindowSession: Sendable {
         quit()
         // A process started from a test's thread may have SIGTERM blocked: end the display for sure.
         kill(xvfb.processIdentifier, SIGKILL)
-        xvfb.waitUntilExit()
+        _ = waitForExit(of: xvfb)
         // The registry outlives its bus: end it too.
         if let registry = Self.owner(of: "org.a11y.atspi.Registry", on: accessibilityBus.address) { kill(registry, SIGKILL) }
         accessibilityBus.stop()
@@ -115,7 +116,7 @@ final class SettingsWindowSession: Sendable {
         let process = Process()
         process.executableURL = ServiceFixture.executable("prefs-settings")
         process.arguments = [domain]
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }.filter { !$0.value.isEmpty }
+        process.environment = helperEnvironment.merging(environment) { $1 }.filter { !$0.value.isEmpty }
         process.standardOutput = FileHandle.nullDevice
         let log = fixture.bus.directory.appendingPathComponent("settings-app.log")
         _ = FileManager.default.createFile(atPath: log.path, contents: nil)
@@ -137,7 +138,7 @@ final class SettingsWindowSession: Sendable {
         let deadline = Date().addingTimeInterval(10)
         while process.isRunning, Date() < deadline { usleep(20_000) }
         if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-        process.waitUntilExit()
+        _ = waitForExit(of: process)
     }
 
     /// Runs one step of the AT-SPI driver; the step's output says what it saw.
@@ -163,13 +164,5 @@ final class SettingsWindowSession: Sendable {
             try await Task.sleep(for: .milliseconds(50))
         }
         return last
-    }
-
-    /// A managed directory forcing `values` in `domain` (what an administrator puts in /etc/prefsd/managed).
-    static func managedDirectory(forcing values: [String: PropertyListValue], in domain: String) throws -> URL {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("settings-managed-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        try PropertyListValue.dictionary(values).xmlPropertyListData().write(to: directory.appendingPathComponent("\(domain).plist"))
-        return directory
     }
 }

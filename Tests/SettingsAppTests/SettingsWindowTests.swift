@@ -9,9 +9,9 @@ import Testing
 struct SettingsWindowTests {
     @Test("a bundle's pane: a switch writes, prefs write moves the widgets, a forced key is locked, a refused write is shown")
     func bundlePane() async throws {
-        let managed = try SettingsWindowSession.managedDirectory(forcing: ["Theme": .string("dark")], in: "com.example.Editor")
+        let managed = try ServiceFixture.managedDirectory(["com.example.Editor": ["Theme": .string("dark")]])
         defer { try? FileManager.default.removeItem(at: managed) }
-        let fixture = try await ServiceFixture(arguments: ["--managed-dir", managed.path, "--max-value-size", "64"])
+        let fixture = try await ServiceFixture(arguments: ["--managed-dir", managed.path, "--allow-unowned-managed-dir", "--max-value-size", "64"])
         let session = try SettingsWindowSession(fixture: fixture)
         try session.launch("com.example.Editor")
 

@@ -42,7 +42,7 @@ final class PortalFixture: Sendable {
 
         let process = Process()
         process.executableURL = URL(fileURLWithPath: Self.portalBinary)
-        var environment = ProcessInfo.processInfo.environment
+        var environment = helperEnvironment
         environment["DBUS_SESSION_BUS_ADDRESS"] = service.bus.address
         environment["XDG_DESKTOP_PORTAL_DIR"] = portals.path
         environment["XDG_CURRENT_DESKTOP"] = Self.desktop
@@ -126,6 +126,22 @@ final class PortalFixture: Sendable {
         while case .variant(let inner)? = value { value = inner }
         guard let value else { throw FixtureError("Read answered nothing") }
         return value
+    }
+
+    /// The D-Bus error name `Settings.Read` of `namespace`/`key` is refused with; throws when
+    /// the call succeeds or fails otherwise (a timeout, a portal that went away).
+    func readRefusal(_ namespace: String, _ key: String) async throws -> String {
+        do {
+            let reply = try await client.call(.methodCall(
+                destination: "org.freedesktop.portal.Desktop", path: PortalBus.objectPath,
+                interface: "org.freedesktop.portal.Settings", member: "Read", body: [.string(namespace), .string(key)]
+            ), timeout: .seconds(30)).body
+            throw FixtureError("Read \(namespace) \(key) answered \(reply)")
+        } catch DBusError.remote(let name, _) {
+            return name
+        } catch let error as DBusError {
+            throw FixtureError("Read \(namespace) \(key) failed without an answer: \(error)\n\(logs)")
+        }
     }
 
     private func portalCall(_ member: String, _ body: [DBusValue]) async throws -> [DBusValue] {

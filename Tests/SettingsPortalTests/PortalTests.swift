@@ -60,7 +60,7 @@ struct PortalTests {
         #expect(try await fixture.readAll(["org.example.*"]).keys.sorted() == ["org.example.Editor", "org.example.Viewer"])
         #expect(try await fixture.readAll(["org.example.Viewer", appearance]).keys.sorted() == ["org.example.Viewer", appearance])
         #expect(try await fixture.readAll(["org.private.*"]) == [:])
-        await #expect(throws: (any Error).self) { try await fixture.read("org.private.Diary", "Secret") }
+        #expect(try await fixture.readRefusal("org.private.Diary", "Secret") == PortalBus.notFoundError, "an unexposed key reads as not found")
 
         try PortalFixture.prefs(fixture.service, "write", "org.example.Editor", "Theme", "light")
         _ = try await fixture.waitForChange { $0.namespace == "org.example.Editor" && $0.value == .string("light") }
