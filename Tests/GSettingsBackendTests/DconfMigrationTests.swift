@@ -11,7 +11,7 @@ struct DconfMigrationTests {
     /// Non-default values of every type family, set in dconf through `gsettings set`.
     static let values: [(schema: String, key: String, text: String)] = [
         ("org.gnome.desktop.interface", "cursor-size", "33"),
-        ("org.gnome.desktop.interface", "gtk-theme", "'Foo Bar'"),
+        ("org.gnome.desktop.interface", "gtk-theme", "' lead\\nline2 \\\\ é = #x [y]'"),
         ("org.gnome.desktop.interface", "color-scheme", "'prefer-dark'"),
         ("org.gnome.desktop.interface", "text-scaling-factor", "1.25"),
         ("org.gnome.desktop.interface", "clock-show-seconds", "true"),
@@ -129,6 +129,28 @@ struct DconfMigrationTests {
         // A subtree: only the keys below it, relative to it.
         let subtree = try dconf.prefs(["dconf-export", "/org/gnome/desktop/session/"])
         #expect(subtree.stdout == "[/]\nidle-delay=uint32 600\n", "\(subtree.stdout)")
+    }
+
+    @Test("dconf-import PATH copies that subtree only, from dconf dump PATH or a saved dump of it")
+    func subtree() async throws {
+        let service = try await ServiceFixture()
+        let fixture = try GSettingsFixture(service: service)
+        let dconf = try DconfFixture(settings: fixture, service: service)
+        defer { dconf.stop() }
+        #expect(try dconf.gsettings(["set", "org.gnome.desktop.interface", "cursor-size", "40"]).status == 0)
+        #expect(try dconf.gsettings(["set", "org.gnome.mutter", "center-new-windows", "true"]).status == 0)
+        let imported = try dconf.prefs(["dconf-import", "/org/gnome/desktop/interface/"])
+        #expect(imported.status == 0 && imported.stdout == "org.gnome.desktop: set 1 of 1 key (0 already in prefsd)\n", "\(imported.stdout) \(imported.stderr)")
+        let proxy = PreferencesProxy(connection: try service.connect())
+        defer { proxy.close() }
+        #expect(try await proxy.perform(PreferencesCall.domains()) == ["org.gnome.desktop"])
+        #expect(try await proxy.read("org.gnome.desktop", "interface/cursor-size") == .integer(40))
+
+        let file = fixture.directory.appendingPathComponent("mutter.ini")
+        try dconf.dconf(["dump", "/org/gnome/mutter/"]).stdout.write(to: file, atomically: true, encoding: .utf8)
+        let fromFile = try dconf.prefs(["dconf-import", "--from", file.path, "/org/gnome/mutter/"])
+        #expect(fromFile.status == 0 && fromFile.stdout == "org.gnome.mutter: set 1 of 1 key (0 already in prefsd)\n", "\(fromFile.stdout) \(fromFile.stderr)")
+        #expect(try fixture.gsettings(["get", "org.gnome.mutter", "center-new-windows"]).stdout == "true\n")
     }
 
     @Test("a key dconf-import cannot represent is named with its reason and nothing is written")
