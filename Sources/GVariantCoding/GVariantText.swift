@@ -5,18 +5,18 @@ import PreferencesModel
 /// the GSettings module stores in prefsd, through ``VariantCoding``.
 public enum GVariantText {
     /// The prefsd value the GSettings module stores for the GVariant `text` (type annotated
-    /// where GVariant needs it, `uint32 600`, as `dconf dump` prints it) of the key `key`.
+    /// where GVariant needs it, `uint32 600`, as `dconf dump` prints it) of the key `key`,
+    /// and the GVariant type the text has.
     /// - Throws: ``GVariantCodingError/unparsable(key:detail:)`` with GLib's reason.
-    public static func storedValue(parsing text: String, key: String) throws(GVariantCodingError) -> PropertyListValue {
+    public static func storedValue(parsing text: String, key: String) throws(GVariantCodingError) -> (value: PropertyListValue, type: String) {
         var error: UnsafeMutablePointer<GError>?
-        guard let parsed = g_variant_parse(nil, text, nil, nil, &error) else {
+        guard let parsed = g_variant_parse(nil, text, nil, nil, &error), let variant = g_variant_take_ref(parsed) else {
             let detail = error.map { String(cString: $0.pointee.message) } ?? "GLib gave no reason"
             if let error { g_error_free(error) }
             throw .unparsable(key: key, detail: detail)
         }
-        let variant = g_variant_take_ref(parsed)!
         defer { g_variant_unref(variant) }
-        return VariantCoding.propertyList(from: variant)
+        return (VariantCoding.propertyList(from: variant), String(cString: g_variant_get_type_string(variant)))
     }
 
     /// The GVariant text, type annotated as `dconf dump` prints it, of `value` read as a

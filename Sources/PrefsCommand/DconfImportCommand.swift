@@ -19,7 +19,9 @@ extension Prefs {
                 under dconf. One atomic Apply per domain, only of the keys that differ: \
                 running it twice changes nothing. Keys prefsd holds that dconf does not are \
                 left alone. When a key cannot be represented, each such key is named with \
-                the reason and nothing at all is written (exit status 5). Prints one line \
+                the reason and nothing at all is written (exit status 5). A value of another \
+                type than its installed schema declares (GSettings reads the default for \
+                it) is left out and named on standard error. Prints one line \
                 per domain. If prefsd refuses a domain (a value past its limits), that \
                 domain stays as it was and the import stops there; the domains listed \
                 before it were applied.
@@ -65,7 +67,8 @@ extension Prefs {
             } catch {
                 throw PrefsError.invalid(detail: "\(from ?? "dconf dump \(path)"): \(error.description)")
             }
-            let (values, problems) = DconfSource.values(of: entries)
+            let (values, problems, ignored) = DconfSource.values(of: entries, schemaTypes: InstalledSchemas.keyTypes())
+            for note in ignored { Output.error(note) }
             guard problems.isEmpty else {
                 for problem in problems { Output.error(problem) }
                 throw PrefsError.invalid(detail: "\(problems.count) of \(entries.count) dconf keys cannot be represented in prefsd (above); nothing was imported")

@@ -46,21 +46,31 @@ enum DconfSource {
     }
 
     /// The values of `entries` by prefsd domain and key, stored as the GSettings module stores
-    /// them; or every key that cannot be, each with its reason.
-    static func values(of entries: [DconfKeyfile.Entry]) -> (values: [String: [String: PropertyListValue]], problems: [String]) {
+    /// them; every key that cannot be, each with its reason; and the keys left out because
+    /// their value is not of the type the installed schema declares (`schemaTypes`, by full
+    /// key): GSettings reads the schema default for those under dconf, and would under prefsd.
+    static func values(
+        of entries: [DconfKeyfile.Entry], schemaTypes: [String: String]
+    ) -> (values: [String: [String: PropertyListValue]], problems: [String], ignored: [String]) {
         var values: [String: [String: PropertyListValue]] = [:]
         var problems: [String] = []
+        var ignored: [String] = []
         for entry in entries {
             guard let location = SettingsLocation(settingsKey: entry.key) else {
                 problems.append("\(entry.key): its path breaks prefsd's limits on keys (1–1024 bytes of UTF-8 in normal form C), so GSettings under prefsd cannot store it either")
                 continue
             }
             do {
-                values[location.domain, default: [:]][location.key] = try GVariantText.storedValue(parsing: entry.text, key: entry.key)
+                let (value, type) = try GVariantText.storedValue(parsing: entry.text, key: entry.key)
+                if let declared = schemaTypes[entry.key], declared != type {
+                    ignored.append("\(entry.key) left out: dconf holds a value of type \(type) where its schema declares \(declared), so GSettings reads the schema default for it")
+                    continue
+                }
+                values[location.domain, default: [:]][location.key] = value
             } catch {
                 problems.append(error.description)
             }
         }
-        return (values, problems)
+        return (values, problems, ignored)
     }
 }

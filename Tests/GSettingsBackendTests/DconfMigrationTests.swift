@@ -153,6 +153,22 @@ struct DconfMigrationTests {
         #expect(try fixture.gsettings(["get", "org.gnome.mutter", "center-new-windows"]).stdout == "true\n")
     }
 
+    @Test("a dconf value of another type than the schema's (GSettings reads the default) is left out and named")
+    func mistypedValueLeftOut() async throws {
+        let service = try await ServiceFixture()
+        let fixture = try GSettingsFixture(service: service)
+        let dconf = try DconfFixture(settings: fixture, service: service)
+        defer { dconf.stop() }
+        #expect(try dconf.dconf(["write", "/org/gnome/desktop/session/idle-delay", "600"]).status == 0)
+        #expect(try dconf.dconf(["write", "/org/gnome/desktop/session/session-name", "'mine'"]).status == 0)
+        let underDconf = try dconf.gsettings(["list-recursively", "org.gnome.desktop.session"]).stdout
+        #expect(underDconf.contains("idle-delay uint32 300\n") && underDconf.contains("session-name 'mine'\n"), "\(underDconf)")
+        let imported = try dconf.prefs(["dconf-import"])
+        #expect(imported.status == 0 && imported.stdout == "org.gnome.desktop: set 1 of 1 key (0 already in prefsd)\n", "\(imported.stdout)")
+        #expect(imported.stderr.contains("/org/gnome/desktop/session/idle-delay left out: dconf holds a value of type i where its schema declares u"), "\(imported.stderr)")
+        #expect(try fixture.gsettings(["list-recursively", "org.gnome.desktop.session"]).stdout == underDconf)
+    }
+
     @Test("a key dconf-import cannot represent is named with its reason and nothing is written")
     func unrepresentableWritesNothing() async throws {
         let service = try await ServiceFixture()
