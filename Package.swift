@@ -123,8 +123,13 @@ let package = Package(
             swiftSettings: strict
         ),
         .target(
+            name: "GVariantCoding",
+            dependencies: ["CGIO", "GSettingsPaths", "PreferencesModel"],
+            swiftSettings: strict
+        ),
+        .target(
             name: "PrefsdGSettings",
-            dependencies: ["CGIO", "GSettingsPaths", "PreferencesModel", "PreferencesProxy"],
+            dependencies: ["CGIO", "GSettingsPaths", "GVariantCoding", "PreferencesModel", "PreferencesProxy"],
             swiftSettings: strict,
             // Loaded into programs that carry no Swift runtime: link it in.
             linkerSettings: [.unsafeFlags(["-static-stdlib"]), .linkedLibrary("CoreFoundation"), .linkedLibrary("_FoundationCollections"), .linkedLibrary("_FoundationCShims"), .linkedLibrary("_FoundationICU")]
@@ -149,6 +154,8 @@ let package = Package(
         .target(
             name: "PrefsCommand",
             dependencies: [
+                "GSettingsPaths",
+                "GVariantCoding",
                 "PreferencesModel",
                 "PreferencesProxy",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),

@@ -28,7 +28,7 @@ public struct Prefs: AsyncParsableCommand {
         version: "1.0",
         subcommands: [
             Read.self, ReadType.self, Write.self, Delete.self, Rename.self, Domains.self, Find.self,
-            Export.self, Import.self, Monitor.self, IsForced.self, Volatile.self,
+            Export.self, Import.self, Monitor.self, IsForced.self, Volatile.self, DconfImport.self, DconfExport.self,
         ]
     )
 

@@ -1,4 +1,5 @@
 import CGIO
+import GVariantCoding
 import PreferencesModel
 
 /// The GObject type `PrefsdSettingsBackend`, a `GSettingsBackend` whose instances hold a

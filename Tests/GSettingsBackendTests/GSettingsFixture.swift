@@ -70,6 +70,11 @@ final class GSettingsFixture: Sendable {
 
     /// Runs the `gsettings` command-line tool.
     func gsettings(_ arguments: String...) throws -> (status: Int32, stdout: String, stderr: String) {
+        try gsettings(arguments)
+    }
+
+    /// Runs the `gsettings` command-line tool with `arguments`.
+    func gsettings(_ arguments: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
         try runCommand("gsettings", arguments, environment: environment)
     }
 
@@ -146,6 +151,8 @@ final class GSettingsFixture: Sendable {
         <key name="color" enum="org.example.Color"><default>'red'</default></key>
         <key name="numbers" type="ai"><default>[]</default></key>
         <key name="nested" type="aas"><default>[]</default></key>
+        <key name="when" type="(d)"><default>(0.0,)</default></key>
+        <key name="reals" type="ad"><default>[]</default></key>
       </schema>
       <schema id="org.example.Profile">
         <key name="font" type="s"><default>'Monospace 10'</default></key>

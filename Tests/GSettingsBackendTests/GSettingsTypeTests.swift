@@ -78,7 +78,7 @@ struct GSettingsTypeTests {
         let fixture = try GSettingsFixture(service: service)
         #expect(try fixture.gsettings("get", GSettingsFixture.schema, "text").stdout == "'hello'\n")
         let keys = try fixture.gsettings("list-keys", GSettingsFixture.schema).stdout.split(separator: "\n")
-        #expect(keys.count == 22 && keys.contains("pairs"))
+        #expect(keys.count == 24 && keys.contains("pairs"))
 
         #expect(try fixture.gsettings("set", GSettingsFixture.schema, "color", "green").status == 0)
         #expect(try fixture.gsettings("get", GSettingsFixture.schema, "color").stdout == "'green'\n")

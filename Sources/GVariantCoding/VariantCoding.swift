@@ -7,10 +7,12 @@ import PreferencesModel
 ///
 /// - **Native**, when prefsd has a type of the same shape: `b` boolean; `y n q i u x`, and
 ///   `t` up to Int64.max, integer; `d` real; `s` string; `ay` data; `(d)` date; `aT` array
-///   of T; `a{sT}` dictionary (read back with its keys sorted); `v` holding a value that
-///   reads back as itself (`s x d b ay (d) av a{sv}`).
+///   of T; `a{sT}` dictionary whose keys come in sorted order (the order a dictionary reads
+///   back in); `(d)` date when the double is finite; `v` holding a value that reads back as
+///   itself (`s x d b ay (d) av a{sv}`).
 /// - **Tagged text** for every other value (tuples, maybes, object paths, signatures,
-///   handles, dictionaries with other keys, a `t` above Int64.max, a `v` holding `i`…):
+///   handles, dictionaries with other keys or with keys out of sorted order, a `(d)` of
+///   NaN or ±inf, a `t` above Int64.max, a `v` holding `i`…):
 ///   the string `@TYPE TEXT`, GVariant's own text form with its type in front
 ///   (`@(ii) (1, 2)`, `@mu nothing`, `@o '/a/b'`), parsed back with `g_variant_parse`.
 ///   A string stored for a `v` key that starts with `@` is tagged too, so that it never
@@ -19,9 +21,12 @@ import PreferencesModel
 /// Reading goes by the expected type alone: a stored value whose shape does not fit it
 /// (an integer out of range, text that does not parse as that type) reads as unset, and
 /// GSettings answers the schema's default, as with dconf.
-enum VariantCoding {
+///
+/// Shared by the GIO module (`PrefsdGSettings`) and `prefs dconf-import`/`dconf-export`,
+/// so that both store a GVariant the same way.
+public enum VariantCoding {
     /// The prefsd value for `variant`. Never fails: what has no native form is tagged text.
-    static func propertyList(from variant: OpaquePointer) -> PropertyListValue {
+    public static func propertyList(from variant: OpaquePointer) -> PropertyListValue {
         let type = typeString(of: variant)
         if let native = native(variant, type[...]) {
             if case .string(let text) = native, type == "v", text.hasPrefix("@") {
@@ -34,7 +39,7 @@ enum VariantCoding {
 
     /// A new floating GVariant of type `type` (a GVariant type string) for `value`, or
     /// `nil` when the value does not fit the type.
-    static func variant(from value: PropertyListValue, type: String) -> OpaquePointer? {
+    public static func variant(from value: PropertyListValue, type: String) -> OpaquePointer? {
         if type != "s", case .string(let text) = value, text.hasPrefix("@") {
             return parse(text, type: type)
         }
@@ -74,7 +79,9 @@ enum VariantCoding {
             guard let bytes = g_variant_get_fixed_array(variant, &count, 1) else { return .data(Data()) }
             return .data(Data(bytes: bytes, count: Int(count)))
         case "(d)":
-            return withChild(variant, 0) { .date(secondsSince1970: g_variant_get_double($0)) }
+            // A date is a finite number of seconds: NaN and ±inf stay doubles, as tagged text.
+            let seconds = withChild(variant, 0) { g_variant_get_double($0) }
+            return seconds.isFinite ? .date(secondsSince1970: seconds) : nil
         case "v":
             guard let inner = g_variant_get_variant(variant) else { return nil }
             defer { g_variant_unref(inner) }
@@ -89,14 +96,20 @@ enum VariantCoding {
         if element.first == "{" {
             guard element.dropFirst().first == "s" else { return nil }
             let valueType = element.dropFirst(2).dropLast()
+            // A prefsd dictionary has no order and reads back sorted by key: native only when
+            // the entries already come in that order (which also rules out a key named twice
+            // or in two normalisations), so that the GVariant reads back equal, order included.
             var dictionary: [String: PropertyListValue] = [:]
+            var previous: String?
             for index in 0..<count {
                 let entry: (String, PropertyListValue)?? = withChild(variant, index) { pair in
                     let key = withChild(pair, 0) { String(cString: g_variant_get_string($0, nil)) }
                     let value = withChild(pair, 1) { native($0, valueType) }
                     return value.map { (key, $0) }
                 }
-                guard let pair = entry ?? nil, dictionary.updateValue(pair.1, forKey: pair.0) == nil else { return nil }
+                guard let pair = entry ?? nil, previous.map({ $0 < pair.0 }) ?? true else { return nil }
+                previous = pair.0
+                dictionary[pair.0] = pair.1
             }
             return .dictionary(dictionary)
         }
