@@ -98,23 +98,29 @@ public final class ServiceFixture: Sendable {
     /// unlike `kill(pid, 0)` this is false for a prefsd that crashed and is a zombie).
     public var isRunning: Bool { process.withLock { $0?.isRunning ?? false } }
 
-    /// Waits until some connection owns the service's bus name.
+    /// Waits until some connection owns the service's bus names.
+    ///
+    /// prefsd takes its main name first and the sandbox door's name right after: both are
+    /// waited for, so a test that calls the door at once never finds its name missing.
     public func waitUntilOwned(timeout: Duration = .seconds(60)) async throws {
         let client = try connect()
         defer { client.close() }
         let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline {
+        func owned(_ name: String) async throws -> Bool {
             let reply = try await client.call(.methodCall(
                 destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus",
-                interface: "org.freedesktop.DBus", member: "NameHasOwner", body: [.string(PreferencesBus.busName)]
+                interface: "org.freedesktop.DBus", member: "NameHasOwner", body: [.string(name)]
             ))
-            if reply.body.first == .boolean(true) { return }
+            return reply.body.first == .boolean(true)
+        }
+        while ContinuousClock.now < deadline {
+            if try await owned(PreferencesBus.busName), try await owned(SandboxBus.busName) { return }
             if let process = process.withLock({ $0 }), !process.isRunning {
                 throw FixtureError("prefsd exited with status \(process.terminationStatus) before owning its name")
             }
             try await Task.sleep(for: .milliseconds(20))
         }
-        throw FixtureError("prefsd did not own \(PreferencesBus.busName) within \(timeout); its log ends: \(log.suffix(2000))")
+        throw FixtureError("prefsd did not own \(PreferencesBus.busName) and \(SandboxBus.busName) within \(timeout); its log ends: \(log.suffix(2000))")
     }
 
     /// Sends `signal` to prefsd and waits for it to exit; returns its exit status, or `nil`
