@@ -102,11 +102,13 @@ extension DomainStore {
         for mutation in batch.mutations {
             switch mutation {
             case .set(let domain, let key, let value):
-                let payload = domain.rawValue.utf8.count + key.utf8.count + value.encoded().count + 16
+                // The row, and the journal's copy of the new value (the previous value
+                // moves from the row into the journal: counted as the row it leaves).
+                let payload = 2 * (domain.rawValue.utf8.count + key.utf8.count + value.encoded().count + 16)
                 let pages = (payload + usable - 1) / usable + 1
                 dataPages += pages
                 walPages += pages + 2
-            case .remove, .removeDomain:
+            case .remove, .removeDomain, .note:
                 walPages += 3
             }
         }
