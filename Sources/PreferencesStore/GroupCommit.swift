@@ -134,10 +134,14 @@ extension DomainStore {
         return batches.map(writeOnFullDisk)
     }
 
-    /// Commits `batches` in one transaction; says whether a failure was a full disk.
-    func write(_ batches: [PendingBatch]) -> (result: Result<Void, StoreError>, diskFull: Bool) {
+    /// Commits `batches` in one transaction; says whether a failure was a full disk. With
+    /// `yieldingJournal` (on a full disk) the journal is emptied first in the same
+    /// transaction and the batches are not recorded (see ``yieldJournal()``).
+    func write(_ batches: [PendingBatch], yieldingJournal: Bool = false) -> (result: Result<Void, StoreError>, diskFull: Bool) {
         // Only the writer queue runs this, so the totals change under no other hand.
         var totals = journalTotals.withLock { $0 }
+        // Bounds of 0 keep no history at all.
+        let recording = !yieldingJournal && historyBounds.entries > 0 && historyBounds.bytes > 0
         do {
             // BEGIN and COMMIT are prepared once and kept, like the statements between
             // them (GRDB's `inTransaction` parses both anew for every transaction).
@@ -148,8 +152,12 @@ extension DomainStore {
                     let delete = try db.cachedStatement(sql: StoreSchema.delete)
                     let deleteDomain = try db.cachedStatement(sql: StoreSchema.deleteDomain)
                     let time = Int64(Date().timeIntervalSince1970 * 1_000_000)
+                    if yieldingJournal {
+                        // First, so the batch can use the pages the journal frees.
+                        totals = try trimJournal(totals, to: HistoryBounds(entries: 0, bytes: 0), in: db)
+                    }
                     for batch in batches {
-                        let added = try journal(batch, in: db, time: time) { mutation in
+                        let added = try journal(batch, in: db, time: time, recording: recording) { mutation in
                             switch mutation {
                             case .set(let domain, let key, let value):
                                 try upsert.execute(arguments: [domain.rawValue, key, Data(value.encoded())])
@@ -164,7 +172,7 @@ extension DomainStore {
                         totals.entries += added.entries
                         totals.bytes += added.bytes
                     }
-                    totals = try trimJournal(totals, in: db)
+                    totals = try trimJournal(totals, to: historyBounds, in: db)
                     try db.cachedStatement(sql: StoreSchema.commit).execute()
                 } catch {
                     // SQLite may have rolled back already (a full disk, an I/O error).

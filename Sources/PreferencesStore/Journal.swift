@@ -4,7 +4,7 @@ import PreferencesModel
 
 /// How large the journal may grow; past either bound the oldest changes are dropped, whole.
 public struct HistoryBounds: Sendable, Hashable {
-    /// Most key entries kept (`prefsd --history-entries`).
+    /// Most key entries kept (`prefsd --history-entries`); 0 keeps no history.
     public var entries: Int
     /// Most bytes kept (`prefsd --history-size`), counted as ``Journal/entryBytes(key:value:previous:)``
     /// for each entry plus ``Journal/changeOverhead`` and the domain's and who's names for
@@ -43,9 +43,14 @@ struct JournalTotals: Sendable {
 extension DomainStore {
     /// Writes the journal of `batch` (its mutations applied meanwhile with `apply`), in the
     /// transaction under way: reads each key's previous value before its mutation runs.
-    /// Returns what the change added to the journal.
-    func journal(_ batch: PendingBatch, in db: Database, time: Int64,
+    /// Returns what the change added to the journal. Without `recording` (on a full disk)
+    /// it only applies the mutations.
+    func journal(_ batch: PendingBatch, in db: Database, time: Int64, recording: Bool = true,
                  apply: (StoreMutation) throws -> Void) throws -> JournalTotals {
+        guard recording else {
+            for mutation in batch.mutations { try apply(mutation) }
+            return JournalTotals()
+        }
         // key → (new value, previous value); the first previous of a key wins.
         var entries: [String: (value: [UInt8]?, previous: [UInt8]?)] = [:]
         var order: [String] = []
@@ -92,27 +97,39 @@ extension DomainStore {
         // A key set back to the value it had is no change (a removal then a set, say).
         let changed = order.filter { entries[$0]?.value != entries[$0]?.previous }
         if changed.isEmpty { return JournalTotals() }
-        try db.cachedStatement(sql: StoreSchema.insertChange).execute(
-            arguments: [time, domain.rawValue, batch.who, stored ? 1 : 0, 0, 0])
-        let sequence = db.lastInsertedRowID
-        let insert = try db.cachedStatement(sql: StoreSchema.insertEntry)
         var bytes = Journal.changeOverhead + domain.rawValue.utf8.count + batch.who.utf8.count
         for key in changed {
             guard let entry = entries[key] else { continue }
-            try insert.execute(arguments: [sequence, key, entry.value.map { Data($0) }, entry.previous.map { Data($0) }])
             bytes += Journal.entryBytes(key: key, value: entry.value, previous: entry.previous)
         }
-        try db.cachedStatement(sql: StoreSchema.updateChangeSize).execute(arguments: [changed.count, bytes, sequence])
+        try db.cachedStatement(sql: StoreSchema.insertChange).execute(
+            arguments: [time, domain.rawValue, batch.who, stored ? 1 : 0, changed.count, bytes])
+        let sequence = db.lastInsertedRowID
+        let insert = try db.cachedStatement(sql: StoreSchema.insertEntry)
+        for key in changed {
+            guard let entry = entries[key] else { continue }
+            try insert.execute(arguments: [sequence, key, entry.value.map { Data($0) }, entry.previous.map { Data($0) }])
+        }
         return JournalTotals(entries: changed.count, bytes: bytes)
     }
 
-    /// Drops the oldest changes, whole, until `totals` is within the bounds, in the
+    /// Drops the oldest changes, whole, until `totals` is within `bounds`, in the
     /// transaction under way. Returns the totals left.
-    func trimJournal(_ totals: JournalTotals, in db: Database) throws -> JournalTotals {
+    func trimJournal(_ totals: JournalTotals, to bounds: HistoryBounds, in db: Database) throws -> JournalTotals {
         var totals = totals
+        if bounds.entries <= 0 || bounds.bytes <= 0 {
+            if totals.entries == 0 && totals.bytes == 0 { return totals }
+            // Everything goes: DELETE without WHERE lets SQLite free whole tables' pages at
+            // once, which takes little room in the WAL (this runs on a full disk).
+            let last = try Int64.fetchOne(db, sql: "SELECT max(sequence) FROM history_change") ?? 0
+            try db.execute(sql: "DELETE FROM history_entry")
+            try db.execute(sql: "DELETE FROM history_change")
+            try db.execute(sql: "UPDATE history_horizon SET dropped = max(dropped, ?) WHERE id = 1", arguments: [last])
+            return JournalTotals()
+        }
         var dropped: Int64 = 0
-        while totals.entries > historyBounds.entries || totals.bytes > historyBounds.bytes {
-            let oldest = try Row.fetchAll(db, sql: "SELECT sequence, entries, bytes FROM history_change ORDER BY sequence LIMIT 256")
+        while totals.entries > bounds.entries || totals.bytes > bounds.bytes {
+            let oldest = try Row.fetchAll(db, sql: "SELECT sequence, entries, bytes FROM history_change ORDER BY sequence LIMIT 16")
             if oldest.isEmpty { totals = JournalTotals(); break }
             for row in oldest {
                 let sequence: Int64 = row[0]
@@ -121,7 +138,7 @@ extension DomainStore {
                 totals.entries -= row[1] as Int
                 totals.bytes -= row[2] as Int
                 dropped = sequence
-                if totals.entries <= historyBounds.entries && totals.bytes <= historyBounds.bytes { break }
+                if totals.entries <= bounds.entries && totals.bytes <= bounds.bytes { break }
             }
         }
         if dropped > 0 {

@@ -57,8 +57,6 @@ enum StoreSchema {
     static let selectValue = "SELECT value FROM preference WHERE domain = ? AND key = ?"
     static let selectDomain = "SELECT key, value FROM preference WHERE domain = ? ORDER BY key"
     static let insertChange = "INSERT INTO history_change(time, domain, who, stored, entries, bytes) VALUES (?, ?, ?, ?, ?, ?)"
-    static let updateChangeSize = "UPDATE history_change SET entries = ?, bytes = ? WHERE sequence = ?"
-    static let deleteChange = "DELETE FROM history_change WHERE sequence = ?"
     static let insertEntry = "INSERT OR REPLACE INTO history_entry(sequence, key, value, previous) VALUES (?, ?, ?, ?)"
     static let selectAll = "SELECT domain, key, value FROM preference ORDER BY domain"
 }

@@ -104,7 +104,7 @@ struct Prefsd: AsyncParsableCommand {
     var maxAppSubscriptions: Int?
 
     @Option(help: ArgumentHelp(
-        "Most key changes the history keeps; the oldest changes are dropped past it.", valueName: "count"))
+        "Most key changes the history keeps; the oldest changes are dropped past it (0: keep no history).", valueName: "count"))
     var historyEntries = HistoryBounds.defaults.entries
 
     @Option(help: ArgumentHelp(
@@ -124,14 +124,16 @@ struct Prefsd: AsyncParsableCommand {
                               ("--max-keys-per-domain", maxKeysPerDomain), ("--max-volatile-domains", maxVolatileDomains),
                               ("--max-managed-file-size", maxManagedFileSize), ("--max-reply-size", maxReplySize),
                               ("--max-held-calls", maxHeldCalls), ("--max-held-size", maxHeldSize),
-                              ("--max-waiting-calls", maxWaitingCalls), ("--max-waiting-size", maxWaitingSize),
-                              ("--history-entries", historyEntries), ("--history-size", historySize)] where value <= 0 {
+                              ("--max-waiting-calls", maxWaitingCalls), ("--max-waiting-size", maxWaitingSize)] where value <= 0 {
             throw ValidationError("\(name) must be a positive number, not \(value)")
         }
         for (name, value) in [("--max-app-store-size", maxAppStoreSize), ("--max-app-domains", maxAppDomains),
                               ("--max-app-volatile-size", maxAppVolatileSize), ("--max-app-volatile-domains", maxAppVolatileDomains),
                               ("--max-app-subscriptions", maxAppSubscriptions)] {
             if let value, value <= 0 { throw ValidationError("\(name) must be a positive number, not \(value)") }
+        }
+        for (name, value) in [("--history-entries", historyEntries), ("--history-size", historySize)] where value < 0 {
+            throw ValidationError("\(name) must be 0 (no history) or more, not \(value)")
         }
         if maxReplySize > 128 << 20 {
             throw ValidationError("--max-reply-size must be at most 134217728, the largest message D-Bus allows")
