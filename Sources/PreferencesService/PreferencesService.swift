@@ -312,15 +312,15 @@ public final class PreferencesService: Sendable {
             return .answer([try history(domain: domain, key: key, after: after, limit: limit)])
         case .revertTo:
             let (domain, sequence) = (try arguments.domain(0), try arguments.uint64(1))
-            return .revert(RevertRequest(domain: domain, key: nil, sequence: sequence), try store())
+            return .revert(RevertRequest(domain: domain, key: nil, sequence: sequence), store())
         case .revertKeyTo:
             let (domain, key, sequence) = (try arguments.domain(0), try arguments.key(1), try arguments.uint64(2))
-            return .revert(RevertRequest(domain: domain, key: key, sequence: sequence), try store())
+            return .revert(RevertRequest(domain: domain, key: key, sequence: sequence), store())
         }
     }
 
     /// The store, once loaded.
-    func store() throws(PreferencesServiceError) -> DomainStore {
+    func store() -> DomainStore {
         guard let store = core.withLock({ $0.store }) else {
             preconditionFailure("calls are dispatched only once the store is loaded")
         }
