@@ -45,6 +45,9 @@ public enum PreferencesMethod: String, Sendable, CaseIterable {
     case isForced = "IsForced"
     case lookup = "Lookup"
     case forcedKeys = "ForcedKeys"
+    case history = "History"
+    case revertTo = "RevertTo"
+    case revertKeyTo = "RevertKeyTo"
 
     /// The D-Bus signature of the method's input arguments.
     public var inputSignature: String {
@@ -57,6 +60,9 @@ public enum PreferencesMethod: String, Sendable, CaseIterable {
         case .applyIf: "sa{sv}asa{sv}as"
         case .replaceDomain, .setVolatileDomain: "sa{sv}"
         case .lookup: "ass"
+        case .history: "sstu"
+        case .revertTo: "st"
+        case .revertKeyTo: "sst"
         }
     }
 }

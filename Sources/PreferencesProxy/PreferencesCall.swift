@@ -84,6 +84,38 @@ public enum PreferencesCall {
         }
     }
 
+    /// `History(s domain, s key, t after, u limit) -> a(txsssbvbv)`: the change journal's
+    /// entries of `domain` (of `key` only, unless it is `""`) with a sequence above
+    /// `after`, oldest first, at most `limit` (0: as many as one reply carries).
+    public static func history(_ domain: String, key: String = "", after: UInt64 = 0, limit: UInt32 = 0) -> PreferencesRequest<[HistoryEntry]> {
+        PreferencesRequest(
+            member: PreferencesMethod.history.rawValue,
+            [.string(domain), .string(key), .uint64(after), .uint32(limit)], reply: "a" + HistoryEntry.dbusSignature.rawValue
+        ) { body throws(PreferencesProxyError) in
+            guard case .array(_, let items) = body[0] else { throw .unexpectedReply("History did not answer an array") }
+            var entries: [HistoryEntry] = []
+            for item in items {
+                guard let entry = HistoryEntry(dbus: item) else {
+                    throw .unexpectedReply("History answered an entry prefsd's client cannot read: \(item.signature.rawValue)")
+                }
+                entries.append(entry)
+            }
+            return entries
+        }
+    }
+
+    /// `RevertTo(s domain, t sequence)`: puts the domain back as it was right after change
+    /// `sequence` (0: before every recorded change), as one change made by `restore`.
+    public static func revertTo(_ domain: String, sequence: UInt64) -> PreferencesRequest<Void> {
+        none(.revertTo, [.string(domain), .uint64(sequence)])
+    }
+
+    /// `RevertKeyTo(s domain, s key, t sequence)`: puts one key back as it was right after
+    /// change `sequence`, as one change made by `restore`.
+    public static func revertKeyTo(_ domain: String, key: String, sequence: UInt64) -> PreferencesRequest<Void> {
+        none(.revertKeyTo, [.string(domain), .string(key), .uint64(sequence)])
+    }
+
     /// The `Version` property (`org.freedesktop.DBus.Properties.Get`): the service's
     /// version, like `0.2.0`.
     public static func version() -> PreferencesRequest<String> {

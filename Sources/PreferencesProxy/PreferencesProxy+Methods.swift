@@ -84,6 +84,23 @@ extension PreferencesProxy {
         try await perform(PreferencesCall.lookup(searchList, key))
     }
 
+    /// `History`: the journal's entries of `domain` (of `key`, unless `""`) after `after`,
+    /// oldest first, at most `limit` (0: as many as one reply carries).
+    public func history(_ domain: String, key: String = "", after: UInt64 = 0, limit: UInt32 = 0) async throws(PreferencesProxyError) -> [HistoryEntry] {
+        try await perform(PreferencesCall.history(domain, key: key, after: after, limit: limit))
+    }
+
+    /// `RevertTo`: puts `domain` back as it was right after change `sequence` (0: before
+    /// every recorded change); `.notFound` when the history no longer reaches back so far.
+    public func revertTo(_ domain: String, sequence: UInt64) async throws(PreferencesProxyError) {
+        try await perform(PreferencesCall.revertTo(domain, sequence: sequence))
+    }
+
+    /// `RevertKeyTo`: puts one key of `domain` back as it was right after change `sequence`.
+    public func revertKeyTo(_ domain: String, key: String, sequence: UInt64) async throws(PreferencesProxyError) {
+        try await perform(PreferencesCall.revertKeyTo(domain, key: key, sequence: sequence))
+    }
+
     /// The `Version` property: the version of the interface the service implements.
     public func version() async throws(PreferencesProxyError) -> String {
         try await perform(PreferencesCall.version())

@@ -47,7 +47,9 @@ extension CallerIdentity {
             let domain = body.first?.stringValue ?? ""
             guard mayRead(domain) else { throw .accessDenied(refusal(reading: domain)) }
             return body
-        case .write, .remove, .apply, .applyIf, .replaceDomain, .removeDomain, .setVolatileDomain, .removeVolatileDomain:
+        case .write, .remove, .apply, .applyIf, .replaceDomain, .removeDomain, .setVolatileDomain, .removeVolatileDomain,
+             .history, .revertTo, .revertKeyTo:
+            // A domain's history is seen and reverted only by those who may change it.
             let domain = body.first?.stringValue ?? ""
             guard mayWrite(domain) else {
                 throw .accessDenied(mayRead(domain) ? "\(self) may read \(domain) but not change it" : refusal(reading: domain))

@@ -111,3 +111,21 @@ struct Arguments {
         do { try PreferenceKey.validate(key) } catch { throw PreferencesServiceError(error) }
     }
 }
+
+extension Arguments {
+    /// The `t` argument at `index`.
+    func uint64(_ index: Int) throws(PreferencesServiceError) -> UInt64 {
+        guard index < body.count, case .uint64(let number) = body[index] else {
+            throw .invalidArguments("argument \(index + 1) must be an unsigned 64-bit integer (t)")
+        }
+        return number
+    }
+
+    /// The `u` argument at `index`.
+    func uint32(_ index: Int) throws(PreferencesServiceError) -> UInt32 {
+        guard index < body.count, case .uint32(let number) = body[index] else {
+            throw .invalidArguments("argument \(index + 1) must be an unsigned 32-bit integer (u)")
+        }
+        return number
+    }
+}

@@ -62,6 +62,8 @@ final class CallerGate: Sendable {
 
     private struct State: Sendable {
         var known: [String: Identification] = [:]
+        /// The program each host sender runs, for the change journal's `who`.
+        var programs: [String: String] = [:]
         /// The calls of senders being identified.
         var held: [String: Waiting] = [:]
         /// Senders whose identification is under way: the first answer (the read, or its
@@ -141,8 +143,18 @@ final class CallerGate: Sendable {
     func forget(_ name: String) {
         state.withLock { state in
             state.known[name] = nil
+            state.programs[name] = nil
             if state.held[name] != nil { state.gone.insert(name) }
         }
+    }
+
+    /// Who made a change `call` asks for, as the change journal records it: the
+    /// application ID of a sandboxed caller, else the name of the program the sender runs
+    /// (`unknown` when prefsd could not read it).
+    func who(_ call: DBusMessage, as caller: CallerIdentity) -> String {
+        if case .application(let id) = caller { return id }
+        guard let sender = call.sender else { return "unknown" }
+        return state.withLock { $0.programs[sender] } ?? "unknown"
     }
 
     /// The identity `call` runs with, its sender being `known`.
@@ -180,6 +192,12 @@ final class CallerGate: Sendable {
         let reader = reader
         readers.run { [self] in
             let identification = reader(pid)
+            if case .identified(.host) = identification, let program = ProgramName.of(processID: pid) {
+                // Kept before `finish` lets the sender's calls run.
+                state.withLock { state in
+                    if state.identifying.contains(sender) { state.programs[sender] = program }
+                }
+            }
             logger.debug("caller identified", metadata: ["sender": "\(sender)", "pid": "\(pid)", "identity": "\(identification)"])
             finish(sender, identification)
         }

@@ -12,6 +12,7 @@ extension DomainState {
             case .set(_, let key, let value): set[key] = value
             case .remove(_, let key): remove.append(key)
             case .removeDomain: remove.append(contentsOf: (committed[batch.domain] ?? [:]).keys.sorted())
+            case .note: break
             }
         }
         let change = Self.apply(set: set, remove: remove, to: &committed[batch.domain, default: [:]], domain: batch.domain)

@@ -5,6 +5,7 @@ import Foundation
 import Logging
 import PreferencesModel
 import PreferencesProtocol
+import PreferencesStore
 
 /// The administrator's managed domains: `<directory>/<domain>.plist`, XML or binary
 /// property lists whose keys are forced on the user.
@@ -112,6 +113,9 @@ struct ForcedUpdate: Sendable {
     var changes: [Change] = []
     /// The domains whose set of forced keys changed, with their keys now (sorted).
     var forcedKeys: [DomainName: [String]] = [:]
+    /// Per domain, the journal's notes of the change (who = `managed`): each key readers
+    /// see change, with its value before.
+    var notes: [DomainName: [StoreMutation]] = [:]
 }
 
 extension DomainState {
@@ -137,6 +141,7 @@ extension DomainState {
                 let now = value(domain: domain, key: key)
                 guard now != before[domain]?[key] else { continue }
                 if let now { change.changed[key] = now } else { change.removed.append(key) }
+                update.notes[domain, default: []].append(.note(domain, key: key, value: now, previous: before[domain]?[key]))
             }
             if !change.isEmpty { update.changes.append(change) }
         }

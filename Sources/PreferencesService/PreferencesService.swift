@@ -132,6 +132,16 @@ public final class PreferencesService: Sendable {
             ))
         }
         for change in update.changes { emit(change, volatile: false) }
+        // The journal notes who changed what readers see (no stored value changes).
+        if let store = core.withLock({ $0.store }) {
+            for (_, notes) in update.notes.sorted(by: { $0.key < $1.key }) {
+                store.commit(notes, who: HistoryOrigin.managed) { [logger] result in
+                    if case .failure(let error) = result {
+                        logger.warning("a managed change was not recorded in the history", metadata: ["error": "\(error)"])
+                    }
+                }
+            }
+        }
     }
 
     /// Waits until every accepted write is durable and answered, then closes the store.
@@ -205,18 +215,22 @@ public final class PreferencesService: Sendable {
             let arguments = Arguments(body: try caller.admit(method, call.body), limits: configuration.limits)
             switch try perform(method, arguments, as: caller) {
             case .answer(let body): reply(to: call, caller.filter(method, answer: body))
-            case .effect(let effect, let store, let answer): carry(effect, store: store, for: call, answer: answer)
+            case .effect(let effect, let store, let answer):
+                carry(effect, store: store, for: call, answer: answer, who: gate.who(call, as: caller))
+            case .revert(let request, let store): revert(request, store: store, for: call, as: caller)
             }
         } catch {
             reply(to: call, error: error.busErrorName, error.description)
         }
     }
 
-    private enum Outcome: Sendable {
+    enum Outcome: Sendable {
         /// Answer at once with this body.
         case answer([DBusValue])
         /// Carry out the effect, then answer with the body.
         case effect(Effect, DomainStore, answer: [DBusValue])
+        /// Put a domain back as the journal says it was (`RevertTo`, `RevertKeyTo`).
+        case revert(RevertRequest, DomainStore)
     }
 
     private func perform(_ method: PreferencesMethod, _ arguments: Arguments, as caller: CallerIdentity) throws(PreferencesServiceError) -> Outcome {
@@ -289,7 +303,28 @@ public final class PreferencesService: Sendable {
         case .removeVolatileDomain:
             let domain = try arguments.domain(0)
             return try change { $0.removeVolatileDomain(domain) }
+        case .history:
+            // A domain of "" asks for every domain's history (the host's callers only).
+            let (domainText, keyText) = (try arguments.string(0), try arguments.string(1))
+            let domain = domainText.isEmpty ? nil : try arguments.domain(0)
+            let key = keyText.isEmpty ? nil : try arguments.key(1)
+            let (after, limit) = (try arguments.uint64(2), try arguments.uint32(3))
+            return .answer([try history(domain: domain, key: key, after: after, limit: limit)])
+        case .revertTo:
+            let (domain, sequence) = (try arguments.domain(0), try arguments.uint64(1))
+            return .revert(RevertRequest(domain: domain, key: nil, sequence: sequence), store())
+        case .revertKeyTo:
+            let (domain, key, sequence) = (try arguments.domain(0), try arguments.key(1), try arguments.uint64(2))
+            return .revert(RevertRequest(domain: domain, key: key, sequence: sequence), store())
         }
+    }
+
+    /// The store, once loaded.
+    func store() -> DomainStore {
+        guard let store = core.withLock({ $0.store }) else {
+            preconditionFailure("calls are dispatched only once the store is loaded")
+        }
+        return store
     }
 
     /// Reads from the running state.
@@ -306,7 +341,7 @@ public final class PreferencesService: Sendable {
     ///
     /// `application` is the sandboxed application making the change (`nil` for the host):
     /// its share of the limits is checked besides the global ones.
-    private func change(
+    func change(
         as application: String?, answer: [DBusValue], otherwise: [DBusValue], _ body: (inout DomainState) throws -> Effect?
     ) throws(PreferencesServiceError) -> Outcome {
         do {
@@ -335,7 +370,7 @@ public final class PreferencesService: Sendable {
 
     /// Carries out what a change needs after the state accepted it, then answers the call
     /// with `body`.
-    private func carry(_ effect: Effect, store: DomainStore, for call: DBusMessage, answer body: [DBusValue]) {
+    func carry(_ effect: Effect, store: DomainStore, for call: DBusMessage, answer body: [DBusValue], who: String) {
         switch effect {
         case .unchanged(afterPending: false):
             reply(to: call, body)
@@ -347,7 +382,7 @@ public final class PreferencesService: Sendable {
             emit(change, volatile: true)
             reply(to: call, body)
         case .persistent(let batch):
-            store.commit(batch.mutations) { [self] result in
+            store.commit(batch.mutations, who: who) { [self] result in
                 let change = core.withLock { core -> Change? in
                     switch result {
                     case .success: return core.domains?.committed(batch)

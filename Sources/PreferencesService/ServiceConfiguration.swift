@@ -1,4 +1,5 @@
 import Foundation
+import PreferencesStore
 
 /// How a service is set up: where it keeps its data and what it allows.
 public struct ServiceConfiguration: Sendable {
@@ -13,6 +14,8 @@ public struct ServiceConfiguration: Sendable {
     /// Whether the managed directory is trusted only when owned by root and writable by
     /// no one else (on by default; tests turn it off for a directory they own).
     public var requireRootOwnedManagedDirectory: Bool
+    /// How large the change journal may grow (`prefsd --history-entries`, `--history-size`).
+    public var historyBounds: HistoryBounds = .defaults
 
     /// The default managed directory.
     public static let defaultManagedDirectory = URL(fileURLWithPath: "/etc/prefsd/managed", isDirectory: true)

@@ -8,6 +8,9 @@ import Synchronization
 /// The durable store of persistent preference domains: one SQLite database, written by
 /// group commit.
 ///
+/// Every change is also recorded in a journal (`history_change`, `history_entry`): see
+/// `Journal.swift`.
+///
 /// Every key of every domain is one row of `preference(domain, key, value)`, its value in
 /// the ``PropertyListValue`` binary encoding, so a write costs the same however large the
 /// store is. Writes go through ``commit(_:completion:)``: a serial writer of the store's own
@@ -22,6 +25,10 @@ public final class DomainStore: Sendable {
     let counters: Mutex<(transactions: Int, batches: Int)>
     /// The ballast that keeps room on the disk for removals.
     let reserve: Reserve
+    /// How large the change journal may grow.
+    public let historyBounds: HistoryBounds
+    /// The journal's entries and bytes, changed by the writer after each commit.
+    let journalTotals: Mutex<JournalTotals>
 
     /// Where a damaged store found at start-up was moved aside, or `nil` when the store
     /// opened cleanly.
@@ -44,16 +51,26 @@ public final class DomainStore: Sendable {
     /// A ballast file of `reserveBytes` (`store.reserve`, see ``reserveFileName``) is kept
     /// beside the database so that removals go through on a full disk.
     ///
+    /// Every change is recorded in a journal in the same database, kept within
+    /// `historyBounds` (oldest changes dropped first).
+    ///
     /// - Throws: ``StoreError/newerSchema(path:)`` for a database written by a newer prefsd
     ///   (left untouched), ``StoreError/cannotOpen(path:reason:)`` when the store cannot be
     ///   opened or created.
-    public init(directory: URL, logger: Logger, reserveBytes: Int = 1 << 20) throws(StoreError) {
+    public init(directory: URL, logger: Logger, reserveBytes: Int = 1 << 20,
+                historyBounds: HistoryBounds = .defaults) throws(StoreError) {
         let files = StoreFiles(directory: directory)
         self.files = files
         self.logger = logger
         let opened = try StoreOpener(files: files, logger: logger).open()
         database = opened.database
         recoveredFrom = opened.recoveredFrom
+        self.historyBounds = historyBounds
+        do {
+            journalTotals = Mutex(try Self.loadJournalTotals(opened.database))
+        } catch {
+            throw .cannotOpen(path: files.databasePath, reason: "its change journal cannot be read: \(StoreError.explain(error, path: files.databasePath, directory: files.directoryPath))")
+        }
         reserve = Reserve(directory: directory, size: reserveBytes)
         if reserve.state != .held {
             logger.warning("no room for the \(reserveBytes)-byte reserve that keeps removals possible on a full disk; it is made once there is room",

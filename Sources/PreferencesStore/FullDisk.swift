@@ -19,6 +19,10 @@ import PreferencesModel
 ///   (plus the reserve's, when it is held and lent for the write's WAL frames), leaving the
 ///   reserve's room free once the WAL is truncated again. The reserve is made again only
 ///   once the file system has room for it and for a write besides.
+/// - **History yields.** On a full disk, after a removal and before refusing a write for
+///   lack of room, the change journal is emptied in a transaction of its own (the horizon
+///   moves past it: older changes can no longer be reverted to), so the journal never
+///   keeps room the preferences need.
 extension DomainStore {
     /// Below this much free room on the store's file system, each commit is followed by a
     /// truncating checkpoint (16 MiB, or 8 reserves when larger): the WAL never holds more
@@ -68,10 +72,12 @@ extension DomainStore {
                 (result, diskFull) = write([batch])
             }
             checkpoint()
+            // What the removal freed went into the journal: give the journal's room back.
+            if case .success = result { yieldJournal() }
             return result
         }
         if reserve.state == .released, !hasRoom(for: batch, lendingReserve: false) {
-            return .failure(diskFullRefusal)
+            guard yieldJournal(), hasRoom(for: batch, lendingReserve: false) else { return .failure(diskFullRefusal) }
         }
         var (result, diskFull) = write([batch])
         if diskFull {
@@ -83,6 +89,20 @@ extension DomainStore {
         checkpoint()
         if reserve.state != .held { reserve.restoreIfRoom() }
         return diskFull ? .failure(diskFullRefusal) : result
+    }
+
+    /// Empties the change journal in a transaction of its own, then checkpoints, so that
+    /// the room it held goes to the preferences. Returns whether the journal held anything
+    /// and is now empty (it stays as it was when even this cannot be written).
+    @discardableResult
+    func yieldJournal() -> Bool {
+        guard journalTotals.withLock({ $0.entries > 0 }) else { return false }
+        let (result, _) = write([], yieldingJournal: true)
+        checkpoint()
+        guard case .success = result else { return false }
+        logger.warning("the disk is full: emptied the change history to give its room to preferences",
+                       metadata: ["store": "\(files.directoryPath)"])
+        return true
     }
 
     /// Why a write that adds data is refused on a full disk.
@@ -102,11 +122,13 @@ extension DomainStore {
         for mutation in batch.mutations {
             switch mutation {
             case .set(let domain, let key, let value):
-                let payload = domain.rawValue.utf8.count + key.utf8.count + value.encoded().count + 16
+                // The row, and the journal's copy of the new value (the previous value
+                // moves from the row into the journal: counted as the row it leaves).
+                let payload = 2 * (domain.rawValue.utf8.count + key.utf8.count + value.encoded().count + 16)
                 let pages = (payload + usable - 1) / usable + 1
                 dataPages += pages
                 walPages += pages + 2
-            case .remove, .removeDomain:
+            case .remove, .removeDomain, .note:
                 walPages += 3
             }
         }

@@ -11,6 +11,8 @@ import Darwin
 /// One call of ``DomainStore/commit(_:completion:)``, waiting for the writer.
 struct PendingBatch: Sendable {
     let mutations: [StoreMutation]
+    /// Who made the change, as the journal records it.
+    let who: String
     let completion: @Sendable (Result<Void, StoreError>) -> Void
 
     /// Whether the batch only removes (so it can only free room in the store).
@@ -60,10 +62,14 @@ extension DomainStore {
     /// reserve's room free (see ``reserveFileName`` and `FullDisk.swift`). An empty
     /// `mutations` completes after everything queued before it is durable. After ``close()``
     /// the completion gets `.failure(.closed)` at once, on the calling thread.
+    ///
+    /// Each batch that changes something is recorded in the journal, in the same
+    /// transaction, as one change made by `who` (see `Journal.swift`); the journal's oldest
+    /// changes are dropped to keep it within the store's ``HistoryBounds``.
     public func commit(
-        _ mutations: [StoreMutation], completion: @escaping @Sendable (Result<Void, StoreError>) -> Void
+        _ mutations: [StoreMutation], who: String = "unknown", completion: @escaping @Sendable (Result<Void, StoreError>) -> Void
     ) {
-        let batch = PendingBatch(mutations: mutations, completion: completion)
+        let batch = PendingBatch(mutations: mutations, who: who, completion: completion)
         let accepted = writer.withLock { state -> Bool in
             if state.closed { return false }
             state.pending.append(batch)
@@ -128,8 +134,14 @@ extension DomainStore {
         return batches.map(writeOnFullDisk)
     }
 
-    /// Commits `batches` in one transaction; says whether a failure was a full disk.
-    func write(_ batches: [PendingBatch]) -> (result: Result<Void, StoreError>, diskFull: Bool) {
+    /// Commits `batches` in one transaction; says whether a failure was a full disk. With
+    /// `yieldingJournal` (on a full disk) the journal is emptied first in the same
+    /// transaction and the batches are not recorded (see ``yieldJournal()``).
+    func write(_ batches: [PendingBatch], yieldingJournal: Bool = false) -> (result: Result<Void, StoreError>, diskFull: Bool) {
+        // Only the writer queue runs this, so the totals change under no other hand.
+        var totals = journalTotals.withLock { $0 }
+        // Bounds of 0 keep no history at all.
+        let recording = !yieldingJournal && historyBounds.entries > 0 && historyBounds.bytes > 0
         do {
             // BEGIN and COMMIT are prepared once and kept, like the statements between
             // them (GRDB's `inTransaction` parses both anew for every transaction).
@@ -139,8 +151,13 @@ extension DomainStore {
                     let upsert = try db.cachedStatement(sql: StoreSchema.upsert)
                     let delete = try db.cachedStatement(sql: StoreSchema.delete)
                     let deleteDomain = try db.cachedStatement(sql: StoreSchema.deleteDomain)
+                    let time = Int64(Date().timeIntervalSince1970 * 1_000_000)
+                    if yieldingJournal {
+                        // First, so the batch can use the pages the journal frees.
+                        totals = try trimJournal(totals, to: HistoryBounds(entries: 0, bytes: 0), in: db)
+                    }
                     for batch in batches {
-                        for mutation in batch.mutations {
+                        let added = try journal(batch, in: db, time: time, recording: recording) { mutation in
                             switch mutation {
                             case .set(let domain, let key, let value):
                                 try upsert.execute(arguments: [domain.rawValue, key, Data(value.encoded())])
@@ -148,9 +165,14 @@ extension DomainStore {
                                 try delete.execute(arguments: [domain.rawValue, key])
                             case .removeDomain(let domain):
                                 try deleteDomain.execute(arguments: [domain.rawValue])
+                            case .note:
+                                break
                             }
                         }
+                        totals.entries += added.entries
+                        totals.bytes += added.bytes
                     }
+                    totals = try trimJournal(totals, to: historyBounds, in: db)
                     try db.cachedStatement(sql: StoreSchema.commit).execute()
                 } catch {
                     // SQLite may have rolled back already (a full disk, an I/O error).
@@ -165,6 +187,7 @@ extension DomainStore {
                 metadata: ["store": "\(files.databasePath)"])
             return (.failure(.writeFailed(reason: reason)), StoreError.isDiskFull(error))
         }
+        journalTotals.withLock { $0 = totals }
         counters.withLock {
             $0.transactions += 1
             $0.batches += batches.count

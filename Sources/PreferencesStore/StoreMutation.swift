@@ -1,6 +1,6 @@
 import PreferencesModel
 
-/// One change to the durable store, applied inside a ``DomainStore/commit(_:completion:)``
+/// One change to the durable store, applied inside a ``DomainStore/commit(_:who:completion:)``
 /// batch.
 public enum StoreMutation: Sendable, Hashable {
     /// Stores `value` under `key` in the domain, replacing any previous value.
@@ -9,4 +9,8 @@ public enum StoreMutation: Sendable, Hashable {
     case remove(DomainName, key: String)
     /// Deletes every key of the domain.
     case removeDomain(DomainName)
+    /// Changes no stored value, only notes in the journal that what readers see of `key`
+    /// went from `previous` to `value` (`nil`: absent): an administrator's managed file
+    /// changed. A revert never undoes such a note.
+    case note(DomainName, key: String, value: PropertyListValue?, previous: PropertyListValue?)
 }

@@ -64,6 +64,8 @@ public enum PrefsError: Error, Sendable, CustomStringConvertible {
     case keyNotFound(domain: String, key: String)
     /// `find` found no domain, key or value containing the word.
     case nothingFound(String)
+    /// The history holds nothing to undo or restore; the text says what is missing.
+    case noHistory(String)
     /// The command line is wrong; the text says how.
     case usage(String)
     /// The key is forced by an administrator; `detail` is the service's message.
@@ -88,7 +90,7 @@ public enum PrefsError: Error, Sendable, CustomStringConvertible {
     /// The exit status this error ends `prefs` with.
     public var exitCode: PrefsExitCode {
         switch self {
-        case .domainNotFound, .keyNotFound, .nothingFound: .notFound
+        case .domainNotFound, .keyNotFound, .nothingFound, .noHistory: .notFound
         case .usage: .usage
         case .forced: .forced
         case .quotaExceeded: .quotaExceeded
@@ -111,6 +113,8 @@ public enum PrefsError: Error, Sendable, CustomStringConvertible {
             text = "the key \"\(key)\" does not exist in the domain \(domain); `prefs read \(domain)` lists its keys"
         case .nothingFound(let word):
             text = "no domain, key or value contains \"\(word)\""
+        case .noHistory(let detail):
+            text = "\(detail); `prefs history DOMAIN` shows what the history holds"
         case .usage(let reason):
             text = "\(reason); see `prefs help`"
         case .forced(let domain, let detail):

@@ -114,7 +114,8 @@ final class Daemon: Sendable {
         let store: DomainStore
         do {
             lock = try StoreLock(directory: configuration.storeDirectory)
-            store = try DomainStore(directory: configuration.storeDirectory, logger: logger)
+            store = try DomainStore(directory: configuration.storeDirectory, logger: logger,
+                                    historyBounds: configuration.historyBounds)
             try service.start(store: store)
         } catch {
             connection.close()

@@ -103,6 +103,14 @@ struct Prefsd: AsyncParsableCommand {
         "Most domain subscriptions of one sandboxed application over all its connections (default 1024).", valueName: "count"))
     var maxAppSubscriptions: Int?
 
+    @Option(help: ArgumentHelp(
+        "Most key changes the history keeps; the oldest changes are dropped past it (0: keep no history).", valueName: "count"))
+    var historyEntries = HistoryBounds.defaults.entries
+
+    @Option(help: ArgumentHelp(
+        "Most bytes the history keeps (keys, values and previous values, plus a small overhead); the oldest changes are dropped past it.", valueName: "bytes"))
+    var historySize = HistoryBounds.defaults.bytes
+
     @Option(help: ArgumentHelp("trace, debug, info, notice, warning, error or critical.", valueName: "level"))
     var logLevel: String = "info"
 
@@ -123,6 +131,9 @@ struct Prefsd: AsyncParsableCommand {
                               ("--max-app-volatile-size", maxAppVolatileSize), ("--max-app-volatile-domains", maxAppVolatileDomains),
                               ("--max-app-subscriptions", maxAppSubscriptions)] {
             if let value, value <= 0 { throw ValidationError("\(name) must be a positive number, not \(value)") }
+        }
+        for (name, value) in [("--history-entries", historyEntries), ("--history-size", historySize)] where value < 0 {
+            throw ValidationError("\(name) must be 0 (no history) or more, not \(value)")
         }
         if maxReplySize > 128 << 20 {
             throw ValidationError("--max-reply-size must be at most 134217728, the largest message D-Bus allows")
@@ -156,7 +167,7 @@ struct Prefsd: AsyncParsableCommand {
         if let maxAppVolatileSize { limits.applicationVolatileBytes = maxAppVolatileSize }
         if let maxAppVolatileDomains { limits.applicationVolatileDomainCount = maxAppVolatileDomains }
         if let maxAppSubscriptions { limits.applicationSubscriptions = maxAppSubscriptions }
-        let configuration = ServiceConfiguration(
+        var configuration = ServiceConfiguration(
             storeDirectory: storeDirectory.map { URL(fileURLWithPath: $0, isDirectory: true) }
                 ?? ServiceConfiguration.defaultStoreDirectory(),
             limits: limits,
@@ -164,6 +175,7 @@ struct Prefsd: AsyncParsableCommand {
             managedDirectory: URL(fileURLWithPath: managedDirectory, isDirectory: true),
             requireRootOwnedManagedDirectory: !allowUnownedManagedDir
         )
+        configuration.historyBounds = HistoryBounds(entries: historyEntries, bytes: historySize)
         do {
             let daemon = try await Daemon.start(
                 configuration: configuration, busAddress: busAddress, replace: replace, shutdown: shutdown, logger: logger

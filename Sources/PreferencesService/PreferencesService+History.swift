@@ -1,0 +1,89 @@
+import DBus
+import PreferencesModel
+import PreferencesProtocol
+import PreferencesStore
+
+/// The `who` of changes that come from prefsd itself rather than from a caller.
+enum HistoryOrigin {
+    /// A change an administrator's managed file made to what readers see.
+    static let managed = "managed"
+    /// A change made by `RevertTo` or `RevertKeyTo`.
+    static let restore = "restore"
+}
+
+/// A `RevertTo` or `RevertKeyTo` call: put `domain` (or only `key`) back as it was right
+/// after change `sequence`.
+struct RevertRequest: Sendable {
+    var domain: DomainName
+    var key: String?
+    var sequence: UInt64
+}
+
+/// `History`, `RevertTo` and `RevertKeyTo`: the change journal on the bus.
+extension PreferencesService {
+    /// Most entries one `History` reply carries (a `limit` of 0 asks for this many).
+    static let historyReplyEntries: UInt32 = 10_000
+
+    /// `History`: the journal's entries of a domain (or one key) after `after`, oldest
+    /// first, at most `limit` (0: ``historyReplyEntries``) and within half the reply bound;
+    /// a caller reads on with `after` set to the last sequence it got.
+    func history(domain: DomainName?, key: String?, after: UInt64, limit: UInt32) throws(PreferencesServiceError) -> DBusValue {
+        let count = limit == 0 ? Self.historyReplyEntries : min(limit, Self.historyReplyEntries)
+        let entries: [HistoryEntry]
+        do {
+            entries = try store().history(domain: domain, key: key, after: after, limit: Int(count),
+                                          maxBytes: configuration.limits.replyBytes / 2)
+        } catch {
+            throw .storageFailed("the history of \(domain?.rawValue ?? "every domain") could not be read: \(error)")
+        }
+        return .array(element: HistoryEntry.dbusSignature, entries.map(\.dbusValue))
+    }
+
+    /// `RevertTo` / `RevertKeyTo`: once every change in flight is durable, reads what the
+    /// domain's keys were right after the change, and commits putting them back as one
+    /// change made by `restore`, leaving forced keys alone.
+    func revert(_ request: RevertRequest, store: DomainStore, for call: DBusMessage, as caller: CallerIdentity) {
+        let application: String? = if case .application(let id) = caller { id } else { nil }
+        store.commit([]) { [self] result in
+            do {
+                if case .failure(let error) = result { throw PreferencesServiceError.storageFailed("the change was not saved: \(error)") }
+                let targets: [String: PropertyListValue?]
+                do {
+                    guard let found = try store.revertTargets(domain: request.domain, key: request.key, to: request.sequence) else {
+                        throw PreferencesServiceError.notFound(
+                            "the history of \(request.domain) no longer reaches back to change \(request.sequence): older changes were dropped to keep it within its bounds (prefsd --history-entries, --history-size)")
+                    }
+                    targets = found
+                } catch let error as StoreError {
+                    throw PreferencesServiceError.storageFailed("the history of \(request.domain) could not be read: \(error)")
+                }
+                let outcome = try change(as: application, answer: [], otherwise: []) { state in
+                    try state.revert(request.domain, to: targets)
+                }
+                switch outcome {
+                case .answer(let body): reply(to: call, body)
+                case .effect(let effect, let store, let body):
+                    carry(effect, store: store, for: call, answer: body, who: HistoryOrigin.restore)
+                case .revert: break
+                }
+            } catch let error as PreferencesServiceError {
+                reply(to: call, error: error.busErrorName, error.description)
+            } catch {
+                reply(to: call, error: PreferencesServiceError.storageFailed("\(error)").busErrorName, "\(error)")
+            }
+        }
+    }
+}
+
+extension DomainState {
+    /// Puts keys of `domain` to `targets` (`nil`: absent) as one change, leaving the keys an
+    /// administrator forces alone.
+    mutating func revert(_ domain: DomainName, to targets: [String: PropertyListValue?]) throws(PreferencesServiceError) -> Effect {
+        var set: [String: PropertyListValue] = [:]
+        var remove: [String] = []
+        for (key, target) in targets where !isForced(domain: domain, key: key) {
+            if let target { set[key] = target } else { remove.append(key) }
+        }
+        return try apply(domain: domain, set: set, remove: remove.sorted())
+    }
+}

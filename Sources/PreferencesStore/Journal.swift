@@ -1,0 +1,258 @@
+import Foundation
+import GRDB
+import PreferencesModel
+
+/// How large the journal may grow; past either bound the oldest changes are dropped, whole.
+public struct HistoryBounds: Sendable, Hashable {
+    /// Most key entries kept (`prefsd --history-entries`); 0 keeps no history.
+    public var entries: Int
+    /// Most bytes kept (`prefsd --history-size`), counted as ``Journal/entryBytes(key:value:previous:)``
+    /// for each entry plus ``Journal/changeOverhead`` and the domain's and who's names for
+    /// each change.
+    public var bytes: Int
+
+    /// The defaults: 100,000 entries, 32 MiB.
+    public static let defaults = HistoryBounds(entries: 100_000, bytes: 32 << 20)
+
+    /// Bounds given one by one.
+    public init(entries: Int, bytes: Int) {
+        self.entries = entries
+        self.bytes = bytes
+    }
+}
+
+/// The change journal's bookkeeping: the sizes it counts and the totals it keeps.
+public enum Journal {
+    /// Bytes counted for each change besides its entries, its domain's and who's names.
+    public static let changeOverhead = 48
+    /// Bytes counted for each entry besides its key and values.
+    public static let entryOverhead = 16
+
+    /// What one entry counts against ``HistoryBounds/bytes``.
+    static func entryBytes(key: String, value: [UInt8]?, previous: [UInt8]?) -> Int {
+        key.utf8.count + (value?.count ?? 0) + (previous?.count ?? 0) + entryOverhead
+    }
+}
+
+/// The journal's totals, kept beside the database by the writer.
+struct JournalTotals: Sendable {
+    var entries = 0
+    var bytes = 0
+}
+
+extension DomainStore {
+    /// Writes the journal of `batch` (its mutations applied meanwhile with `apply`), in the
+    /// transaction under way: reads each key's previous value before its mutation runs.
+    /// Returns what the change added to the journal. Without `recording` (on a full disk)
+    /// it only applies the mutations.
+    func journal(_ batch: PendingBatch, in db: Database, time: Int64, recording: Bool = true,
+                 apply: (StoreMutation) throws -> Void) throws -> JournalTotals {
+        guard recording else {
+            for mutation in batch.mutations { try apply(mutation) }
+            return JournalTotals()
+        }
+        // key → (new value, previous value); the first previous of a key wins.
+        var entries: [String: (value: [UInt8]?, previous: [UInt8]?)] = [:]
+        var order: [String] = []
+        var domain: DomainName?
+        var stored = false
+        let select = try db.cachedStatement(sql: StoreSchema.selectValue)
+        func previous(_ domain: DomainName, _ key: String) throws -> [UInt8]? {
+            try Data.fetchOne(select, arguments: [domain.rawValue, key]).map { [UInt8]($0) }
+        }
+        func note(_ key: String, value: [UInt8]?, previous: [UInt8]?) {
+            if let old = entries[key] {
+                entries[key] = (value, old.previous)
+            } else {
+                entries[key] = (value, previous)
+                order.append(key)
+            }
+        }
+        for mutation in batch.mutations {
+            switch mutation {
+            case .set(let name, let key, let value):
+                domain = name
+                stored = true
+                note(key, value: value.encoded(), previous: try previous(name, key))
+            case .remove(let name, let key):
+                domain = name
+                stored = true
+                if let old = try previous(name, key) { note(key, value: nil, previous: old) }
+            case .removeDomain(let name):
+                domain = name
+                stored = true
+                let rows = try Row.fetchAll(db.cachedStatement(sql: StoreSchema.selectDomain), arguments: [name.rawValue])
+                for row in rows {
+                    let key: String = row[0]
+                    let old: Data = row[1]
+                    note(key, value: nil, previous: [UInt8](old))
+                }
+            case .note(let name, let key, let value, let previous):
+                domain = name
+                note(key, value: value?.encoded(), previous: previous?.encoded())
+            }
+            try apply(mutation)
+        }
+        guard let domain else { return JournalTotals() }
+        // A key set back to the value it had is no change (a removal then a set, say).
+        let changed = order.filter { entries[$0]?.value != entries[$0]?.previous }
+        if changed.isEmpty { return JournalTotals() }
+        var bytes = Journal.changeOverhead + domain.rawValue.utf8.count + batch.who.utf8.count
+        for key in changed {
+            guard let entry = entries[key] else { continue }
+            bytes += Journal.entryBytes(key: key, value: entry.value, previous: entry.previous)
+        }
+        try db.cachedStatement(sql: StoreSchema.insertChange).execute(
+            arguments: [time, domain.rawValue, batch.who, stored ? 1 : 0, changed.count, bytes])
+        let sequence = db.lastInsertedRowID
+        let insert = try db.cachedStatement(sql: StoreSchema.insertEntry)
+        for key in changed {
+            guard let entry = entries[key] else { continue }
+            try insert.execute(arguments: [sequence, key, entry.value.map { Data($0) }, entry.previous.map { Data($0) }])
+        }
+        return JournalTotals(entries: changed.count, bytes: bytes)
+    }
+
+    /// Drops the oldest changes, whole, until `totals` is within `bounds`, in the
+    /// transaction under way. Returns the totals left.
+    func trimJournal(_ totals: JournalTotals, to bounds: HistoryBounds, in db: Database) throws -> JournalTotals {
+        var totals = totals
+        if bounds.entries <= 0 || bounds.bytes <= 0 {
+            if totals.entries == 0 && totals.bytes == 0 { return totals }
+            // Everything goes: DELETE without WHERE lets SQLite free whole tables' pages at
+            // once, which takes little room in the WAL (this runs on a full disk).
+            let last = try Int64.fetchOne(db, sql: "SELECT max(sequence) FROM history_change") ?? 0
+            try db.execute(sql: "DELETE FROM history_entry")
+            try db.execute(sql: "DELETE FROM history_change")
+            try db.execute(sql: "UPDATE history_horizon SET dropped = max(dropped, ?) WHERE id = 1", arguments: [last])
+            return JournalTotals()
+        }
+        var dropped: Int64 = 0
+        while totals.entries > bounds.entries || totals.bytes > bounds.bytes {
+            let oldest = try Row.fetchAll(db, sql: "SELECT sequence, entries, bytes FROM history_change ORDER BY sequence LIMIT 16")
+            if oldest.isEmpty { totals = JournalTotals(); break }
+            for row in oldest {
+                let sequence: Int64 = row[0]
+                try db.execute(sql: "DELETE FROM history_entry WHERE sequence = ?", arguments: [sequence])
+                try db.execute(sql: "DELETE FROM history_change WHERE sequence = ?", arguments: [sequence])
+                totals.entries -= row[1] as Int
+                totals.bytes -= row[2] as Int
+                dropped = sequence
+                if totals.entries <= bounds.entries && totals.bytes <= bounds.bytes { break }
+            }
+        }
+        if dropped > 0 {
+            try db.execute(sql: "UPDATE history_horizon SET dropped = max(dropped, ?) WHERE id = 1", arguments: [dropped])
+        }
+        return totals
+    }
+
+    /// The journal's totals as stored, read when the store opens.
+    static func loadJournalTotals(_ database: DatabaseQueue) throws -> JournalTotals {
+        try database.read { db in
+            let row = try Row.fetchOne(db, sql: "SELECT count(*), coalesce(sum(bytes), 0) FROM history_change")
+            let entries = try Int.fetchOne(db, sql: "SELECT count(*) FROM history_entry") ?? 0
+            return JournalTotals(entries: entries, bytes: row?[1] ?? 0)
+        }
+    }
+
+    // MARK: Reading
+
+    /// The journal's entries of `domain` (every domain when `nil`; of `key` only, when given) with a sequence above
+    /// `after`, oldest first: at most `limit` of them, and no more than about `maxBytes` of
+    /// values, ending on a whole change (a single change larger than that comes whole).
+    /// Keys of one change come in key order.
+    public func history(domain: DomainName?, key: String?, after: UInt64, limit: Int, maxBytes: Int) throws(StoreError) -> [HistoryEntry] {
+        do {
+            return try database.read { db in
+                var sql = """
+                    SELECT c.sequence, c.time, c.who, e.key, e.value, e.previous, c.domain
+                    FROM history_change c JOIN history_entry e ON e.sequence = c.sequence
+                    WHERE c.sequence > ?
+                    """
+                var arguments: StatementArguments = [Int64(clamping: after)]
+                if let domain {
+                    sql += " AND c.domain = ?"
+                    arguments += [domain.rawValue]
+                }
+                if let key {
+                    sql += " AND e.key = ?"
+                    arguments += [key]
+                }
+                sql += " ORDER BY c.sequence, e.key"
+                var result: [HistoryEntry] = []
+                var bytes = 0
+                // Where the change being read started in `result`: a reply never ends in
+                // the middle of a change, so a caller reads on with `after` = its last
+                // sequence. A single change larger than the limits comes whole.
+                var changeStart = 0
+                var full = false
+                let cursor = try Row.fetchCursor(db, sql: sql, arguments: arguments)
+                while let row = try cursor.next() {
+                    let sequence = UInt64(row[0] as Int64)
+                    if sequence != result.last?.sequence {
+                        if full { break }
+                        changeStart = result.count
+                    }
+                    let value: Data? = row[4]
+                    let previous: Data? = row[5]
+                    guard let name = try? DomainName(row[6] as String) else { continue }
+                    bytes += (value?.count ?? 0) + (previous?.count ?? 0) + 64
+                    if !full && (result.count >= limit || bytes > maxBytes) {
+                        if changeStart > 0 {
+                            result.removeSubrange(changeStart...)
+                            break
+                        }
+                        full = true
+                    }
+                    result.append(HistoryEntry(
+                        sequence: sequence, time: row[1], domain: name, key: row[3], who: row[2],
+                        value: try value.map { try PropertyListValue(encoded: $0) },
+                        previous: try previous.map { try PropertyListValue(encoded: $0) }))
+                }
+                return result
+            }
+        } catch {
+            throw .readFailed(reason: StoreError.explain(error, path: files.databasePath, directory: files.directoryPath))
+        }
+    }
+
+    /// What putting `domain` (only `key`, when given) back as it was right after change
+    /// `sequence` takes: for each key a recorded change of stored data touched since, its
+    /// value then (`nil`: absent). `nil` when the journal no longer reaches back that far.
+    public func revertTargets(domain: DomainName, key: String?, to sequence: UInt64) throws(StoreError) -> [String: PropertyListValue?]? {
+        do {
+            return try database.read { db -> [String: PropertyListValue?]? in
+                let dropped = try Int64.fetchOne(db, sql: "SELECT dropped FROM history_horizon WHERE id = 1") ?? 0
+                if Int64(clamping: sequence) < dropped { return nil }
+                var sql = """
+                    SELECT e.key, e.previous FROM history_change c JOIN history_entry e ON e.sequence = c.sequence
+                    WHERE c.domain = ? AND c.sequence > ? AND c.stored = 1
+                    """
+                var arguments: StatementArguments = [domain.rawValue, Int64(clamping: sequence)]
+                if let key {
+                    sql += " AND e.key = ?"
+                    arguments += [key]
+                }
+                sql += " ORDER BY c.sequence"
+                var targets: [String: PropertyListValue?] = [:]
+                let cursor = try Row.fetchCursor(db, sql: sql, arguments: arguments)
+                while let row = try cursor.next() {
+                    let key: String = row[0]
+                    if targets.keys.contains(key) { continue }
+                    let previous: Data? = row[1]
+                    targets[key] = .some(try previous.map { try PropertyListValue(encoded: $0) })
+                }
+                return targets
+            }
+        } catch {
+            throw .readFailed(reason: StoreError.explain(error, path: files.databasePath, directory: files.directoryPath))
+        }
+    }
+
+    /// The journal's totals: entries and bytes, as the bounds count them.
+    public var historyTotals: (entries: Int, bytes: Int) {
+        let totals = journalTotals.withLock { $0 }
+        return (totals.entries, totals.bytes)
+    }
+}

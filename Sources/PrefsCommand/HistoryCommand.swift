@@ -1,0 +1,243 @@
+import ArgumentParser
+import Foundation
+import PreferencesModel
+import PreferencesProxy
+
+extension Prefs {
+    /// `prefs history [DOMAIN [KEY]] [--since TIME] [--limit N] [--json]`.
+    public struct History: AsyncParsableCommand {
+        /// The verb's name and help.
+        public static let configuration = CommandConfiguration(
+            commandName: "history",
+            abstract: "Show who changed what, and when (newest last).",
+            discussion: """
+                One line per key changed: time (UTC), who, domain, key, old → new. Who is \
+                the app ID of a sandboxed app, else the program's name, `managed` for an \
+                administrator's managed file and `restore` for `prefs undo`/`prefs restore`. \
+                --json prints an array of objects with sequence, time (ISO 8601), domain, \
+                key, who, removed, value and previous (value absent when removed, previous \
+                absent when the key was new). Without DOMAIN, every domain's history.
+
+                Examples:
+                  prefs history com.example.Editor
+                  prefs history com.example.Editor FontSize --limit 5
+                  prefs history --since 2026-11-25T08:00:00Z --json
+                """
+        )
+
+        /// The domain, or none for every domain.
+        @Argument(help: "The domain (-g for the global domain); every domain when omitted.")
+        public var domain: String?
+
+        /// The key, or none for every key of the domain.
+        @Argument(help: "The key; every key of the domain when omitted.")
+        public var key: String?
+
+        /// Only changes at or after this time.
+        @Option(help: ArgumentHelp("Only changes at or after TIME (ISO 8601, like 2026-11-25T08:00:00Z or 2026-11-25).", valueName: "TIME"))
+        public var since: String?
+
+        /// Only the newest N changes.
+        @Option(help: ArgumentHelp("Only the newest N entries.", valueName: "N"))
+        public var limit: Int?
+
+        /// JSON output.
+        @Flag(help: "Print a JSON array.")
+        public var json = false
+
+        /// Creates the verb (ArgumentParser fills in its options).
+        public init() {}
+
+        /// Prints the history.
+        public func run() async throws {
+            if let limit, limit < 0 { throw PrefsError.usage("--limit must be 0 or more, not \(limit)") }
+            let since = try self.since.map { text throws(PrefsError) in try HistoryTime.parse(text) }
+            let client = try connect()
+            defer { client.close() }
+            var entries = try await client.history(domain ?? "", key: key ?? "")
+            if let since { entries = entries.filter { $0.time >= since } }
+            if let limit { entries = Array(entries.suffix(limit)) }
+            if json {
+                Output.line("[" + entries.map(HistoryFormatter.json).joined(separator: ",\n") + "]")
+            } else {
+                for entry in entries { Output.line(HistoryFormatter.line(entry)) }
+            }
+        }
+    }
+
+    /// `prefs undo DOMAIN [KEY]`.
+    public struct Undo: AsyncParsableCommand {
+        /// The verb's name and help.
+        public static let configuration = CommandConfiguration(
+            commandName: "undo",
+            abstract: "Undo the domain's last change (or the key's).",
+            discussion: """
+                Puts back the exact values from before the change. The undo is itself a \
+                change, recorded with who = restore, so it can be undone too. Changes an \
+                administrator's managed file made are never undone.
+
+                Examples:
+                  prefs undo com.example.Editor
+                  prefs undo com.example.Editor FontSize
+                """
+        )
+
+        /// The domain.
+        @Argument(help: "The domain (-g for the global domain).")
+        public var domain: String
+
+        /// The key, or none for the domain's last change.
+        @Argument(help: "The key; the domain's last change when omitted.")
+        public var key: String?
+
+        /// Creates the verb (ArgumentParser fills in its options).
+        public init() {}
+
+        /// Reverts the last change.
+        public func run() async throws {
+            let client = try connect()
+            defer { client.close() }
+            let entries = try await client.history(domain, key: key ?? "")
+            guard let last = entries.last(where: { $0.who != "managed" }) else {
+                throw PrefsError.noHistory("the history holds no change of \(key.map { "\"\($0)\" in " } ?? "")\(domain) to undo")
+            }
+            let before = last.sequence - 1
+            if let key {
+                try await client.revert(PreferencesCall.revertKeyTo(domain, key: key, sequence: before), domain: domain)
+            } else {
+                try await client.revert(PreferencesCall.revertTo(domain, sequence: before), domain: domain)
+            }
+        }
+    }
+
+    /// `prefs restore DOMAIN (--to TIME | --sequence N)`.
+    public struct Restore: AsyncParsableCommand {
+        /// The verb's name and help.
+        public static let configuration = CommandConfiguration(
+            commandName: "restore",
+            abstract: "Put a domain back as it was at a time, or right after a change.",
+            discussion: """
+                --sequence 0 puts the domain back as it was before every recorded change. The \
+                restore is one atomic change, recorded with who = restore (so it can be \
+                undone); keys an administrator forces are left alone.
+
+                Examples:
+                  prefs restore com.example.Editor --to 2026-11-25T08:00:00Z
+                  prefs restore com.example.Editor --sequence 41
+                """
+        )
+
+        /// The domain.
+        @Argument(help: "The domain (-g for the global domain).")
+        public var domain: String
+
+        /// The time to go back to.
+        @Option(help: ArgumentHelp("Go back to the domain as it was at TIME (ISO 8601).", valueName: "TIME"))
+        public var to: String?
+
+        /// The change to go back to.
+        @Option(help: ArgumentHelp("Go back to the domain as it was right after change N (0: before every recorded change).", valueName: "N"))
+        public var sequence: UInt64?
+
+        /// Creates the verb (ArgumentParser fills in its options).
+        public init() {}
+
+        /// Checks that exactly one of --to and --sequence is given.
+        public func validate() throws {
+            if (to == nil) == (sequence == nil) {
+                throw ValidationError("give exactly one of --to TIME and --sequence N")
+            }
+        }
+
+        /// Reverts the domain.
+        public func run() async throws {
+            let client = try connect()
+            defer { client.close() }
+            let target: UInt64
+            if let sequence {
+                target = sequence
+            } else {
+                let time = try HistoryTime.parse(to ?? "")
+                // The state at `time` is the state right after the domain's last change
+                // made at or before it.
+                target = try await client.history(domain, key: "").last(where: { $0.time <= time })?.sequence ?? 0
+            }
+            try await client.revert(PreferencesCall.revertTo(domain, sequence: target), domain: domain)
+        }
+    }
+}
+
+extension PrefsClient {
+    /// The whole history of `domain` (every domain when `""`; of `key` unless `""`), oldest
+    /// first, read page by page.
+    func history(_ domain: String, key: String) async throws(PrefsError) -> [HistoryEntry] {
+        var entries: [HistoryEntry] = []
+        while true {
+            let page = try await perform(
+                PreferencesCall.history(domain, key: key, after: entries.last?.sequence ?? 0, limit: 0),
+                domain: domain.isEmpty ? nil : domain)
+            // A page ends on a whole change: read on after its last sequence until none is left.
+            guard !page.isEmpty else { return entries }
+            entries += page
+        }
+    }
+
+    /// Sends a `RevertTo` or `RevertKeyTo`, with a `NotFound` answer said as what it means.
+    func revert(_ request: PreferencesRequest<Void>, domain: String) async throws(PrefsError) {
+        do {
+            try await proxy.perform(request)
+        } catch .notFound(let detail) {
+            throw .noHistory(detail)
+        } catch {
+            throw Self.map(error, domain: domain, key: nil)
+        }
+    }
+}
+
+/// Times as `prefs history`, `undo` and `restore` read and print them.
+enum HistoryTime {
+    /// `text` (ISO 8601: a date and time with a zone, or a date, taken as UTC midnight)
+    /// in microseconds since 1970.
+    static func parse(_ text: String) throws(PrefsError) -> Int64 {
+        let full = ISO8601DateFormatter()
+        let fractional = ISO8601DateFormatter()
+        fractional.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        let day = ISO8601DateFormatter()
+        day.formatOptions = [.withFullDate]
+        guard let date = full.date(from: text) ?? fractional.date(from: text) ?? day.date(from: text) else {
+            throw .usage("cannot read the time \"\(text)\"; write it in ISO 8601, like 2026-11-25T08:00:00Z or 2026-11-25")
+        }
+        return Int64((date.timeIntervalSince1970 * 1_000_000).rounded())
+    }
+
+    /// `microseconds` since 1970 in ISO 8601, UTC, with the fraction when there is one.
+    static func format(_ microseconds: Int64) -> String {
+        ValueText.iso8601(Double(microseconds) / 1_000_000)
+    }
+}
+
+/// How `prefs history` prints an entry.
+enum HistoryFormatter {
+    /// `TIME WHO DOMAIN KEY: OLD → NEW`, with `(none)` for an absent value.
+    static func line(_ entry: HistoryEntry) -> String {
+        let seconds = ValueText.iso8601((Double(entry.time) / 1_000_000).rounded(.down))
+        let old = entry.previous.map(OutputFormatter.compact) ?? "(none)"
+        let new = entry.value.map(OutputFormatter.compact) ?? "(removed)"
+        return PrefsError.oneLine("\(seconds) \(entry.who) \(entry.domain) \(OpenStepPropertyList.quoteIfNeeded(entry.key)): \(old) → \(new)")
+    }
+
+    /// The entry as one JSON object.
+    static func json(_ entry: HistoryEntry) -> String {
+        var fields = [
+            "\"sequence\":\(entry.sequence)",
+            "\"time\":\(OutputFormatter.jsonString(HistoryTime.format(entry.time)))",
+            "\"domain\":\(OutputFormatter.jsonString(entry.domain.rawValue))",
+            "\"key\":\(OutputFormatter.jsonString(entry.key))",
+            "\"who\":\(OutputFormatter.jsonString(entry.who))",
+            "\"removed\":\(entry.value == nil)",
+        ]
+        if let value = entry.value { fields.append("\"value\":\(OutputFormatter.compactJSON(value))") }
+        if let previous = entry.previous { fields.append("\"previous\":\(OutputFormatter.compactJSON(previous))") }
+        return "{" + fields.joined(separator: ",") + "}"
+    }
+}

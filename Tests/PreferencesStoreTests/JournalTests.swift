@@ -1,0 +1,62 @@
+import Foundation
+import GRDB
+import PreferencesModel
+@_spi(Testing) import PreferencesStore
+import Testing
+
+/// The change journal kept in the store (contract 0.3, History).
+@Suite("Change journal")
+struct JournalTests {
+
+    @Test("a store written before the journal is migrated: its data stays, and its first change records the old value")
+    func migratesV1Store() throws {
+        let domain = try DomainName("com.example.Journal")
+        let temporary = try TemporaryDirectory()
+        try FileManager.default.createDirectory(at: temporary.store, withIntermediateDirectories: true)
+        let path = temporary.store.appendingPathComponent("store.sqlite").path
+        do {
+            // The schema as prefsd 0.2 left it.
+            let queue = try DatabaseQueue(path: path)
+            try queue.write { db in
+                try db.execute(sql: """
+                    CREATE TABLE grdb_migrations (identifier TEXT NOT NULL PRIMARY KEY);
+                    INSERT INTO grdb_migrations(identifier) VALUES ('v1');
+                    CREATE TABLE preference(domain TEXT NOT NULL, key TEXT NOT NULL, value BLOB NOT NULL,
+                                            PRIMARY KEY(domain, key)) WITHOUT ROWID;
+                    """)
+                try db.execute(sql: "INSERT INTO preference VALUES (?, ?, ?)",
+                               arguments: [domain.rawValue, "k", Data(PropertyListValue.string("old").encoded())])
+            }
+            try queue.close()
+        }
+        let store = try DomainStore(directory: temporary.store, logger: LogRecorder().logger)
+        defer { store.close() }
+        #expect(try store.loadAll() == [domain: ["k": .string("old")]])
+        #expect(try store.history(domain: domain, key: nil, after: 0, limit: 100, maxBytes: 1 << 20).isEmpty)
+        try store.commitAndWait([.set(domain, key: "k", value: .string("new"))]).get()
+        let entries = try store.history(domain: domain, key: nil, after: 0, limit: 100, maxBytes: 1 << 20)
+        #expect(entries.map(\.previous) == [.string("old")] && entries.map(\.value) == [.string("new")])
+        #expect(entries.first?.who == "unknown")
+        let targets = try #require(try store.revertTargets(domain: domain, key: nil, to: 0))
+        #expect(targets == ["k": .some(.string("old"))])
+    }
+
+    @Test("sequence numbers keep increasing past dropped changes and a reopen; a reply never splits a change")
+    func sequencesAndPages() throws {
+        let domain = try DomainName("com.example.Journal")
+        let temporary = try TemporaryDirectory()
+        let bounds = HistoryBounds(entries: 2, bytes: 1 << 20)
+        var store = try DomainStore(directory: temporary.store, logger: LogRecorder().logger, historyBounds: bounds)
+        for number in 1...3 { try store.commitAndWait([.set(domain, key: "k", value: .integer(Int64(number)))]).get() }
+        store.close()
+        store = try DomainStore(directory: temporary.store, logger: LogRecorder().logger, historyBounds: bounds)
+        defer { store.close() }
+        try store.commitAndWait([.set(domain, key: "a", value: .integer(1)), .set(domain, key: "b", value: .integer(2))]).get()
+        #expect(store.historyTotals.entries == 2)
+        let entries = try store.history(domain: domain, key: nil, after: 0, limit: 1, maxBytes: 1 << 20)
+        // Limit 1, but the one change has two keys: it comes whole.
+        #expect(entries.map(\.sequence) == [4, 4] && entries.map(\.key) == ["a", "b"])
+        #expect(try store.revertTargets(domain: domain, key: nil, to: 2) == nil, "change 3 was dropped")
+        #expect(try store.revertTargets(domain: domain, key: nil, to: 3) == ["a": PropertyListValue?.none, "b": PropertyListValue?.none])
+    }
+}
