@@ -63,6 +63,25 @@ public struct DBusMessage: Sendable {
         body.map(\.signatureText).joined()
     }
 
+    /// Whether the body's signature is `expected`: ``signature`` `== expected` without
+    /// building the joined string (a call's arguments are checked this way on every call).
+    public func hasSignature(_ expected: String) -> Bool {
+        let bytes: String.UTF8View = expected.utf8
+        var index: String.UTF8View.Index = bytes.startIndex
+        for value in body {
+            if let code: UInt8 = value.oneLetterTypeCode {
+                if index == bytes.endIndex || bytes[index] != code { return false }
+                index = bytes.index(after: index)
+                continue
+            }
+            for byte: UInt8 in value.signatureText.utf8 {
+                if index == bytes.endIndex || bytes[index] != byte { return false }
+                index = bytes.index(after: index)
+            }
+        }
+        return index == bytes.endIndex
+    }
+
     /// A method call.
     public static func methodCall(
         destination: String?, path: String, interface: String?, member: String,

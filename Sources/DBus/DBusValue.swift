@@ -1,5 +1,10 @@
 /// One D-Bus value of a single complete type.
-public indirect enum DBusValue: Sendable, Hashable {
+///
+/// Only the two cases that hold a `DBusValue` directly are `indirect`: an `indirect enum`
+/// boxes every case with a payload, a heap allocation and release for each string or
+/// number decoded or sent (several per call on prefsd's `Read` path). Arrays and structs
+/// hold Swift arrays, already on the heap.
+public enum DBusValue: Sendable, Hashable {
     /// `y`
     case byte(UInt8)
     /// `b`
@@ -33,15 +38,37 @@ public indirect enum DBusValue: Sendable, Hashable {
     /// must have exactly that signature. `.array(element: "y", …)` is encoded like ``bytes(_:)``.
     case array(element: DBusSignature, [DBusValue])
     /// `{kv}`: only valid as an element of an array whose element signature is `{…}`.
-    case dictEntry(DBusValue, DBusValue)
+    indirect case dictEntry(DBusValue, DBusValue)
     /// `(…)`: a struct of one or more fields.
     case structure([DBusValue])
     /// `v`: the inner value's signature travels with it.
-    case variant(DBusValue)
+    indirect case variant(DBusValue)
 
     /// The signature of this single complete type.
     public var signature: DBusSignature {
         DBusSignature(unchecked: signatureText)
+    }
+
+    /// The type code of a basic value or a variant, whose signature is that one letter;
+    /// nil for containers (no string is built either way).
+    var oneLetterTypeCode: UInt8? {
+        switch self {
+        case .byte: return 0x79  // y
+        case .boolean: return 0x62  // b
+        case .int16: return 0x6E  // n
+        case .uint16: return 0x71  // q
+        case .int32: return 0x69  // i
+        case .uint32: return 0x75  // u
+        case .int64: return 0x78  // x
+        case .uint64: return 0x74  // t
+        case .double: return 0x64  // d
+        case .string: return 0x73  // s
+        case .objectPath: return 0x6F  // o
+        case .signature: return 0x67  // g
+        case .unixFD: return 0x68  // h
+        case .variant: return 0x76  // v
+        case .bytes, .array, .dictEntry, .structure: return nil
+        }
     }
 
     var signatureText: String {

@@ -41,7 +41,8 @@ enum MessageDecoder {
             path: string(dbus_message_get_path(pointer)),
             interface: string(dbus_message_get_interface(pointer)),
             member: string(dbus_message_get_member(pointer)),
-            errorName: string(dbus_message_get_error_name(pointer)),
+            // Only error replies carry an error name.
+            errorName: kind == .error ? string(dbus_message_get_error_name(pointer)) : nil,
             destination: string(dbus_message_get_destination(pointer)),
             sender: string(dbus_message_get_sender(pointer)),
             noReplyExpected: dbus_message_get_no_reply(pointer) != 0,
@@ -67,17 +68,18 @@ enum MessageDecoder {
 
     /// Decodes only the body.
     static func decodeBody(_ pointer: OpaquePointer, valueBudget: Int? = nil) throws(DBusError) -> [DBusValue] {
-        let iter = UnsafeMutablePointer<DBusMessageIter>.allocate(capacity: 1)
-        iter.initialize(to: DBusMessageIter())
-        defer { iter.deallocate() }
-        guard dbus_message_iter_init(pointer, iter) != 0 else { return [] }
-        var budget = Budget(remaining: max(valueBudget ?? Int.max, 0), total: valueBudget ?? Int.max)
-        var values: [DBusValue] = []
-        while dbus_message_iter_get_arg_type(iter) != CDBUS_TYPE_INVALID {
-            values.append(try decodeValue(iter, depth: 0, budget: &budget))
-            dbus_message_iter_next(iter)
+        // The iterator lives on the stack: no heap allocation per message.
+        var storage = DBusMessageIter()
+        return try withUnsafeMutablePointer(to: &storage) { iter throws(DBusError) -> [DBusValue] in
+            guard dbus_message_iter_init(pointer, iter) != 0 else { return [] }
+            var budget = Budget(remaining: max(valueBudget ?? Int.max, 0), total: valueBudget ?? Int.max)
+            var values: [DBusValue] = []
+            while dbus_message_iter_get_arg_type(iter) != CDBUS_TYPE_INVALID {
+                values.append(try decodeValue(iter, depth: 0, budget: &budget))
+                dbus_message_iter_next(iter)
+            }
+            return values
         }
-        return values
     }
 
     private static func string(_ pointer: UnsafePointer<CChar>?) -> String? {

@@ -207,7 +207,7 @@ public final class PreferencesService: Sendable {
             return reply(to: call, error: StandardErrorName.unknownMethod,
                          "\(PreferencesBus.interface) has no method \(call.member ?? "(none)")")
         }
-        guard call.signature == method.inputSignature else {
+        guard call.hasSignature(method.inputSignature) else {
             return reply(to: call, error: StandardErrorName.invalidArgs,
                          "\(member) takes arguments of type (\(method.inputSignature)), not (\(call.signature))")
         }
