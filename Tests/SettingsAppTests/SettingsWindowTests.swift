@@ -125,7 +125,7 @@ struct SettingsWindowTests {
         #expect(step.succeeded, "\(step.output)\n\(session.appLog)")
         step = try session.drive(["act", "push button", "History", "click"])
         #expect(step.succeeded, "\(step.output)")
-        step = try session.drive(["wait-labels-in-order", "Count: 3 → 4", "by prefs", "Count: (none) → 3", "by prefs",
+        step = try session.drive(["wait-labels-in-order", "Changes", "Count: 3 → 4", "by prefs", "Count: (none) → 3", "by prefs",
                                   "Greeting: (none) → hello", "by prefs"])
         #expect(step.succeeded, "\(step.output)\n\(session.appLog)")
 
@@ -136,7 +136,7 @@ struct SettingsWindowTests {
         #expect(try session.prefs(["read", "com.example.Other", "Greeting"]).stdout == "hello\n")
 
         // The page follows: the undo is the newest entry, made by restore.
-        step = try session.drive(["wait-labels-in-order", "Count: 4 → 3", "by restore", "Count: 3 → 4", "by prefs"])
+        step = try session.drive(["wait-labels-in-order", "Changes", "Count: 4 → 3", "by restore", "Count: 3 → 4", "by prefs"])
         #expect(step.succeeded, "\(step.output)\n\(session.appLog)")
         let history = try session.prefs(["history", "com.example.Other", "--json"])
         #expect(history.stdout.contains("\"who\":\"restore\""), "\(history.stdout)")
