@@ -58,10 +58,11 @@ final class HistoryPage: DomainPage {
             rows.append(row)
             return
         }
+        let formatter = Self.timeFormatter()
         for entry in entries.suffix(Self.shownEntries).reversed() {
             let row = ActionRow(title: Self.change(entry))
             row.usePlainText()
-            row.subtitle = "by \(entry.who) · \(Self.time(entry.time))"
+            row.subtitle = "by \(entry.who) · \(formatter.string(from: Date(timeIntervalSince1970: Double(entry.time) / 1_000_000)))"
             changesGroup.add(row)
             rows.append(row)
         }
@@ -74,10 +75,10 @@ final class HistoryPage: DomainPage {
         return "\(entry.key): \(old) → \(new)"
     }
 
-    /// `microseconds` since 1970 as a local date and time to the second.
-    static func time(_ microseconds: Int64) -> String {
+    /// Shows a time as a local date and time to the second (made once per refresh).
+    static func timeFormatter() -> DateFormatter {
         let formatter = DateFormatter()
         formatter.dateFormat = "yyyy-MM-dd HH:mm:ss"
-        return formatter.string(from: Date(timeIntervalSince1970: Double(microseconds) / 1_000_000))
+        return formatter
     }
 }
