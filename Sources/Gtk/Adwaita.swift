@@ -68,6 +68,11 @@ public final class HeaderBar: Widget {
     public func packStart(_ widget: Widget) {
         adw_header_bar_pack_start(c(), widget.c())
     }
+
+    /// Adds a widget at the end.
+    public func packEnd(_ widget: Widget) {
+        adw_header_bar_pack_end(c(), widget.c())
+    }
 }
 
 /// A title and subtitle for a header bar.
@@ -131,6 +136,12 @@ public class ActionRow: Widget {
     fileprivate init(raw pointer: UnsafeMutableRawPointer, title: String) {
         super.init(pointer)
         adw_preferences_row_set_title(c(), title)
+    }
+
+    /// Shows the title and subtitle as they are: libadwaita otherwise reads them as Pango
+    /// markup, so text with `<` or `&` from outside (a stored value) would not show.
+    public func usePlainText() {
+        adw_preferences_row_set_use_markup(c(), 0)
     }
 
     /// The smaller text under the title.

@@ -97,15 +97,16 @@ extension Prefs {
         public func run() async throws {
             let client = try connect()
             defer { client.close() }
-            let entries = try await client.history(domain, key: key ?? "")
-            guard let last = entries.last(where: { $0.who != "managed" }) else {
-                throw PrefsError.noHistory("the history holds no change of \(key.map { "\"\($0)\" in " } ?? "")\(domain) to undo")
+            let undone: HistoryEntry?
+            do throws(PreferencesProxyError) {
+                undone = try await client.proxy.undoLastChange(domain, key: key)
+            } catch .notFound(let detail) {
+                throw PrefsError.noHistory(detail)
+            } catch {
+                throw PrefsClient.map(error, domain: domain, key: nil)
             }
-            let before = last.sequence - 1
-            if let key {
-                try await client.revert(PreferencesCall.revertKeyTo(domain, key: key, sequence: before), domain: domain)
-            } else {
-                try await client.revert(PreferencesCall.revertTo(domain, sequence: before), domain: domain)
+            guard undone != nil else {
+                throw PrefsError.noHistory("the history holds no change of \(key.map { "\"\($0)\" in " } ?? "")\(domain) to undo")
             }
         }
     }
@@ -171,14 +172,10 @@ extension PrefsClient {
     /// The whole history of `domain` (every domain when `""`; of `key` unless `""`), oldest
     /// first, read page by page.
     func history(_ domain: String, key: String) async throws(PrefsError) -> [HistoryEntry] {
-        var entries: [HistoryEntry] = []
-        while true {
-            let page = try await perform(
-                PreferencesCall.history(domain, key: key, after: entries.last?.sequence ?? 0, limit: 0),
-                domain: domain.isEmpty ? nil : domain)
-            // A page ends on a whole change: read on after its last sequence until none is left.
-            guard !page.isEmpty else { return entries }
-            entries += page
+        do throws(PreferencesProxyError) {
+            return try await proxy.fullHistory(domain, key: key)
+        } catch {
+            throw Self.map(error, domain: domain.isEmpty ? nil : domain, key: nil)
         }
     }
 

@@ -4,6 +4,19 @@ import PreferencesProxy
 enum ErrorMessages {
     /// A sentence for a refused write of `what` (a title or key).
     static func refused(_ what: String, _ error: PreferencesProxyError) -> String {
+        "“\(what)” was not saved: \(reason(error))."
+    }
+
+    /// A sentence for an undo of `domainTitle`'s last change that did not go through.
+    static func notUndone(_ domainTitle: String, _ error: PreferencesProxyError) -> String {
+        if case .notFound = error {
+            return "The last change of “\(domainTitle)” was not undone: the history no longer reaches back to before it."
+        }
+        return "The last change of “\(domainTitle)” was not undone: \(reason(error))."
+    }
+
+    /// Why prefsd refused, as the end of a sentence.
+    private static func reason(_ error: PreferencesProxyError) -> String {
         let reason: String
         switch error {
         case .forced: reason = "an administrator has locked this setting"
@@ -13,7 +26,7 @@ enum ErrorMessages {
         case .serviceUnavailable(let message): reason = "the preferences service is not reachable (\(message))"
         default: reason = error.description
         }
-        return "“\(what)” was not saved: \(reason)."
+        return reason
     }
 
     /// The reason a locked setting shows.

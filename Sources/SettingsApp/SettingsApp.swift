@@ -3,7 +3,8 @@ import Gtk
 import PreferencesProxy
 import SettingsBundle
 
-/// The Settings app: `prefs-settings [DOMAIN]` opens the window, on DOMAIN when given.
+/// The Settings app: `prefs-settings [DOMAIN [--history]]` opens the window, on DOMAIN
+/// when given (on its History page with `--history`).
 public enum SettingsApp {
     /// The application's identifier (D-Bus name, desktop file).
     public static let identifier = "io.github.prefsd.Settings"
@@ -29,6 +30,7 @@ public enum SettingsApp {
             if let window { return window.window.present() }
             let made = SettingsWindow(application: application, controller: controller)
             made.initialDomain = arguments.dropFirst().first { !$0.hasPrefix("-") }
+            made.initialHistory = arguments.dropFirst().contains("--history")
             controller.window = made
             window = made
             made.window.present()

@@ -22,7 +22,9 @@ final class SettingsController {
 
     private var writes: [WriteSlot.Key: WriteSlot] = [:]
     private var subscription: PreferencesSubscription?
-    private lazy var handle = MainThreadHandle(self)
+    lazy var handle = MainThreadHandle(self)
+    /// The domains whose history is being read, each with whether to read it again after.
+    var historyLoads: [String: Bool] = [:]
 
     init(proxy: PreferencesProxy, locator: SettingsBundleLocator, languages: [String]) {
         self.proxy = proxy

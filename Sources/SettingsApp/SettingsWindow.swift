@@ -15,6 +15,7 @@ final class SettingsWindow {
     private var entries: [SidebarEntry] = []
     private let windowTitle = WindowTitle(title: "Settings")
     private let back = Button(iconName: "go-previous-symbolic", label: "Back")
+    private let historyButton = Button(iconName: "document-open-recent-symbolic", label: "History")
     private let errorBar = Box(vertical: false, spacing: 12)
     private let errorLabel = Label("", wraps: true)
     private let stack = Stack()
@@ -23,6 +24,8 @@ final class SettingsWindow {
     private var current: String?
     /// The domain to open once the domains are loaded (from the command line).
     var initialDomain: String?
+    /// Whether to open the initial domain's History page (`--history`).
+    var initialHistory = false
 
     init(application: Application, controller: SettingsController) {
         self.controller = controller
@@ -56,6 +59,8 @@ final class SettingsWindow {
         header.setTitleWidget(windowTitle)
         back.isVisible = false
         header.packStart(back)
+        historyButton.isVisible = false
+        header.packEnd(historyButton)
         content.append(header)
         errorBar.addStyleClass("error")
         errorBar.setMargins(8)
@@ -78,6 +83,7 @@ final class SettingsWindow {
 
         dismiss.onClicked { [weak self] in self?.errorBar.isVisible = false }
         back.onClicked { [weak self] in self?.popPage() }
+        historyButton.onClicked { [weak self] in self?.showHistory() }
         search.onSearchChanged { [weak self] in self?.filter() }
         applications.onRowSelected { [weak self] in self?.selectionChanged(in: self?.applications) }
         others.onRowSelected { [weak self] in self?.selectionChanged(in: self?.others) }
@@ -117,6 +123,10 @@ final class SettingsWindow {
             initialDomain = nil
             (entry.hasBundle ? applications : others).select(entry.row)
             if current == domain { pages.forEach { $0.refresh() } }
+            if initialHistory {
+                initialHistory = false
+                showHistory()
+            }
         }
     }
 
@@ -192,6 +202,19 @@ final class SettingsWindow {
         guard let page = pages.last else { return }
         windowTitle.set(title: page.title, subtitle: page.domain)
         back.isVisible = pages.count > 1
+        historyButton.isVisible = !(page is HistoryPage)
+    }
+
+    /// Opens the current domain's History page over its pages.
+    private func showHistory() {
+        guard let domain = current, !(pages.last is HistoryPage) else { return }
+        push(HistoryPage(domain: domain, controller: controller))
+    }
+
+    /// Shows a domain's history on its History page, if that is open.
+    func historyLoaded(_ entries: [HistoryEntry], in domain: String) {
+        guard domain == current else { return }
+        for case let page as HistoryPage in pages where page.domain == domain { page.show(entries) }
     }
 
     /// Shows the domain's new values and locks, and updates what search finds.

@@ -109,4 +109,37 @@ struct SettingsWindowTests {
         }
         #expect(status == 1)
     }
+
+    @Test("a domain's History page: who changed which key, newest first; Undo undoes the last change and the page shows the restore")
+    func historyPage() async throws {
+        let fixture = try await ServiceFixture()
+        let session = try SettingsWindowSession(fixture: fixture)
+        #expect(try session.prefs(["write", "com.example.Other", "Greeting", "-string", "hello"]).status == 0)
+        #expect(try session.prefs(["write", "com.example.Other", "Count", "-int", "3"]).status == 0)
+        #expect(try session.prefs(["write", "com.example.Other", "Count", "-int", "4"]).status == 0)
+        try session.launch("com.example.Other")
+
+        // The History button of the domain's page opens its History: every change, newest
+        // first, each with its key, old → new, and who made it (prefs).
+        var step = try session.drive(["wait", "text", "Count", "--text", "4"])
+        #expect(step.succeeded, "\(step.output)\n\(session.appLog)")
+        step = try session.drive(["act", "push button", "History", "click"])
+        #expect(step.succeeded, "\(step.output)")
+        step = try session.drive(["wait-labels-in-order", "Changes", "Count: 3 → 4", "by prefs", "Count: (none) → 3", "by prefs",
+                                  "Greeting: (none) → hello", "by prefs"])
+        #expect(step.succeeded, "\(step.output)\n\(session.appLog)")
+
+        // Undo puts back the value from before the last change only.
+        step = try session.drive(["act", "push button", "Undo", "click"])
+        #expect(step.succeeded, "\(step.output)")
+        #expect(try await session.waitForStored("com.example.Other", "Count", "3") == "3")
+        #expect(try session.prefs(["read", "com.example.Other", "Greeting"]).stdout == "hello\n")
+
+        // The page follows: the undo is the newest entry, made by restore.
+        step = try session.drive(["wait-labels-in-order", "Changes", "Count: 4 → 3", "by restore", "Count: 3 → 4", "by prefs"])
+        #expect(step.succeeded, "\(step.output)\n\(session.appLog)")
+        let history = try session.prefs(["history", "com.example.Other", "--json"])
+        #expect(history.stdout.contains("\"who\":\"restore\""), "\(history.stdout)")
+        #expect(!session.appLog.contains("not undone"), "\(session.appLog)")
+    }
 }

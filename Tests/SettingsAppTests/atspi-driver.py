@@ -6,6 +6,8 @@ Usage (one step per run; exit 0 when the step succeeded, 1 with what was seen ot
   atspi-driver.py act ROLE NAME ACTION        e.g. act 'check box' 'Dark style' toggle
   atspi-driver.py set-text ROLE NAME TEXT     replaces an editable text's contents
   atspi-driver.py wait-label-containing TEXT  a label whose text contains TEXT
+  atspi-driver.py wait-labels-in-order TEXT... labels containing each TEXT, each one after
+                                              the one before (from the top of the window)
   atspi-driver.py wait-gone ROLE NAME         no such widget shown any more (GTK drops hidden
                                               widgets from the accessible tree)
 Every step waits up to --timeout seconds (default 20) for the widget to be there and to
@@ -103,6 +105,8 @@ def main():
     set_text.add_argument("text")
     label = commands.add_parser("wait-label-containing")
     label.add_argument("text")
+    in_order = commands.add_parser("wait-labels-in-order")
+    in_order.add_argument("texts", nargs="+")
     gone = commands.add_parser("wait-gone")
     gone.add_argument("role")
     gone.add_argument("name")
@@ -149,6 +153,27 @@ def main():
                 return
             if time.monotonic() > deadline:
                 print("still shown: %s" % found)
+                sys.exit(1)
+            time.sleep(0.1)
+    elif arguments.command == "wait-labels-in-order":
+        deadline = time.monotonic() + arguments.timeout
+        while True:
+            app = application()
+            labels = [text_of(node) or node.name or "" for node in walk(app)
+                      if node.getRoleName() == "label"] if app is not None else []
+            # Each text in a label after the one the text before it was found in.
+            positions = []
+            for wanted in arguments.texts:
+                start = positions[-1] + 1 if positions else 0
+                found = [index for index in range(start, len(labels)) if wanted in labels[index]]
+                if not found:
+                    break
+                positions.append(found[0])
+            if len(positions) == len(arguments.texts):
+                print("in order: %s" % [labels[index] for index in positions])
+                return
+            if time.monotonic() > deadline:
+                print("not in that order; labels seen: %s" % [text for text in labels if text])
                 sys.exit(1)
             time.sleep(0.1)
     elif arguments.command == "wait-label-containing":

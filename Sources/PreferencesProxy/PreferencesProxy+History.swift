@@ -1,0 +1,40 @@
+import PreferencesModel
+
+extension PreferencesProxy {
+    /// The whole journal of `domain` (every domain when `""`; of `key` unless `""`),
+    /// oldest first, read page by page: each `History` reply ends on a whole change, so
+    /// the next page starts after the last sequence received, until a page comes back empty.
+    public func fullHistory(_ domain: String, key: String = "") async throws(PreferencesProxyError) -> [HistoryEntry] {
+        var entries: [HistoryEntry] = []
+        while true {
+            let page = try await history(domain, key: key, after: entries.last?.sequence ?? 0, limit: 0)
+            guard !page.isEmpty else { return entries }
+            entries += page
+        }
+    }
+
+    /// The change ``undoLastChange(_:key:)`` would undo: the newest entry of `domain` (of
+    /// `key` when given) not made by an administrator's managed file (`who` = `managed`:
+    /// a revert never undoes those), or `nil` when there is none.
+    public static func lastUndoable(in entries: [HistoryEntry]) -> HistoryEntry? {
+        entries.last { $0.who != "managed" }
+    }
+
+    /// Undoes the last change of `domain`, or of `key` only: `RevertTo` (or `RevertKeyTo`)
+    /// the sequence right before it, so the exact values from before the change come
+    /// back. The undo is itself a change, recorded with who = `restore`. Returns the entry
+    /// undone (for a whole change, its last key's), or `nil` when the history holds
+    /// nothing to undo; `.notFound` when the journal no longer reaches back so far.
+    /// This is `prefs undo` and the settings app's Undo.
+    @discardableResult
+    public func undoLastChange(_ domain: String, key: String? = nil) async throws(PreferencesProxyError) -> HistoryEntry? {
+        guard let last = Self.lastUndoable(in: try await fullHistory(domain, key: key ?? "")) else { return nil }
+        let before = last.sequence - 1
+        if let key {
+            try await revertKeyTo(domain, key: key, sequence: before)
+        } else {
+            try await revertTo(domain, sequence: before)
+        }
+        return last
+    }
+}
