@@ -143,6 +143,7 @@ let package = Package(
                 "PreferencesProtocol",
                 "PreferencesService",
                 "PreferencesStore",
+                "SettingsBundle",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
