@@ -206,7 +206,9 @@ let package = Package(
                 "PreferencesModel",
                 "PreferencesProtocol",
                 "PreferencesProxy",
+                "PreferencesStore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict
         ),
