@@ -143,6 +143,7 @@ let package = Package(
                 "PreferencesProtocol",
                 "PreferencesService",
                 "PreferencesStore",
+                "SettingsBundle",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -205,7 +206,9 @@ let package = Package(
                 "PreferencesModel",
                 "PreferencesProtocol",
                 "PreferencesProxy",
+                "PreferencesStore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict
         ),

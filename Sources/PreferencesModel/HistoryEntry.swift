@@ -15,10 +15,14 @@ public struct HistoryEntry: Sendable, Hashable {
     public var value: PropertyListValue?
     /// The value before, or `nil` when the key was absent.
     public var previous: PropertyListValue?
+    /// Whether the key is one a settings bundle marks `IsSecure`: the change is recorded
+    /// without its values (`value` and `previous` are then `nil`, and no removal is meant).
+    public var secure: Bool
 
     /// Makes an entry.
     public init(sequence: UInt64, time: Int64, domain: DomainName, key: String, who: String,
-                value: PropertyListValue?, previous: PropertyListValue?) {
+                value: PropertyListValue?, previous: PropertyListValue?, secure: Bool = false) {
+        self.secure = secure
         self.sequence = sequence
         self.time = time
         self.domain = domain

@@ -5,11 +5,20 @@ extension HistoryEntry {
     /// The type of one entry in a `History` reply: `(txsssbvbv)` — sequence, time (µs
     /// since 1970-01-01T00:00:00Z), domain, key, who, removed, the new value (`""` when
     /// removed), whether there was a previous value, the previous value (`""` when none).
+    /// The change of a key a settings bundle marks `IsSecure` is sent without its values:
+    /// removed and had-previous false, both values an empty type signature (`g`, which no
+    /// property-list value is).
     public static let dbusSignature: DBusSignature = "(txsssbvbv)"
 
     /// The entry as a `History` reply carries it.
     public var dbusValue: DBusValue {
-        .structure([
+        if secure {
+            return .structure([
+                .uint64(sequence), .int64(time), .string(domain.rawValue), .string(key), .string(who),
+                .boolean(false), .variant(.signature("")), .boolean(false), .variant(.signature("")),
+            ])
+        }
+        return .structure([
             .uint64(sequence), .int64(time), .string(domain.rawValue), .string(key), .string(who),
             .boolean(value == nil), value?.dbusVariant ?? .variant(.string("")),
             .boolean(previous != nil), previous?.dbusVariant ?? .variant(.string("")),
@@ -25,6 +34,10 @@ extension HistoryEntry {
               case .boolean(let removed) = fields[5], case .variant(let newValue) = fields[6],
               case .boolean(let hadPrevious) = fields[7], case .variant(let oldValue) = fields[8]
         else { return nil }
+        if !removed, !hadPrevious, case .signature = newValue {
+            self.init(sequence: sequence, time: time, domain: domain, key: key, who: who, value: nil, previous: nil, secure: true)
+            return
+        }
         var decoded: PropertyListValue?
         var previous: PropertyListValue?
         if !removed {

@@ -11,6 +11,15 @@ enum HistoryOrigin {
     static let restore = "restore"
 }
 
+/// A `History` call: the entries of `domain` (every domain: `nil`), of `key` only when
+/// given, after sequence `after`, at most `limit` (0: as many as a reply carries).
+struct HistoryRequest: Sendable {
+    var domain: DomainName?
+    var key: String?
+    var after: UInt64
+    var limit: UInt32
+}
+
 /// A `RevertTo` or `RevertKeyTo` call: put `domain` (or only `key`) back as it was right
 /// after change `sequence`.
 struct RevertRequest: Sendable {
@@ -27,16 +36,23 @@ extension PreferencesService {
     /// `History`: the journal's entries of a domain (or one key) after `after`, oldest
     /// first, at most `limit` (0: ``historyReplyEntries``) and within half the reply bound;
     /// a caller reads on with `after` set to the last sequence it got.
-    func history(domain: DomainName?, key: String?, after: UInt64, limit: UInt32) throws(PreferencesServiceError) -> DBusValue {
-        let count = limit == 0 ? Self.historyReplyEntries : min(limit, Self.historyReplyEntries)
-        let entries: [HistoryEntry]
-        do {
-            entries = try store().history(domain: domain, key: key, after: after, limit: Int(count),
-                                          maxBytes: configuration.limits.replyBytes / 2)
-        } catch {
-            throw .storageFailed("the history of \(domain?.rawValue ?? "every domain") could not be read: \(error)")
+    ///
+    /// The read runs on the store's history reader, never on the connection's queue, once
+    /// the changes accepted before the call are durable (so the answer has the caller's
+    /// own earlier writes, and comes after their answers); the call is answered from there.
+    func history(_ request: HistoryRequest, store: DomainStore, for call: DBusMessage) {
+        let count = request.limit == 0 ? Self.historyReplyEntries : min(request.limit, Self.historyReplyEntries)
+        store.readHistory(domain: request.domain, key: request.key, after: request.after, limit: Int(count),
+                          maxBytes: configuration.limits.replyBytes / 2) { [self] result in
+            switch result {
+            case .success(let entries):
+                reply(to: call, [.array(element: HistoryEntry.dbusSignature, entries.map(\.dbusValue))])
+            case .failure(let error):
+                let refusal = PreferencesServiceError.storageFailed(
+                    "the history of \(request.domain?.rawValue ?? "every domain") could not be read: \(error)")
+                reply(to: call, error: refusal.busErrorName, refusal.description)
+            }
         }
-        return .array(element: HistoryEntry.dbusSignature, entries.map(\.dbusValue))
     }
 
     /// `RevertTo` / `RevertKeyTo`: once every change in flight is durable, reads what the
@@ -64,7 +80,7 @@ extension PreferencesService {
                 case .answer(let body): reply(to: call, body)
                 case .effect(let effect, let store, let body):
                     carry(effect, store: store, for: call, answer: body, who: HistoryOrigin.restore)
-                case .revert: break
+                case .revert, .history: break
                 }
             } catch let error as PreferencesServiceError {
                 reply(to: call, error: error.busErrorName, error.description)

@@ -218,6 +218,7 @@ public final class PreferencesService: Sendable {
             case .effect(let effect, let store, let answer):
                 carry(effect, store: store, for: call, answer: answer, who: gate.who(call, as: caller))
             case .revert(let request, let store): revert(request, store: store, for: call, as: caller)
+            case .history(let request, let store): history(request, store: store, for: call)
             }
         } catch {
             reply(to: call, error: error.busErrorName, error.description)
@@ -231,6 +232,8 @@ public final class PreferencesService: Sendable {
         case effect(Effect, DomainStore, answer: [DBusValue])
         /// Put a domain back as the journal says it was (`RevertTo`, `RevertKeyTo`).
         case revert(RevertRequest, DomainStore)
+        /// Read the journal off the connection's queue and answer from there (`History`).
+        case history(HistoryRequest, DomainStore)
     }
 
     private func perform(_ method: PreferencesMethod, _ arguments: Arguments, as caller: CallerIdentity) throws(PreferencesServiceError) -> Outcome {
@@ -309,7 +312,7 @@ public final class PreferencesService: Sendable {
             let domain = domainText.isEmpty ? nil : try arguments.domain(0)
             let key = keyText.isEmpty ? nil : try arguments.key(1)
             let (after, limit) = (try arguments.uint64(2), try arguments.uint32(3))
-            return .answer([try history(domain: domain, key: key, after: after, limit: limit)])
+            return .history(HistoryRequest(domain: domain, key: key, after: after, limit: limit), store())
         case .revertTo:
             let (domain, sequence) = (try arguments.domain(0), try arguments.uint64(1))
             return .revert(RevertRequest(domain: domain, key: nil, sequence: sequence), store())

@@ -1,4 +1,5 @@
 import Foundation
+import PreferencesModel
 import PreferencesStore
 
 /// How a service is set up: where it keeps its data and what it allows.
@@ -16,6 +17,9 @@ public struct ServiceConfiguration: Sendable {
     public var requireRootOwnedManagedDirectory: Bool
     /// How large the change journal may grow (`prefsd --history-entries`, `--history-size`).
     public var historyBounds: HistoryBounds = .defaults
+    /// Keys whose changes the journal records without values, per domain: those settings
+    /// bundles mark `IsSecure` (prefsd reads them at start).
+    public var secureKeys: [DomainName: Set<String>] = [:]
 
     /// The default managed directory.
     public static let defaultManagedDirectory = URL(fileURLWithPath: "/etc/prefsd/managed", isDirectory: true)

@@ -20,3 +20,13 @@ extension DomainStore {
         }
     }
 }
+
+extension DomainStore {
+    /// Test hook: holds the history reader's queue (as a long read would) until the
+    /// returned function is called.
+    @_spi(Testing) public func holdHistoryReader() -> @Sendable () -> Void {
+        let queue = readerQueue
+        queue.suspend()
+        return { queue.resume() }
+    }
+}

@@ -29,6 +29,11 @@ public final class DomainStore: Sendable {
     public let historyBounds: HistoryBounds
     /// The journal's entries and bytes, changed by the writer after each commit.
     let journalTotals: Mutex<JournalTotals>
+    /// Where `History` reads run, on a read-only connection of their own (`HistoryReader.swift`).
+    let readerQueue: DispatchQueue
+    let historyReader: Mutex<HistoryReaderState>
+    /// Keys a settings bundle marks `IsSecure`, per domain: journalled without values.
+    let secureKeys: Mutex<[DomainName: Set<String>]>
 
     /// Where a damaged store found at start-up was moved aside, or `nil` when the store
     /// opened cleanly.
@@ -78,7 +83,16 @@ public final class DomainStore: Sendable {
         }
         writerQueue = DispatchQueue(label: "prefsd.store.writer", qos: .userInitiated)
         writer = Mutex(WriterState())
+        readerQueue = DispatchQueue(label: "prefsd.store.history-reader", qos: .userInitiated)
+        historyReader = Mutex(HistoryReaderState())
+        secureKeys = Mutex([:])
         counters = Mutex((transactions: 0, batches: 0))
+    }
+
+    /// Sets the keys whose changes the journal records without their values (those a
+    /// settings bundle marks `IsSecure`), per domain; changes committed from now on.
+    public func setSecureKeys(_ keys: [DomainName: Set<String>]) {
+        secureKeys.withLock { $0 = keys }
     }
 
     /// The name of the ballast file in the store directory.

@@ -140,6 +140,7 @@ extension DomainStore {
     func write(_ batches: [PendingBatch], yieldingJournal: Bool = false) -> (result: Result<Void, StoreError>, diskFull: Bool) {
         // Only the writer queue runs this, so the totals change under no other hand.
         var totals = journalTotals.withLock { $0 }
+        let secure = secureKeys.withLock { $0 }
         // Bounds of 0 keep no history at all.
         let recording = !yieldingJournal && historyBounds.entries > 0 && historyBounds.bytes > 0
         do {
@@ -157,7 +158,7 @@ extension DomainStore {
                         totals = try trimJournal(totals, to: HistoryBounds(entries: 0, bytes: 0), in: db)
                     }
                     for batch in batches {
-                        let added = try journal(batch, in: db, time: time, recording: recording) { mutation in
+                        let added = try journal(batch, in: db, time: time, recording: recording, secure: secure) { mutation in
                             switch mutation {
                             case .set(let domain, let key, let value):
                                 try upsert.execute(arguments: [domain.rawValue, key, Data(value.encoded())])
@@ -202,6 +203,8 @@ extension DomainStore {
             return state.databaseClosed
         }
         if alreadyClosed { return }
+        // After every completion has run, so the reads they queued come first.
+        closeHistoryReader()
         do {
             try database.writeWithoutTransaction { db in
                 try db.execute(sql: "PRAGMA wal_checkpoint(TRUNCATE)")

@@ -27,6 +27,9 @@ public enum Journal {
     public static let changeOverhead = 48
     /// Bytes counted for each entry besides its key and values.
     public static let entryOverhead = 16
+    /// What the journal stores as the value and previous value of a key a settings bundle
+    /// marks `IsSecure`: the empty blob, which no value encodes to.
+    static let secureMarker: [UInt8] = []
 
     /// What one entry counts against ``HistoryBounds/bytes``.
     static func entryBytes(key: String, value: [UInt8]?, previous: [UInt8]?) -> Int {
@@ -46,7 +49,7 @@ extension DomainStore {
     /// Returns what the change added to the journal. Without `recording` (on a full disk)
     /// it only applies the mutations.
     func journal(_ batch: PendingBatch, in db: Database, time: Int64, recording: Bool = true,
-                 apply: (StoreMutation) throws -> Void) throws -> JournalTotals {
+                 secure: [DomainName: Set<String>] = [:], apply: (StoreMutation) throws -> Void) throws -> JournalTotals {
         guard recording else {
             for mutation in batch.mutations { try apply(mutation) }
             return JournalTotals()
@@ -97,6 +100,11 @@ extension DomainStore {
         // A key set back to the value it had is no change (a removal then a set, say).
         let changed = order.filter { entries[$0]?.value != entries[$0]?.previous }
         if changed.isEmpty { return JournalTotals() }
+        // Keys a settings bundle marks IsSecure: recorded as changed, their values as the
+        // empty blob (no value's encoding is empty), never the values themselves.
+        if let hidden = secure[domain] {
+            for key in changed where hidden.contains(key) { entries[key] = (Journal.secureMarker, Journal.secureMarker) }
+        }
         var bytes = Journal.changeOverhead + domain.rawValue.utf8.count + batch.who.utf8.count
         for key in changed {
             guard let entry = entries[key] else { continue }
@@ -163,8 +171,14 @@ extension DomainStore {
     /// values, ending on a whole change (a single change larger than that comes whole).
     /// Keys of one change come in key order.
     public func history(domain: DomainName?, key: String?, after: UInt64, limit: Int, maxBytes: Int) throws(StoreError) -> [HistoryEntry] {
+        try history(from: database, domain: domain, key: key, after: after, limit: limit, maxBytes: maxBytes)
+    }
+
+    /// ``history(domain:key:after:limit:maxBytes:)`` through `reader`.
+    func history(from reader: any DatabaseReader, domain: DomainName?, key: String?, after: UInt64, limit: Int,
+                 maxBytes: Int) throws(StoreError) -> [HistoryEntry] {
         do {
-            return try database.read { db in
+            return try reader.read { db in
                 var sql = """
                     SELECT c.sequence, c.time, c.who, e.key, e.value, e.previous, c.domain
                     FROM history_change c JOIN history_entry e ON e.sequence = c.sequence
@@ -197,6 +211,16 @@ extension DomainStore {
                     let value: Data? = row[4]
                     let previous: Data? = row[5]
                     guard let name = try? DomainName(row[6] as String) else { continue }
+                    if value?.isEmpty == true {
+                        bytes += 64
+                        if !full && (result.count >= limit || bytes > maxBytes) {
+                            if changeStart > 0 { result.removeSubrange(changeStart...); break }
+                            full = true
+                        }
+                        result.append(HistoryEntry(sequence: sequence, time: row[1], domain: name, key: row[3], who: row[2],
+                                                   value: nil, previous: nil, secure: true))
+                        continue
+                    }
                     bytes += (value?.count ?? 0) + (previous?.count ?? 0) + 64
                     if !full && (result.count >= limit || bytes > maxBytes) {
                         if changeStart > 0 {
@@ -236,11 +260,14 @@ extension DomainStore {
                 }
                 sql += " ORDER BY c.sequence"
                 var targets: [String: PropertyListValue?] = [:]
+                // Keys recorded without values (IsSecure) are left as they are.
+                var secret = Set<String>()
                 let cursor = try Row.fetchCursor(db, sql: sql, arguments: arguments)
                 while let row = try cursor.next() {
                     let key: String = row[0]
-                    if targets.keys.contains(key) { continue }
+                    if targets.keys.contains(key) || secret.contains(key) { continue }
                     let previous: Data? = row[1]
+                    if previous?.isEmpty == true { secret.insert(key); continue }
                     targets[key] = .some(try previous.map { try PropertyListValue(encoded: $0) })
                 }
                 return targets

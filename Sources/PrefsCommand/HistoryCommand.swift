@@ -215,9 +215,13 @@ enum HistoryTime {
 
 /// How `prefs history` prints an entry.
 enum HistoryFormatter {
-    /// `TIME WHO DOMAIN KEY: OLD → NEW`, with `(none)` for an absent value.
+    /// `TIME WHO DOMAIN KEY: OLD → NEW`, with `(none)` for an absent value and
+    /// `(secure)` for the values of a key recorded without them (`IsSecure`).
     static func line(_ entry: HistoryEntry) -> String {
         let seconds = ValueText.iso8601((Double(entry.time) / 1_000_000).rounded(.down))
+        if entry.secure {
+            return PrefsError.oneLine("\(seconds) \(entry.who) \(entry.domain) \(OpenStepPropertyList.quoteIfNeeded(entry.key)): (secure) → (secure)")
+        }
         let old = entry.previous.map(OutputFormatter.compact) ?? "(none)"
         let new = entry.value.map(OutputFormatter.compact) ?? "(removed)"
         return PrefsError.oneLine("\(seconds) \(entry.who) \(entry.domain) \(OpenStepPropertyList.quoteIfNeeded(entry.key)): \(old) → \(new)")
@@ -231,8 +235,9 @@ enum HistoryFormatter {
             "\"domain\":\(OutputFormatter.jsonString(entry.domain.rawValue))",
             "\"key\":\(OutputFormatter.jsonString(entry.key))",
             "\"who\":\(OutputFormatter.jsonString(entry.who))",
-            "\"removed\":\(entry.value == nil)",
+            "\"removed\":\(entry.value == nil && !entry.secure)",
         ]
+        if entry.secure { fields.append("\"secure\":true") }
         if let value = entry.value { fields.append("\"value\":\(OutputFormatter.compactJSON(value))") }
         if let previous = entry.previous { fields.append("\"previous\":\(OutputFormatter.compactJSON(previous))") }
         return "{" + fields.joined(separator: ",") + "}"

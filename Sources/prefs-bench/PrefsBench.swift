@@ -43,12 +43,19 @@ struct PrefsBench: ParsableCommand {
     @Flag(help: "Measure only Read beside Ping (at 0 keys) and the GDBus reference client's Read (needs cc and libglib2.0-dev).")
     var onlyClientReads = false
 
+    @Flag(help: "Measure only what the change journal costs: Write p50 beside a prefsd with --history-entries 0, and the journal's size after --history-changes changes of one key.")
+    var onlyHistory = false
+
+    @Option(help: ArgumentHelp("Changes of one key made for the journal's size row (through the store's writer, in process).", valueName: "n"))
+    var historyChanges = 1_000_000
+
     @Flag(help: .hidden) var observerChild = false
     @Option(help: .hidden) var address: String?
     @Option(help: .hidden) var childCount = 1
 
     func validate() throws {
         guard sizes != nil else { throw ValidationError("--keys takes comma-separated non-negative numbers") }
+        guard historyChanges > 0 else { throw ValidationError("--history-changes must be a positive number, not \(historyChanges)") }
     }
 
     var sizes: [Int]? {
@@ -63,6 +70,7 @@ struct PrefsBench: ParsableCommand {
             throw ExitCode(runObserverChild(bus: address, count: childCount))
         }
         if gsettings { return try GSettingsBench(quick: quick).run() }
+        if onlyHistory { return try HistoryBench(quick: quick, changes: historyChanges).run() }
         try Benchmark(options: self).run()
     }
 }

@@ -11,9 +11,9 @@ final class PrefsdInstance {
 
     /// Launches `executable --address BUS --store STORE` and waits (at most 60 s) until it
     /// answers a `Read`.
-    init(executable: String, bus: String, store: URL, log: URL, probe: DBusConnection) throws {
+    init(executable: String, bus: String, store: URL, log: URL, probe: DBusConnection, arguments: [String] = []) throws {
         let start = now()
-        child = try Child(executable, ["--address", bus, "--store", store.path, "--log-level", "warning"], log: log)
+        child = try Child(executable, ["--address", bus, "--store", store.path, "--log-level", "warning"] + arguments, log: log)
         let read = Calls.read("bench.coldstart", "absent")
         while true {
             do {

@@ -116,6 +116,7 @@ final class Daemon: Sendable {
             lock = try StoreLock(directory: configuration.storeDirectory)
             store = try DomainStore(directory: configuration.storeDirectory, logger: logger,
                                     historyBounds: configuration.historyBounds)
+            store.setSecureKeys(configuration.secureKeys)
             try service.start(store: store)
         } catch {
             connection.close()

@@ -5,6 +5,7 @@ import Logging
 import PreferencesProtocol
 import PreferencesService
 import PreferencesStore
+import SettingsBundle
 
 /// `prefsd`: the session-bus preferences service.
 @main
@@ -111,6 +112,11 @@ struct Prefsd: AsyncParsableCommand {
         "Most bytes the history keeps (keys, values and previous values, plus a small overhead); the oldest changes are dropped past it.", valueName: "bytes"))
     var historySize = HistoryBounds.defaults.bytes
 
+    @Option(name: .customLong("settings-dir"), help: ArgumentHelp(
+        "A prefsd/settings folder of settings bundles whose IsSecure keys the history records without values; repeatable, and in place of the XDG data directories' (the default).",
+        valueName: "directory"))
+    var settingsDirectories: [String] = []
+
     @Option(help: ArgumentHelp("trace, debug, info, notice, warning, error or critical.", valueName: "level"))
     var logLevel: String = "info"
 
@@ -176,6 +182,8 @@ struct Prefsd: AsyncParsableCommand {
             requireRootOwnedManagedDirectory: !allowUnownedManagedDir
         )
         configuration.historyBounds = HistoryBounds(entries: historyEntries, bytes: historySize)
+        let locator = settingsDirectories.isEmpty ? SettingsBundleLocator() : SettingsBundleLocator(searchDirectories: settingsDirectories)
+        configuration.secureKeys = SecureKeys.installed(locator: locator, logger: logger)
         do {
             let daemon = try await Daemon.start(
                 configuration: configuration, busAddress: busAddress, replace: replace, shutdown: shutdown, logger: logger

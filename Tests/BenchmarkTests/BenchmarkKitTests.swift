@@ -80,3 +80,27 @@ struct TableTests {
         #expect(Format.ratio(1.2549) == "1.25×")
     }
 }
+
+@Suite("History cost rows")
+struct HistoryCostTests {
+    func cost(with: Double, without: Double, entries: Int = 10, bytes: Int = 100) -> HistoryCost {
+        HistoryCost(withJournal: with, withoutJournal: without, changes: 1_000_000, entries: entries, bytes: bytes,
+                    entryBound: 100_000, byteBound: 32 << 20, fileBytes: 4096)
+    }
+
+    @Test func writeRatioAgainstFivePercent() {
+        #expect(cost(with: 1.05e-3, without: 1e-3).writeMet)
+        #expect(!cost(with: 1.06e-3, without: 1e-3).writeMet)
+        #expect(cost(with: 0.9e-3, without: 1e-3).writeMet)
+        #expect(!cost(with: 1e-3, without: 0).writeMet, "no figure without the journal is no pass")
+        #expect(cost(with: 1.06e-3, without: 1e-3).rows[0].last == "**missed**")
+        #expect(cost(with: 1.06e-3, without: 1e-3).rows[0][1].hasSuffix("1.06×"))
+    }
+
+    @Test func boundOnEntriesAndBytes() {
+        #expect(cost(with: 1, without: 1, entries: 100_000, bytes: 32 << 20).boundMet)
+        #expect(!cost(with: 1, without: 1, entries: 100_001).boundMet)
+        #expect(!cost(with: 1, without: 1, bytes: (32 << 20) + 1).boundMet)
+        #expect(cost(with: 1, without: 1).rows[1][0] == "journal after 1000000 changes of one key")
+    }
+}

@@ -1,0 +1,46 @@
+/// What the change journal costs: a durable `Write` beside the same with no journal, and
+/// the journal's size after many changes of one key (issue 21's `prefs-bench` rows).
+public struct HistoryCost: Sendable, Equatable {
+    /// Median seconds of a durable `Write` to a prefsd keeping the journal, and to one with
+    /// `--history-entries 0`, sampled taking turns.
+    public var withJournal: Double
+    public var withoutJournal: Double
+    /// Changes of one key made, and what the journal kept after them: entries and bytes as
+    /// its bounds count them, beside those bounds.
+    public var changes: Int
+    public var entries: Int
+    public var bytes: Int
+    public var entryBound: Int
+    public var byteBound: Int
+    /// The store's files (database and WAL) after the changes, in bytes.
+    public var fileBytes: Int
+
+    /// The journal's `Write` target: at most 5 % slower than without it.
+    public static let writeTarget = 1.05
+
+    /// Makes the figures.
+    public init(withJournal: Double, withoutJournal: Double, changes: Int, entries: Int, bytes: Int,
+                entryBound: Int, byteBound: Int, fileBytes: Int) {
+        (self.withJournal, self.withoutJournal, self.changes) = (withJournal, withoutJournal, changes)
+        (self.entries, self.bytes, self.entryBound, self.byteBound, self.fileBytes) = (entries, bytes, entryBound, byteBound, fileBytes)
+    }
+
+    /// The `Write` p50 with the journal over the p50 without it.
+    public var writeRatio: Double { withoutJournal > 0 ? withJournal / withoutJournal : .infinity }
+    /// Whether the ratio is within ``writeTarget``.
+    public var writeMet: Bool { writeRatio <= Self.writeTarget }
+    /// Whether the journal stayed within both its bounds.
+    public var boundMet: Bool { entries <= entryBound && bytes <= byteBound }
+
+    /// The report's rows: what, figure, target, met or missed.
+    public var rows: [[String]] {
+        [
+            ["durable `Write` p50, journal beside none (`--history-entries 0`), taking turns",
+             "\(Format.duration(withJournal)) vs \(Format.duration(withoutJournal)): \(Format.ratio(writeRatio))",
+             "≤ 1.05×", writeMet ? "met" : "**missed**"],
+            ["journal after \(changes) changes of one key",
+             "\(entries) entries, \(bytes) bytes counted (store files \(fileBytes) bytes)",
+             "≤ \(entryBound) entries, ≤ \(byteBound) bytes", boundMet ? "met" : "**missed**"],
+        ]
+    }
+}

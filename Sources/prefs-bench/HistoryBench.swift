@@ -1,0 +1,110 @@
+import BenchmarkKit
+import BusTestSupport
+import DBus
+import Dispatch
+import Foundation
+import Logging
+import PreferencesModel
+import PreferencesStore
+import Synchronization
+
+/// Issue 21's rows: a durable `Write` to a prefsd keeping the change journal beside the
+/// same to one with `--history-entries 0` (each on a private bus of its own, sampled taking
+/// turns so both see the same load), and the journal's size after many changes of one key.
+struct HistoryBench {
+    var quick: Bool
+    /// Changes of one key for the size row.
+    var changes: Int
+
+    func run() throws {
+        let loadBefore = Machine.load
+        let work = try makeTemporaryDirectory("prefs-bench-history")
+        defer { try? FileManager.default.removeItem(at: work) }
+        let prefsdPath = try siblingExecutable("prefsd")
+
+        log("Write with and without the journal, taking turns")
+        let (with, without) = try measureWrites(prefsd: prefsdPath, work: work)
+        log("journal size after \(changes) changes of one key")
+        let size = try measureJournal(directory: work.appendingPathComponent("journal"))
+        let cost = HistoryCost(withJournal: with, withoutJournal: without, changes: changes,
+                               entries: size.entries, bytes: size.bytes,
+                               entryBound: HistoryBounds.defaults.entries, byteBound: HistoryBounds.defaults.bytes,
+                               fileBytes: size.fileBytes)
+        print("| what | figure | target | |")
+        print("| --- | --- | --- | --- |")
+        for row in cost.rows { print("| " + row.joined(separator: " | ") + " |") }
+        print()
+        print("Load: \(loadBefore) before, \(Machine.load) after (1/5/15-minute load averages). \(Machine.description)")
+        print("The size row goes through the store's writer in process (group commit, default bounds), not the bus.")
+    }
+
+    /// Median seconds of a durable `Write`, journal on and off.
+    private func measureWrites(prefsd: String, work: URL) throws -> (Double, Double) {
+        var connections: [DBusConnection] = []
+        var instances: [PrefsdInstance] = []
+        var buses: [PrivateBus] = []
+        defer {
+            instances.forEach { $0.stop() }
+            connections.forEach { $0.close() }
+            buses.forEach { $0.stop() }
+        }
+        for (name, arguments) in [("with", [String]()), ("without", ["--history-entries", "0"])] {
+            let bus = try PrivateBus()
+            buses.append(bus)
+            let connection = try DBusConnection.connect(address: bus.address)
+            connections.append(connection)
+            instances.append(try PrefsdInstance(executable: prefsd, bus: bus.address,
+                                                store: work.appendingPathComponent("store-\(name)"),
+                                                log: work.appendingPathComponent("prefsd-\(name).log"),
+                                                probe: connection, arguments: arguments))
+        }
+        var serial: Int64 = 0
+        for connection in connections {
+            for _ in 0..<5 { serial += 1; _ = try connection.timed(Calls.write("bench.history", "w", serial)) }
+        }
+        let budget = quick ? Budget(count: 200, seconds: 3) : Budget(count: 2_000, seconds: 20)
+        let lanes = try sample(budget, 2) { i in
+            serial += 1
+            // Alternate which goes first, so neither always follows the other's fsync.
+            let order = i % 2 == 0 ? [0, 1] : [1, 0]
+            var taken = [0.0, 0.0]
+            for lane in order { taken[lane] = try connections[lane].timed(Calls.write("bench.history", "w", serial)) }
+            return taken
+        }
+        guard let with = Summary(lanes[0])?.median, let without = Summary(lanes[1])?.median else {
+            throw BenchError("no Write was timed")
+        }
+        return (with, without)
+    }
+
+    /// Commits `changes` changes of one key to a store with the default bounds, in windows
+    /// of queued batches (group commit), and reads what the journal kept.
+    private func measureJournal(directory: URL) throws -> (entries: Int, bytes: Int, fileBytes: Int) {
+        let store = try DomainStore(directory: directory, logger: Logger(label: "prefs-bench"))
+        let domain = try DomainName("bench.history")
+        let window = 1_000
+        var made = 0
+        var failure: StoreError?
+        while made < changes && failure == nil {
+            let count = min(window, changes - made)
+            let done = DispatchSemaphore(value: 0)
+            let failed = Mutex<StoreError?>(nil)
+            for n in 0..<count {
+                let last = n == count - 1
+                store.commit([.set(domain, key: "k", value: .integer(Int64(made + n)))], who: "prefs-bench") { result in
+                    if case .failure(let error) = result { failed.withLock { $0 = $0 ?? error } }
+                    if last { done.signal() }
+                }
+            }
+            guard done.wait(timeout: .now() + 120) == .success else { throw BenchError("a window of \(count) commits took over 120 s") }
+            failure = failed.withLock { $0 }
+            made += count
+        }
+        if let failure { throw BenchError("a commit failed: \(failure)") }
+        let totals = store.historyTotals
+        store.close()
+        let files = ["store.sqlite", "store.sqlite-wal"].map { directory.appendingPathComponent($0).path }
+        let fileBytes = files.compactMap { try? FileManager.default.attributesOfItem(atPath: $0)[.size] as? Int }.reduce(0, +)
+        return (totals.entries, totals.bytes, fileBytes)
+    }
+}
