@@ -68,8 +68,10 @@ final class HistoryPage: DomainPage {
         }
     }
 
-    /// `KEY: OLD → NEW` as `prefs history` prints it, `(none)` and `(removed)` for an absent value.
+    /// `KEY: OLD → NEW` as `prefs history` prints it, `(none)` and `(removed)` for an absent
+    /// value, `(secure)` for both values of a key recorded without them (`IsSecure`).
     static func change(_ entry: HistoryEntry) -> String {
+        if entry.secure { return "\(entry.key): (secure) → (secure)" }
         let old = entry.previous.map(OutputFormatter.compact) ?? "(none)"
         let new = entry.value.map(OutputFormatter.compact) ?? "(removed)"
         return "\(entry.key): \(old) → \(new)"

@@ -68,6 +68,12 @@ public final class ServiceFixture: Sendable {
         var environment = helperEnvironment
         environment["DBUS_SESSION_BUS_ADDRESS"] = bus.address
         environment["XDG_CONFIG_HOME"] = bus.directory.appendingPathComponent("config").path
+        // prefsd reads the settings bundles of the XDG data directories at start (which keys
+        // are `IsSecure`): the fixture's own, empty unless a test puts bundles there or
+        // passes `--settings-dir`, never the machine's.
+        let data = bus.directory.appendingPathComponent("data").path
+        environment["XDG_DATA_HOME"] = data
+        environment["XDG_DATA_DIRS"] = data
         process.environment = environment
         process.standardOutput = FileHandle.nullDevice
         if !FileManager.default.fileExists(atPath: logFile.path) {
