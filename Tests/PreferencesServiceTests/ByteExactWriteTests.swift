@@ -9,16 +9,8 @@ import Testing
 /// that differs in any byte is stored, announced with `Changed` and read back as written.
 @Suite("A write differing in its bytes is stored")
 struct ByteExactWriteTests {
-    /// Two values Swift's `==` once called equal, and which differ in their bytes.
-    struct Respelling: Sendable, CustomTestStringConvertible {
-        let name: String
-        let first: PropertyListValue
-        let second: PropertyListValue
-        var testDescription: String { name }
-    }
-
-    static let nfc = "caf\u{E9}"
-    static let nfd = "cafe\u{301}"
+    static let nfc = Respelling.nfc
+    static let nfd = Respelling.nfd
 
     static let respellings: [Respelling] = [
         Respelling(name: "NFC then NFD string", first: .string(nfc), second: .string(nfd)),

@@ -8,15 +8,8 @@ import Testing
 /// any byte is a change, in the writer's cache, in its observers and in every other process.
 @Suite("The client library compares values byte for byte")
 struct ByteExactTests {
-    struct Respelling: Sendable, CustomTestStringConvertible {
-        let name: String
-        let first: PropertyListValue
-        let second: PropertyListValue
-        var testDescription: String { name }
-    }
-
-    static let nfc = "caf\u{E9}"
-    static let nfd = "cafe\u{301}"
+    static let nfc = Respelling.nfc
+    static let nfd = Respelling.nfd
 
     static let respellings: [Respelling] = [
         Respelling(name: "NFC then NFD string", first: .string(nfc), second: .string(nfd)),
