@@ -1,4 +1,6 @@
+#if canImport(PreferencesModel)
 import PreferencesModel
+#endif
 
 /// Where a GSettings key lives in prefsd: one reversible rule from a GSettings path and key
 /// (`/org/gnome/TextEditor/style-scheme`) to a prefsd domain and key, and back.
