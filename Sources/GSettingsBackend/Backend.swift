@@ -15,7 +15,11 @@ import CGSettingsBackend
 ///
 /// **Waits.** Only the first read (or write) of a domain waits, for its load, at most
 /// ``loadTimeout``; `sync` waits for the writes made so far, at most ``syncTimeout``.
-final class Backend {
+///
+/// `@unchecked Sendable`: GSettings' threads and GDBus's worker share one instance, and
+/// every stored property that changes is read and written only with `lock` held (the
+/// others are set in `init` and never change).
+final class Backend: @unchecked Sendable {
     /// How long loading a domain may take, activation of prefsd included.
     static let loadTimeout: gint64 = 5_000_000
     /// How long `sync` waits for the writes made so far.
