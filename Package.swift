@@ -215,13 +215,13 @@ let package = Package(
 
         // MARK: Build tools
         .executableTarget(
-            name: "embed-text",
+            name: "embed-introspection",
             swiftSettings: strict
         ),
         .plugin(
             name: "EmbedIntrospection",
             capability: .buildTool(),
-            dependencies: ["embed-text"]
+            dependencies: ["embed-introspection"]
         ),
 
         // MARK: Tests

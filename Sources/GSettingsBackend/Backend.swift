@@ -73,7 +73,7 @@ final class Backend: @unchecked Sendable {
     /// Domains asked for while the connection is being made.
     private var wanted: Set<ClientDomain> = []
     /// GSettings full keys already mapped (`nil`: not mappable).
-    private var locations: [String: SettingsLocation?] = [:]
+    private var locations: [String: GSettingsPath?] = [:]
     private var news = News()
 
     /// A backend for `instance`, a `GSettingsBackend` being constructed.
@@ -133,9 +133,15 @@ final class Backend: @unchecked Sendable {
         }
     }
 
+    /// Starts connecting to the bus, without waiting (GSettings made the backend: it will
+    /// read soon, and meanwhile parses its schemas).
+    func start() {
+        locked { _ = connect() }
+    }
+
     /// Starts loading the domain of the GSettings directory `path`, without waiting.
     func subscribe(_ path: String) {
-        guard let name = SettingsLocation.domain(ofDirectory: path) else { return }
+        guard let name = GSettingsPath.domain(ofDirectory: path) else { return }
         locked {
             guard connect() else {
                 if case .connecting = connection { wanted.insert(ClientDomain(name)) }
@@ -207,10 +213,10 @@ final class Backend: @unchecked Sendable {
     }
 
     /// The location of a GSettings full key, mapped once (lock not held).
-    private func location(_ key: String) -> SettingsLocation? {
-        let known: SettingsLocation?? = locked { locations[key] }
+    private func location(_ key: String) -> GSettingsPath? {
+        let known: GSettingsPath?? = locked { locations[key] }
         if let known { return known }
-        let location = SettingsLocation(settingsKey: key)
+        let location = GSettingsPath(settingsKey: key)
         locked {
             if locations.count >= 4096 { locations.removeAll(keepingCapacity: true) }
             locations[key] = location
@@ -340,7 +346,7 @@ final class Backend: @unchecked Sendable {
             g_cond_broadcast(&lock.pointee.cond)
             if answeredEarly.contains(domain) { news.paths.append(domain) }
             if !loaded {
-                news.reports.append("prefsd: GSettings values of " + SettingsLocation.settingsPath(ofDomain: domain.name) + " are the schema defaults: prefsd could not be reached")
+                news.reports.append("prefsd: GSettings values of " + GSettingsPath.settingsPath(ofDomain: domain.name) + " are the schema defaults: prefsd could not be reached")
             }
         case .changed(let domain, let keys, let byWrite):
             // The backend's own writes are told with GSettings' origin tag, by `write`.
@@ -348,7 +354,7 @@ final class Backend: @unchecked Sendable {
         case .forcedChanged(let domain, let keys):
             news.writable.append((domain, keys))
         case .writeFailed(let domain, _, let reason):
-            news.reports.append("prefsd: a GSettings change under " + SettingsLocation.settingsPath(ofDomain: domain.name) + " was not saved: " + reason)
+            news.reports.append("prefsd: a GSettings change under " + GSettingsPath.settingsPath(ofDomain: domain.name) + " was not saved: " + reason)
         case .writesSettled:
             g_cond_broadcast(&lock.pointee.cond)
         }
@@ -489,20 +495,20 @@ final class Backend: @unchecked Sendable {
         withInstance { backend in
             for (domain, keys) in news.writable {
                 for key in keys {
-                    let full = SettingsLocation.settingsPath(ofDomain: domain.name) + key
+                    let full = GSettingsPath.settingsPath(ofDomain: domain.name) + key
                     g_settings_backend_writable_changed(backend, full)
                 }
             }
             for domain in news.paths {
-                let path = SettingsLocation.settingsPath(ofDomain: domain.name)
+                let path = GSettingsPath.settingsPath(ofDomain: domain.name)
                 g_settings_backend_path_changed(backend, path, nil)
                 g_settings_backend_path_writable_changed(backend, path)
             }
             for (domain, keys) in news.keys {
                 // Only keys a GSettings key maps to (others are not GSettings'), by directory.
                 var mapped: [String] = []
-                for key in keys where SettingsLocation(domain: domain.name, key: key) != nil { mapped.append(key) }
-                notify(backend, directory: SettingsLocation.settingsPath(ofDomain: domain.name), keys: mapped, tag: nil)
+                for key in keys where GSettingsPath(domain: domain.name, key: key) != nil { mapped.append(key) }
+                notify(backend, directory: GSettingsPath.settingsPath(ofDomain: domain.name), keys: mapped, tag: nil)
             }
         }
     }
@@ -516,8 +522,8 @@ final class Backend: @unchecked Sendable {
             }
             var byDirectory: [String: [String]] = [:]
             for key in keys {
-                guard let location = SettingsLocation(settingsKey: key) else { continue }
-                byDirectory[SettingsLocation.settingsPath(ofDomain: location.domain), default: []].append(location.key)
+                guard let location = GSettingsPath(settingsKey: key) else { continue }
+                byDirectory[GSettingsPath.settingsPath(ofDomain: location.domain), default: []].append(location.key)
             }
             for (directory, items) in byDirectory.sorted(by: { $0.key < $1.key }) {
                 notify(backend, directory: directory, keys: items, tag: tag)

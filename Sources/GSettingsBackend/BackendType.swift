@@ -33,6 +33,7 @@ enum BackendType {
         let raw = UnsafeMutableRawPointer(instance)
         let backend = Backend(instance: raw)
         raw.assumingMemoryBound(to: PrefsdSettingsBackendInstance.self).pointee.backend = Unmanaged.passRetained(backend).toOpaque()
+        backend.start()
     }
 
     private static let finalize: @convention(c) (UnsafeMutablePointer<GObject>?) -> Void = { object in

@@ -1,6 +1,6 @@
 import CGSettingsBackend
 
-/// What ``SettingsLocation`` (compiled in from `Sources/GSettingsPaths`) needs of
+/// What ``GSettingsPath`` (compiled in from `Sources/GSettingsPaths`) needs of
 /// `PreferencesModel.PreferenceKey`, without Foundation: the length limit, and Unicode
 /// normal form C through GLib's `g_utf8_normalize` (prefsd normalises keys to NFC).
 enum PreferenceKey {
