@@ -75,6 +75,9 @@ final class Backend: @unchecked Sendable {
     /// GSettings full keys already mapped (`nil`: not mappable).
     private var locations: [String: GSettingsPath?] = [:]
     private var news = News()
+    /// Moves after every change of what readers may see (every engine step).
+    private var changeCount: UInt64 = 0
+    private var rendered = RenderedValues()
 
     /// A backend for `instance`, a `GSettingsBackend` being constructed.
     init(instance object: UnsafeMutableRawPointer) {
@@ -87,6 +90,7 @@ final class Backend: @unchecked Sendable {
     }
 
     deinit {
+        for variant in rendered.removeAll() { g_variant_unref(variant) }
         g_weak_ref_clear(instance)
         instance.deallocate()
         g_cond_clear(&lock.pointee.cond)
@@ -120,6 +124,38 @@ final class Backend: @unchecked Sendable {
             return engine.value(location.key, in: domain)
         }
         return value.flatMap { VariantMapping.settingsValue($0, type: type) }
+    }
+
+    /// The user's value of `key` as last handed to GSettings, if nothing changed since (a
+    /// new reference; allocates nothing).
+    func cachedRead(_ key: UnsafePointer<CChar>, type: OpaquePointer) -> OpaquePointer? {
+        g_mutex_lock(&lock.pointee.mutex)
+        defer { g_mutex_unlock(&lock.pointee.mutex) }
+        return rendered.value(key, type: type, changeCount: changeCount)
+    }
+
+    /// The user's value of `key` (C string) of GVariant type `type` (a new reference),
+    /// rendered and kept for the next read of it.
+    func readAndKeep(_ key: UnsafePointer<CChar>, type: OpaquePointer) -> OpaquePointer? {
+        let name = String(cString: key)
+        guard let location = location(name) else { return nil }
+        let domain = ClientDomain(location.domain)
+        let (value, seen): (WireValue?, UInt64) = locked {
+            waitForLoad(domain)
+            return (engine.value(location.key, in: domain), changeCount)
+        }
+        guard let value, let variant = VariantMapping.settingsValue(value, type: Self.typeString(type)) else { return nil }
+        g_mutex_lock(&lock.pointee.mutex)
+        let dropped = rendered.keep(variant, key, type: type, changeCount: seen)
+        g_mutex_unlock(&lock.pointee.mutex)
+        for old in dropped { g_variant_unref(old) }
+        return variant
+    }
+
+    static func typeString(_ type: OpaquePointer) -> String {
+        guard let text = g_variant_type_dup_string(type) else { return "" }
+        defer { g_free(text) }
+        return String(cString: text)
     }
 
     /// Whether a write of `key` can succeed: mappable, prefsd reachable, loaded, not forced.
@@ -298,6 +334,7 @@ final class Backend: @unchecked Sendable {
 
     /// Carries out the engine's actions (lock held), until it asks for nothing more.
     private func run() {
+        changeCount &+= 1
         while true {
             let actions = engine.takeActions()
             if actions.isEmpty { return }

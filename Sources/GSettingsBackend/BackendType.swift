@@ -66,8 +66,13 @@ enum BackendType {
 
         backendClass.pointee.read = { backend, key, expectedType, defaultValue in
             guard let backend, let key, let expectedType else { return nil }
-            return BackendType.backend(backend).read(
-                BackendType.string(key), type: BackendType.typeString(expectedType), defaultValue: defaultValue != 0)
+            let core = BackendType.backend(backend)
+            if defaultValue != 0 {
+                return core.read(BackendType.string(key), type: BackendType.typeString(expectedType), defaultValue: true)
+            }
+            // An unchanged value as last rendered: no allocation.
+            if let cached = core.cachedRead(key, type: expectedType) { return cached }
+            return core.readAndKeep(key, type: expectedType)
         }
         backendClass.pointee.read_user_value = { backend, key, expectedType in
             guard let backend, let key, let expectedType else { return nil }
