@@ -19,8 +19,8 @@ struct GSettingsEngineTests {
 
     /// The members of the calls the monitor saw, once it saw the sentinel `Read` (at most 30 s).
     private func calls(_ output: URL, after sentinel: () async throws -> Void) async throws -> [String] {
-        // The monitor is in force once it prints its own NameAcquired.
-        try await waitUntil { ((try? String(contentsOf: output, encoding: .utf8)) ?? "").contains("NameAcquired") }
+        // The monitor is in force once it prints the NameLost of becoming a monitor.
+        try await waitUntil { ((try? String(contentsOf: output, encoding: .utf8)) ?? "").contains("NameLost") }
         try await sentinel()
         var members: [String] = []
         try await waitUntil {
@@ -48,7 +48,7 @@ struct GSettingsEngineTests {
             kill(monitor.processIdentifier, SIGKILL)
             _ = waitForExit(of: monitor)
         }
-        try await waitUntil { ((try? String(contentsOf: output, encoding: .utf8)) ?? "").contains("NameAcquired") }
+        try await waitUntil { ((try? String(contentsOf: output, encoding: .utf8)) ?? "").contains("NameLost") }
         let read = try fixture.python("""
         s = Gio.Settings.new('org.example.Test')
         print(s.get_string('text'))
@@ -74,7 +74,7 @@ struct GSettingsEngineTests {
             kill(monitor.processIdentifier, SIGKILL)
             _ = waitForExit(of: monitor)
         }
-        try await waitUntil { ((try? String(contentsOf: output, encoding: .utf8)) ?? "").contains("NameAcquired") }
+        try await waitUntil { ((try? String(contentsOf: output, encoding: .utf8)) ?? "").contains("NameLost") }
         let written = try fixture.python("""
         s = Gio.Settings.new('org.example.Test')
         s.get_string('text')
