@@ -36,7 +36,7 @@ final class SchemaKeyPage: DomainPage {
         page.add(about)
 
         let facts = PreferencesGroup(title: "Key")
-        for (name, value) in [("Path", instance.path + key.name), ("Schema", instance.schema.id), ("Type", key.type),
+        for (name, value) in [("Path", instance.path + key.name), ("Schema", instance.schema.id), ("Type", Self.typeText(key)),
                               ("Allowed", key.allowedDescription)] {
             let row = ActionRow(title: name, subtitle: value)
             row.usePlainText()
@@ -83,6 +83,15 @@ final class SchemaKeyPage: DomainPage {
         editor.setEditable(editable, reason: state.locked ? ErrorMessages.lockedReason : nil)
         guard let prefsdKey = state.prefsdKey, !controller.isWriting(domain, prefsdKey) else { return }
         editor.show(state.stored)
+    }
+
+    /// The GVariant type, and what an enum or flags key stores under it.
+    static func typeText(_ key: SchemaKey) -> String {
+        switch key.choices {
+        case .enumeration: "\(key.type) (an enum: one nick, stored as a string)"
+        case .flags: "\(key.type) (flags: a set of nicks, stored as strings)"
+        default: key.type
+        }
     }
 
     /// Writes a value the editor validated (`nil`: removes the user's value).
