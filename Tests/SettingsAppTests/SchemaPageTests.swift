@@ -157,4 +157,36 @@ struct SchemaPageTests {
         step = try session.drive(["wait-gone", "push button", "Edit cursor-blink-time"])
         #expect(step.succeeded, "\(step.output)")
     }
+
+    @Test("a relocatable schema at its real path (a custom keybinding) gets its page; a list reads one item per line")
+    func relocatableAndLists() async throws {
+        let fixture = try await ServiceFixture()
+        let session = try SettingsWindowSession(fixture: fixture)
+        let gsettings = try GSettings(session: session)
+        let binding = "org.gnome.settings-daemon.plugins.media-keys.custom-keybinding"
+        let path = "/org/gnome/settings-daemon/plugins/media-keys/custom-keybindings/custom0/"
+        #expect(try gsettings.run("set", "\(binding):\(path)", "name", "Terminal") == "")
+        #expect(try gsettings.run("set", "\(binding):\(path)", "command", "kgx") == "")
+        #expect(try gsettings.run("set", "org.gnome.desktop.input-sources", "sources", "[('xkb', 'us'), ('xkb', 'de')]") == "")
+        try session.launch("org.gnome.settings-daemon")
+
+        var step = try session.drive(["act", "push button", "Open \(binding) at \(path)", "click"])
+        #expect(step.succeeded, "\(step.output)\n\(session.appLog)")
+        step = try session.drive(["wait-label-containing", "name = 'Terminal' · default ''"])
+        #expect(step.succeeded, "\(step.output)")
+        step = try session.drive(["act", "push button", "Edit command", "click"])
+        #expect(step.succeeded, "\(step.output)")
+        step = try session.drive(["wait", "text", "command", "--text", "kgx"])
+        #expect(step.succeeded, "\(step.output)")
+        step = try session.drive(["set-text", "text", "command", "gnome-terminal --window"])
+        #expect(step.succeeded, "\(step.output)")
+        step = try session.drive(["act", "push button", "Apply command", "click"])
+        #expect(step.succeeded, "\(step.output)")
+        #expect(try await gsettings.waitForGet("\(binding):\(path)", "command", "'gnome-terminal --window'") == "'gnome-terminal --window'")
+
+        // An array of tuples in the GVariant editor: one item per line, no newline glyphs.
+        try session.launch("/org/gnome/desktop/input-sources/sources")
+        step = try session.drive(["wait", "text", "sources", "--text", "[\n  ('xkb', 'us'),\n  ('xkb', 'de')\n]"])
+        #expect(step.succeeded, "\(step.output)\n\(session.appLog)")
+    }
 }
