@@ -137,7 +137,7 @@ struct SchemaPageTests {
         #expect(try gsettings.run("get", Self.interface, "gtk-theme") == "'HighContrast'")
     }
 
-    @Test("search on a schema page goes by key names and summaries")
+    @Test("search on a schema page goes by key names and summaries; summaries are translated")
     func searchKeys() async throws {
         let fixture = try await ServiceFixture()
         let session = try SettingsWindowSession(fixture: fixture)
@@ -155,6 +155,18 @@ struct SchemaPageTests {
         step = try session.drive(["wait", "push button", "Edit color-scheme", "--visible", "yes"])
         #expect(step.succeeded, "\(step.output)")
         step = try session.drive(["wait-gone", "push button", "Edit cursor-blink-time"])
+        #expect(step.succeeded, "\(step.output)")
+
+        // Summaries are translated where the schema is (gsettings-desktop-schemas has a
+        // gettext domain and German translations), and search goes by the translated text.
+        try session.launch("/org/gnome/desktop/interface/", extra: ["LANGUAGE": "de"])
+        step = try session.drive(["wait-label-containing", "Farbschema"])
+        #expect(step.succeeded, "\(step.output)\n\(session.appLog)")
+        step = try session.drive(["set-text", "entry", "Search keys", "zeigerblink"])
+        #expect(step.succeeded, "\(step.output)")
+        step = try session.drive(["wait", "push button", "Edit cursor-blink-time", "--visible", "yes"])
+        #expect(step.succeeded, "\(step.output)")
+        step = try session.drive(["wait-gone", "push button", "Edit color-scheme"])
         #expect(step.succeeded, "\(step.output)")
     }
 
