@@ -170,7 +170,7 @@ struct SchemaPageTests {
         #expect(step.succeeded, "\(step.output)")
     }
 
-    @Test("a relocatable schema at its real path (a custom keybinding) gets its page; a list reads one item per line")
+    @Test("a relocatable schema at its real path (a custom keybinding) gets its page; a list reads one item per line, is checked, and is written")
     func relocatableAndLists() async throws {
         let fixture = try await ServiceFixture()
         let session = try SettingsWindowSession(fixture: fixture)
@@ -200,5 +200,22 @@ struct SchemaPageTests {
         try session.launch("/org/gnome/desktop/input-sources/sources")
         step = try session.drive(["wait", "text", "sources", "--text", "[\n  ('xkb', 'us'),\n  ('xkb', 'de')\n]"])
         #expect(step.succeeded, "\(step.output)\n\(session.appLog)")
+
+        // Text that is not a GVariant of the key's type is refused before anything is written.
+        step = try session.drive(["set-text", "text", "sources", "[\n  ('xkb', 'us'),\n  ('xkb')\n]"])
+        #expect(step.succeeded, "\(step.output)")
+        step = try session.drive(["act", "push button", "Apply sources", "click"])
+        #expect(step.succeeded, "\(step.output)")
+        step = try session.drive(["wait-label-containing", "is not a GVariant of type a(ss)"])
+        #expect(step.succeeded, "\(step.output)\n\(session.appLog)")
+        #expect(try gsettings.run("get", "org.gnome.desktop.input-sources", "sources") == "[('xkb', 'us'), ('xkb', 'de')]")
+
+        // A list edited over several lines is written as GSettings reads it.
+        step = try session.drive(["set-text", "text", "sources", "[\n  ('xkb', 'fr'),\n  ('xkb', 'us')\n]"])
+        #expect(step.succeeded, "\(step.output)")
+        step = try session.drive(["act", "push button", "Apply sources", "click"])
+        #expect(step.succeeded, "\(step.output)")
+        #expect(try await gsettings.waitForGet("org.gnome.desktop.input-sources", "sources", "[('xkb', 'fr'), ('xkb', 'us')]")
+            == "[('xkb', 'fr'), ('xkb', 'us')]")
     }
 }
