@@ -164,14 +164,11 @@ public final class SchemaKey: @unchecked Sendable {
     private static func choices(of key: OpaquePointer) -> Choices {
         guard let range = g_settings_schema_key_get_range(key) else { return .any }
         defer { g_variant_unref(range) }
-        var kindPointer: UnsafePointer<gchar>?
-        var detail: OpaquePointer?
-        // (sv): the kind and its detail.
+        // (sv): the kind ("type", "enum", "flags", "range") and its detail.
         guard let kindVariant = g_variant_get_child_value(range, 0), let boxed = g_variant_get_child_value(range, 1) else { return .any }
-        kindPointer = g_variant_get_string(kindVariant, nil)
-        let kind = kindPointer.map { String(cString: $0) } ?? ""
+        let kind = String(cString: g_variant_get_string(kindVariant, nil))
         g_variant_unref(kindVariant)
-        detail = g_variant_get_variant(boxed)
+        let detail = g_variant_get_variant(boxed)
         g_variant_unref(boxed)
         guard let detail else { return .any }
         defer { g_variant_unref(detail) }

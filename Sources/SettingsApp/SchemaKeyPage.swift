@@ -75,7 +75,6 @@ final class SchemaKeyPage: DomainPage {
         valueRow.subtitle = state.locked ? "\(SchemaKeyState.oneLine(key.text(state.stored))) (locked)"
             : state.isSet ? SchemaKeyState.oneLine(key.text(state.stored)) : "the default"
         let editable = !state.locked && state.prefsdKey != nil
-        lockLabel.isVisible = state.locked
         lockLabel.text = state.prefsdKey == nil
             ? "This key's path cannot be stored in prefsd (see the README's path rule)." : ErrorMessages.lockedReason
         lockLabel.isVisible = !editable
