@@ -102,7 +102,7 @@ let package = Package(
         ),
         .target(
             name: "SettingsApp",
-            dependencies: ["Gtk", "PreferencesModel", "PreferencesProxy", "PrefsCommand", "SettingsBundle"],
+            dependencies: ["Gtk", "GSettingsPaths", "GSettingsSchemas", "PreferencesModel", "PreferencesProxy", "PrefsCommand", "SettingsBundle"],
             swiftSettings: strict
         ),
         .executableTarget(
@@ -125,6 +125,12 @@ let package = Package(
         .target(
             name: "GVariantCoding",
             dependencies: ["CGIO", "GSettingsPaths", "PreferencesModel"],
+            swiftSettings: strict
+        ),
+        // The installed GSettings schemas through GIO's schema API (the settings app's schema pages).
+        .target(
+            name: "GSettingsSchemas",
+            dependencies: ["CGIO", "GSettingsPaths", "GVariantCoding", "PreferencesModel"],
             swiftSettings: strict
         ),
         .target(
@@ -325,6 +331,11 @@ let package = Package(
         .testTarget(
             name: "ReliabilityTests",
             dependencies: ["DBus", "PrefsdTestSupport", "PreferencesModel", "PreferencesProtocol", "PreferencesProxy"],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "GSettingsSchemasTests",
+            dependencies: ["GSettingsSchemas", "PreferencesModel"],
             swiftSettings: strict
         ),
         .testTarget(
