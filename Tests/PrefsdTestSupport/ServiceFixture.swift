@@ -51,7 +51,7 @@ public final class ServiceFixture: Sendable {
         let service = """
         [D-BUS Service]
         Name=\(PreferencesBus.busName)
-        Exec=\(Self.binary.path) --store \(storeDirectory.path) --log-level warning
+        Exec=\(Self.binary.path) --store \(storeDirectory.path) --log-level warning \(administratorArguments.joined(separator: " "))
 
         """
         try service.write(
@@ -64,7 +64,8 @@ public final class ServiceFixture: Sendable {
     public func startService(arguments: [String] = [], waitForName: Bool = true) async throws {
         let process = Process()
         process.executableURL = Self.binary
-        process.arguments = ["--address", bus.address, "--store", storeDirectory.path, "--log-level", "warning"] + arguments
+        process.arguments = ["--address", bus.address, "--store", storeDirectory.path, "--log-level", "warning"]
+            + administratorArguments + arguments
         var environment = helperEnvironment
         environment["DBUS_SESSION_BUS_ADDRESS"] = bus.address
         environment["XDG_CONFIG_HOME"] = bus.directory.appendingPathComponent("config").path
@@ -89,6 +90,22 @@ public final class ServiceFixture: Sendable {
         try process.run()
         self.process.withLock { $0 = process }
         if waitForName { try await waitUntilOwned() }
+    }
+
+    /// The administrator's defaults directory, dconf profile and dconf database directory
+    /// prefsd reads unless a test passes its own (`--defaults-dir`, `--dconf-profile`,
+    /// `--dconf-db-dir`): the fixture's, absent unless a test makes them, so the machine's
+    /// `/etc/prefsd/defaults`, `$DCONF_PROFILE`, `/etc/dconf/profile/user` and
+    /// `/etc/dconf/db` never leak into a test.
+    public var administratorDirectory: URL { bus.directory.appendingPathComponent("admin", isDirectory: true) }
+
+    /// The arguments that point prefsd at ``administratorDirectory``.
+    var administratorArguments: [String] {
+        [
+            "--defaults-dir", administratorDirectory.appendingPathComponent("defaults").path,
+            "--dconf-profile", administratorDirectory.appendingPathComponent("profile").path,
+            "--dconf-db-dir", administratorDirectory.appendingPathComponent("db").path,
+        ]
     }
 
     /// Where prefsd's log (its standard error) goes.
