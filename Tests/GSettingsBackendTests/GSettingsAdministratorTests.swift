@@ -61,7 +61,8 @@ struct GSettingsAdministratorTests {
         #expect(try fixture.gsettings("reset", schema, "int32").status == 0)
         #expect(try fixture.gsettings("get", schema, "int32").stdout == "42\n")
         // A key the database does not set keeps the schema's default.
-        #expect(try fixture.gsettings("get", schema, "int64").stdout == "6\n")
+        let untouched = try fixture.gsettings("get", schema, "int64")
+        #expect(untouched.stdout == "int64 6\n", "\(untouched)")
         // The library of the project and `prefs` see the same.
         #expect(try service.prefs("read", "org.example.Test", "int32").stdout == "42\n")
     }
