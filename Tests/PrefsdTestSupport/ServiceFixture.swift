@@ -97,14 +97,24 @@ public final class ServiceFixture: Sendable {
     /// `--dconf-db-dir`): the fixture's, absent unless a test makes them, so the machine's
     /// `/etc/prefsd/defaults`, `$DCONF_PROFILE`, `/etc/dconf/profile/user` and
     /// `/etc/dconf/db` never leak into a test.
-    public var administratorDirectory: URL { bus.directory.appendingPathComponent("admin", isDirectory: true) }
+    public var administratorDirectory: URL { Self.administratorDirectory(in: bus.directory) }
 
-    /// The arguments that point prefsd at ``administratorDirectory``.
-    var administratorArguments: [String] {
-        [
-            "--defaults-dir", administratorDirectory.appendingPathComponent("defaults").path,
-            "--dconf-profile", administratorDirectory.appendingPathComponent("profile").path,
-            "--dconf-db-dir", administratorDirectory.appendingPathComponent("db").path,
+    /// The arguments that point prefsd at ``administratorDirectory``; a test that starts
+    /// prefsd itself passes them too.
+    public var administratorArguments: [String] { Self.administratorArguments(in: bus.directory) }
+
+    /// The administrator's directory of a test's own `directory`.
+    public static func administratorDirectory(in directory: URL) -> URL {
+        directory.appendingPathComponent("admin", isDirectory: true)
+    }
+
+    /// The arguments that point prefsd at the administrator's directory of `directory`.
+    public static func administratorArguments(in directory: URL) -> [String] {
+        let admin = administratorDirectory(in: directory)
+        return [
+            "--defaults-dir", admin.appendingPathComponent("defaults").path,
+            "--dconf-profile", admin.appendingPathComponent("profile").path,
+            "--dconf-db-dir", admin.appendingPathComponent("db").path,
         ]
     }
 
