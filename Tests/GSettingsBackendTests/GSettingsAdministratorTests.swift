@@ -119,4 +119,31 @@ struct GSettingsAdministratorTests {
         #expect(try fixture.gsettings("reset", GSettingsFixture.schema, "text").status == 0)
         #expect(try fixture.gsettings("get", GSettingsFixture.schema, "text").stdout == "'from plist'\n")
     }
+
+    @Test("the README's worked example: a keyfile database with one lock, with the installed GNOME schemas")
+    func readmeExample() async throws {
+        let files = try AdministratorFiles(profile: "user-db:user\nsystem-db:site\n")
+        defer { files.removeAll() }
+        try files.keyfile("site", "00-site", """
+        [org/gnome/desktop/background]
+        picture-uri='file:///usr/share/backgrounds/site.png'
+
+        [org/gnome/desktop/session]
+        idle-delay=uint32 600
+
+        """)
+        try files.locks("site", "site", "/org/gnome/desktop/background/picture-uri\n")
+        let service = try await ServiceFixture(arguments: files.arguments)
+        let fixture = try GSettingsFixture(service: service)
+        #expect(try fixture.gsettings("writable", "org.gnome.desktop.background", "picture-uri").stdout == "false\n")
+        #expect(try fixture.gsettings("get", "org.gnome.desktop.background", "picture-uri").stdout == "'file:///usr/share/backgrounds/site.png'\n")
+        #expect(try fixture.gsettings("get", "org.gnome.desktop.session", "idle-delay").stdout == "uint32 600\n")
+        #expect(try fixture.gsettings("set", "org.gnome.desktop.session", "idle-delay", "900").status == 0)
+        #expect(try fixture.gsettings("get", "org.gnome.desktop.session", "idle-delay").stdout == "uint32 900\n")
+        #expect(try fixture.gsettings("reset", "org.gnome.desktop.session", "idle-delay").status == 0)
+        #expect(try fixture.gsettings("get", "org.gnome.desktop.session", "idle-delay").stdout == "uint32 600\n")
+        let read = try service.prefs("read", "org.gnome.desktop")
+        #expect(read.stdout.contains("site.png") && read.stdout.contains("600"), "\(read)")
+        #expect(try service.prefs("is-forced", "org.gnome.desktop", "background/picture-uri").stdout == "true\n")
+    }
 }
