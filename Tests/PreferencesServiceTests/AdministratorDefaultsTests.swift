@@ -208,4 +208,25 @@ struct AdministratorDefaultsTests {
         #expect(watcher.signals.first?.removed == ["Other"])
         #expect(try await client.readDomain("com.example.Editor") == ["FontSize": .integer(12)])
     }
+
+    @Test("a dconf database directory or defaults directory not owned by root is ignored: a user cannot lock or default keys for others")
+    func ownership() async throws {
+        let files = try AdministratorFiles()
+        defer { files.removeAll() }
+        try files.keyfile("site", "00-site", "[org/example/Test]\ntext='site text'\n")
+        try files.locks("site", "site", "/org/example/Test/text\n")
+        try files.defaults("com.example.Editor", ["FontSize": .integer(12)])
+        var info = stat()
+        try #require(stat(files.databases.path, &info) == 0)
+        if info.st_uid == 0 {
+            // As root, give them to nobody, so only the owner check can refuse them.
+            try #require(chown(files.databases.path, 65534, 65534) == 0 && chown(files.defaults.path, 65534, 65534) == 0)
+        }
+        let service = try await ServiceFixture(arguments: files.arguments.filter { $0 != "--allow-unowned-managed-dir" })
+        let client = PreferencesClient(connection: try service.connect())
+        #expect(try await client.call("IsForced", [.string("org.example.Test"), .string("text")]) == [.boolean(false)])
+        #expect(await client.refusal("Read", [.string("org.example.Test"), .string("text")]) == notFound)
+        #expect(await client.refusal("Read", [.string("com.example.Editor"), .string("FontSize")]) == notFound)
+        #expect(service.log.contains("must be owned by root"), "\(service.log)")
+    }
 }
