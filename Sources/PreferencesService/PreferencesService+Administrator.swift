@@ -66,7 +66,8 @@ final class AdministratorWatch: Sendable {
                 logger.debug("polling an administrator directory every second", metadata: ["directory": "\(path)", "reason": "\(reason)"])
             }
             let kept = state.withLock { state -> Bool in
-                guard !state.stopped else { return false }
+                // Stopped, or another reload started a watcher for it meanwhile.
+                guard !state.stopped, state.watchers[path] == nil else { return false }
                 state.watchers[path] = watcher
                 return true
             }
