@@ -134,8 +134,11 @@ final class AdministratorDefaults: Sendable {
             logger.debug("no dconf profile", metadata: ["path": "\(path)"])
             return DconfProfile(path: path)
         } catch {
-            logger.warning("\(path): the dconf profile cannot be used, so no dconf system database applies: \(error)")
-            return DconfProfile(path: path)
+            // A profile that cannot be read keeps the databases it named (a failed read
+            // never lifts a lock); none when it was never read.
+            let kept = lastProfile.withLock { $0?.path == path ? $0?.profile : nil }
+            logger.warning("\(path): the dconf profile cannot be read (\(error)); \(kept == nil ? "no dconf system database applies" : "the databases it named before stay in force")")
+            return kept ?? DconfProfile(path: path)
         }
         let profile = DconfProfile.parse(String(decoding: bytes, as: UTF8.self), path: path) { line, message in
             logger.warning("\(path):\(line): \(message)")
