@@ -41,6 +41,7 @@ final class AdministratorDefaults: Sendable {
     /// The profile last read, by path and fingerprint, so that its problems are logged once.
     private let lastProfile = Mutex<(path: String, fingerprint: [Int], profile: DconfProfile)?>(nil)
 
+    /// A reader of `sources`, holding every value to `limits`, reporting to `logger`.
     init(sources: AdministratorSources, limits: ServiceLimits, logger: Logger) {
         self.sources = sources
         self.limits = limits

@@ -5,34 +5,33 @@ import PreferencesModel
 
 /// A GSettings key as prefsd keeps it: the domain and key the path rule maps a dconf key to.
 struct MappedKey: Sendable, Hashable, Comparable {
+    /// The prefsd domain.
     var domain: DomainName
+    /// The key inside it.
     var key: String
 
     static func < (lhs: MappedKey, rhs: MappedKey) -> Bool {
         (lhs.domain.rawValue, lhs.key) < (rhs.domain.rawValue, rhs.key)
     }
 
-    /// Where the dconf key `path` lives in prefsd, or why it cannot be there.
-    static func mapping(_ path: String) -> Result<MappedKey, DconfLineError> {
+    /// Where the dconf key `path` lives in prefsd.
+    /// - Throws: ``PreferencesServiceError/invalidName(_:)`` saying why it cannot be there.
+    static func mapping(_ path: String) throws(PreferencesServiceError) -> MappedKey {
         guard path.hasPrefix("/"), !path.hasSuffix("/"), !path.contains("//") else {
-            return .failure(DconfLineError("\(path) is not a dconf key (it starts with /, has no // and does not end with /)"))
+            throw .invalidName("\(path) is not a dconf key (it starts with /, has no // and does not end with /)")
         }
         guard let location = SettingsLocation(settingsKey: path), let domain = try? DomainName(location.domain) else {
-            return .failure(DconfLineError("\(path) cannot be a GSettings key under prefsd (its prefsd key would break the limits on keys: 1–1024 bytes of UTF-8 in normal form C)"))
+            throw .invalidName("\(path) cannot be a GSettings key under prefsd (its prefsd key would break the limits on keys: 1–1024 bytes of UTF-8 in normal form C)")
         }
-        return .success(MappedKey(domain: domain, key: location.key))
+        return MappedKey(domain: domain, key: location.key)
     }
-}
-
-/// Why one line of a dconf keyfile or locks file is not used.
-struct DconfLineError: Error, Sendable {
-    let message: String
-    init(_ message: String) { self.message = message }
 }
 
 /// One problem found in a file, by line (0: the file as a whole).
 struct FileProblem: Sendable, Equatable {
+    /// The line's number, from 1.
     var line: Int
+    /// What is wrong with it, and what happens to it.
     var message: String
 }
 
@@ -83,10 +82,10 @@ enum DconfKeyfileReader {
             }
             let path = "/" + (group == "/" ? "" : group + "/") + name
             let key: MappedKey
-            switch MappedKey.mapping(path) {
-            case .success(let mapped): key = mapped
-            case .failure(let error):
-                problems.append(FileProblem(line: number, message: "[\(group)] \(name): \(error.message)"))
+            do {
+                key = try MappedKey.mapping(path)
+            } catch {
+                problems.append(FileProblem(line: number, message: "[\(group)] \(name): \(error)"))
                 continue
             }
             do {
@@ -132,9 +131,10 @@ enum DconfLocksReader {
                 problems.append(FileProblem(line: number, message: "\"\(text)\" is not a key to lock: a lock is a dconf key alone on its line, starting with / (/org/gnome/desktop/interface/gtk-theme)"))
                 continue
             }
-            switch MappedKey.mapping(text) {
-            case .success(let key): keys.insert(key)
-            case .failure(let error): problems.append(FileProblem(line: number, message: error.message))
+            do {
+                keys.insert(try MappedKey.mapping(text))
+            } catch {
+                problems.append(FileProblem(line: number, message: error.description))
             }
         }
         return (keys, problems)

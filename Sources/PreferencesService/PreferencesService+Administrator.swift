@@ -19,6 +19,7 @@ final class AdministratorWatch: Sendable {
         var scheduled = false
         /// The plist defaults in force (kept for a file that cannot be read).
         var plistDefaults: [DomainName: [String: PropertyListValue]] = [:]
+        /// Whether ``stop()`` was called: nothing is watched or reloaded any more.
         var stopped = false
         /// The reader, made on first use (it remembers the files it parsed).
         var loader: AdministratorDefaults?
