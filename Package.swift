@@ -64,6 +64,8 @@ let package = Package(
             name: "PreferencesService",
             dependencies: [
                 "DBus",
+                "GSettingsPaths",
+                "GVariantCoding",
                 "PreferencesModel",
                 "PreferencesProtocol",
                 "PreferencesStore",
