@@ -63,6 +63,8 @@ let package = Package(
             name: "PreferencesService",
             dependencies: [
                 "DBus",
+                "GSettingsPaths",
+                "GVariantCoding",
                 "PreferencesModel",
                 "PreferencesProtocol",
                 "PreferencesStore",
@@ -107,7 +109,7 @@ let package = Package(
         ),
         .target(
             name: "SettingsApp",
-            dependencies: ["Gtk", "PreferencesModel", "PreferencesProxy", "PrefsCommand", "SettingsBundle"],
+            dependencies: ["Gtk", "GSettingsPaths", "GSettingsSchemas", "PreferencesModel", "PreferencesProxy", "PrefsCommand", "SettingsBundle"],
             swiftSettings: strict
         ),
         .executableTarget(
@@ -130,6 +132,12 @@ let package = Package(
         .target(
             name: "GVariantCoding",
             dependencies: ["CGIO", "GSettingsPaths", "PreferencesModel"],
+            swiftSettings: strict
+        ),
+        // The installed GSettings schemas through GIO's schema API (the settings app's schema pages).
+        .target(
+            name: "GSettingsSchemas",
+            dependencies: ["CGIO", "GSettingsPaths", "GVariantCoding", "PreferencesModel"],
             swiftSettings: strict
         ),
         // The GSettings backend itself (Sources/GSettingsBackend, the GIO module
@@ -330,6 +338,11 @@ let package = Package(
         .testTarget(
             name: "PreferencesClientTests",
             dependencies: ["PreferencesClient"],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "GSettingsSchemasTests",
+            dependencies: ["GSettingsSchemas", "PreferencesModel"],
             swiftSettings: strict
         ),
         .testTarget(
