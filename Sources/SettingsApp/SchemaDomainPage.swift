@@ -95,7 +95,7 @@ extension SchemaPages {
     /// or a key, `/org/gnome/desktop/interface/color-scheme`), `nil` for a domain name.
     static func domain(ofPath argument: String) -> String? {
         guard argument.hasPrefix("/"), let slash = argument.lastIndex(of: "/") else { return nil }
-        return SettingsLocation.domain(ofDirectory: String(argument[...slash]))
+        return GSettingsPath.domain(ofDirectory: String(argument[...slash]))
     }
 
     /// Opens the schema page of the directory in `path` over `pages` (the domain's first
