@@ -102,7 +102,7 @@ let package = Package(
         ),
         .target(
             name: "SettingsApp",
-            dependencies: ["Gtk", "PreferencesModel", "PreferencesProxy", "PrefsCommand", "SettingsBundle"],
+            dependencies: ["Gtk", "PreferencesModel", "PreferencesProxy", "SettingsBundle"],
             swiftSettings: strict
         ),
         .executableTarget(
