@@ -283,23 +283,18 @@ final class SignalRouter: Sendable {
             }
             for waiter in waiters { waiter(error) }
         }
-        busCall("AddMatch", Self.ownerRule, completion: finish)
-        connection.call(.methodCall(
-            destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
-            member: "GetNameOwner", body: [.string(Self.endpoint.busName)]
-        )) { [self] reply in
-            let owner = (try? reply.get())?.body.first?.stringValue
+        connection.addMatch(Self.ownerRule) { result in
+            switch result {
+            case .success: finish(nil)
+            case .failure(let error): finish(PreferencesProxyError(error))
+            }
+        }
+        connection.getNameOwner(Self.endpoint.busName) { [self] reply in
+            // No owner (NameHasNoOwner) or no answer: nobody speaks for prefsd yet.
+            let owner = try? reply.get()
             state.withLock { $0.owner = .known(owner) }
             finish(nil)
         }
-    }
-
-    /// Calls a method of the bus driver taking one rule.
-    private func busCall(_ member: String, _ rule: String, completion: @escaping Completion) {
-        call(.methodCall(
-            destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
-            member: member, body: [.string(rule)]
-        ), completion: completion)
     }
 
     /// Sends a call whose answer carries nothing but success or failure.
@@ -316,10 +311,9 @@ final class SignalRouter: Sendable {
 
     /// Judges a signal on the connection's queue, in the order signals arrive.
     private func receive(_ message: DBusMessage) {
-        if message.sender == "org.freedesktop.DBus", message.member == "NameOwnerChanged",
-           message.body.count == 3, message.body[0] == .string(Self.endpoint.busName),
-           case .string(let newOwner) = message.body[2] {
-            let current = newOwner.isEmpty ? nil : newOwner
+        if let change = BusDriver.ownerChange(message) {
+            guard change.name == Self.endpoint.busName else { return }
+            let current = change.newOwner.isEmpty ? nil : change.newOwner
             let previous = state.withLock { state -> Owner in
                 defer { state.owner = .known(current) }
                 return state.owner
@@ -343,7 +337,7 @@ final class SignalRouter: Sendable {
         // To the connection whose signals we follow: the door inside a sandbox.
         connection.call(.methodCall(
             destination: Self.endpoint.busName, path: PreferencesBus.objectPath,
-            interface: "org.freedesktop.DBus.Peer", member: "Ping"
+            interface: StandardInterface.peer, member: "Ping"
         )) { [weak self] reply in
             let answered = (try? reply.get()) != nil
             // Answers and signals are dispatched on the connection's queue in the order

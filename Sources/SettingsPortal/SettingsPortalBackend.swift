@@ -57,7 +57,7 @@ public final class SettingsPortalBackend: Sendable {
         let flags: UInt32 = 4 | 1 | (replace ? 2 : 0)  // do not queue, allow replacement, replace
         let reply = try await connection.requestName(PortalBus.busName, flags: flags)
         guard reply == 1 || reply == 4 else {
-            throw .remote(name: "org.freedesktop.DBus.Error.AddressInUse", message: "another process owns \(PortalBus.busName)")
+            throw .remote(name: StandardErrorName.addressInUse, message: "another process owns \(PortalBus.busName)")
         }
     }
 
