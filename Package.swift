@@ -224,19 +224,21 @@ let package = Package(
             dependencies: ["embed-text"]
         ),
 
-        // MARK: Tests
+        // MARK: Test support
+        // Libraries, not test targets: the tests share them, and prefs-bench starts its
+        // private buses and services with the same code (it imports nothing from Tests/).
         .target(
             name: "BusTestSupport",
             dependencies: ["DBus"],
-            path: "Tests/BusTestSupport",
             swiftSettings: strict
         ),
         .target(
             name: "PrefsdTestSupport",
             dependencies: ["BusTestSupport", "DBus", "PreferencesModel", "PreferencesProtocol", "PreferencesProxy"],
-            path: "Tests/PrefsdTestSupport",
             swiftSettings: strict
         ),
+
+        // MARK: Tests
         .executableTarget(
             name: "preferences-probe",
             dependencies: ["Preferences", "PreferencesModel"],
