@@ -19,6 +19,7 @@ let package = Package(
         .library(name: "DBus", targets: ["DBus"]),
         .library(name: "PreferencesModel", targets: ["PreferencesModel"]),
         .library(name: "PreferencesProxy", targets: ["PreferencesProxy"]),
+        .library(name: "PreferencesClient", targets: ["PreferencesClient"]),
         .library(name: "SettingsBundle", targets: ["SettingsBundle"]),
         // The GSettings backend: a GIO module (libgioprefsd.so), selected with GSETTINGS_BACKEND=prefsd.
         .library(name: "gioprefsd", type: .dynamic, targets: ["PrefsdGSettings"]),
@@ -73,6 +74,12 @@ let package = Package(
             plugins: ["EmbedIntrospection"]
         ),
 
+        // The client engine: one domain cache, in the Embedded Swift subset (no
+        // dependencies, no Foundation) so that the GIO module builds the same sources.
+        .target(
+            name: "PreferencesClient",
+            swiftSettings: strict
+        ),
         .target(
             name: "PreferencesProxy",
             dependencies: ["DBus", "PreferencesModel", "PreferencesProtocol"],
@@ -327,6 +334,11 @@ let package = Package(
         .testTarget(
             name: "ReliabilityTests",
             dependencies: ["DBus", "PrefsdTestSupport", "PreferencesModel", "PreferencesProtocol", "PreferencesProxy"],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "PreferencesClientTests",
+            dependencies: ["PreferencesClient"],
             swiftSettings: strict
         ),
         .testTarget(
