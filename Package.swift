@@ -85,6 +85,12 @@ let package = Package(
             dependencies: ["DBus", "PreferencesModel", "PreferencesProtocol"],
             swiftSettings: strict
         ),
+        // The engine driven over the proxy: what every caching client of the bus uses.
+        .target(
+            name: "ClientDriver",
+            dependencies: ["PreferencesClient", "PreferencesModel", "PreferencesProxy"],
+            swiftSettings: strict
+        ),
         .target(
             name: "Preferences",
             dependencies: ["DBus", "PreferencesModel", "PreferencesProtocol", "PreferencesProxy", "SettingsBundle"],
@@ -180,7 +186,9 @@ let package = Package(
         .target(
             name: "SettingsPortal",
             dependencies: [
+                "ClientDriver",
                 "DBus",
+                "PreferencesClient",
                 "PreferencesModel",
                 "PreferencesProtocol",
                 "PreferencesProxy",
@@ -290,6 +298,14 @@ let package = Package(
         .testTarget(
             name: "DBusTests",
             dependencies: ["DBus", "BusTestSupport"],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "ClientDriverTests",
+            dependencies: [
+                "BusTestSupport", "ClientDriver", "DBus", "PreferencesClient", "PreferencesModel",
+                "PreferencesProtocol", "PreferencesProxy",
+            ],
             swiftSettings: strict
         ),
         .testTarget(
