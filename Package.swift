@@ -281,7 +281,7 @@ let package = Package(
         ),
         .testTarget(
             name: "PreferencesTests",
-            dependencies: ["DBus", "Preferences", "PreferencesModel", "PreferencesProtocol", "PrefsdTestSupport"],
+            dependencies: ["BusTestSupport", "DBus", "Preferences", "PreferencesModel", "PreferencesProtocol", "PrefsdTestSupport"],
             swiftSettings: strict
         ),
         .testTarget(
@@ -304,7 +304,7 @@ let package = Package(
             name: "ClientDriverTests",
             dependencies: [
                 "BusTestSupport", "ClientDriver", "DBus", "PreferencesClient", "PreferencesModel",
-                "PreferencesProtocol", "PreferencesProxy",
+                "PreferencesProtocol", "PreferencesProxy", "PrefsdTestSupport",
             ],
             swiftSettings: strict
         ),
