@@ -115,7 +115,7 @@ let package = Package(
         ),
         .target(
             name: "SettingsApp",
-            dependencies: ["Gtk", "PreferencesModel", "PreferencesProxy", "SettingsBundle"],
+            dependencies: ["ClientDriver", "Gtk", "PreferencesClient", "PreferencesModel", "PreferencesProxy", "SettingsBundle"],
             swiftSettings: strict
         ),
         .executableTarget(

@@ -51,7 +51,7 @@ final class RawEditorPage: DomainPage {
     }
 
     func refresh() {
-        let values = controller.values[domain] ?? [:]
+        let values = controller.values(in: domain)
         for (key, row) in rows where values[key] == nil && !controller.isWriting(domain, key) {
             keysGroup.remove(row.entry)
             rows[key] = nil

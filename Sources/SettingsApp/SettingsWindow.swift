@@ -138,7 +138,7 @@ final class SettingsWindow {
                 parts += pane.specifiers.flatMap { [$0.title, $0.key].compactMap { $0 } + $0.titles }
             }
         }
-        for (key, value) in controller.values[domain] ?? [:] {
+        for (key, value) in controller.values(in: domain) {
             parts.append(key)
             parts.append(ValueEditing.text(value))
         }
