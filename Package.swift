@@ -21,8 +21,6 @@ let package = Package(
         .library(name: "PreferencesProxy", targets: ["PreferencesProxy"]),
         .library(name: "PreferencesClient", targets: ["PreferencesClient"]),
         .library(name: "SettingsBundle", targets: ["SettingsBundle"]),
-        // The GSettings backend: a GIO module (libgioprefsd.so), selected with GSETTINGS_BACKEND=prefsd.
-        .library(name: "gioprefsd", type: .dynamic, targets: ["PrefsdGSettings"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
@@ -140,13 +138,8 @@ let package = Package(
             dependencies: ["CGIO", "GSettingsPaths", "PreferencesModel"],
             swiftSettings: strict
         ),
-        .target(
-            name: "PrefsdGSettings",
-            dependencies: ["CGIO", "GSettingsPaths", "GVariantCoding", "PreferencesModel", "PreferencesProxy"],
-            swiftSettings: strict,
-            // Loaded into programs that carry no Swift runtime: link it in.
-            linkerSettings: [.unsafeFlags(["-static-stdlib"]), .linkedLibrary("CoreFoundation"), .linkedLibrary("_FoundationCollections"), .linkedLibrary("_FoundationCShims"), .linkedLibrary("_FoundationICU")]
-        ),
+        // The GSettings backend itself (Sources/GSettingsBackend, the GIO module
+        // libgioprefsd.so) is Embedded Swift, built by scripts/build-gio-module, not by SwiftPM.
 
         // MARK: Executables
         .executableTarget(
@@ -230,13 +223,13 @@ let package = Package(
 
         // MARK: Build tools
         .executableTarget(
-            name: "embed-text",
+            name: "embed-introspection",
             swiftSettings: strict
         ),
         .plugin(
             name: "EmbedIntrospection",
             capability: .buildTool(),
-            dependencies: ["embed-text"]
+            dependencies: ["embed-introspection"]
         ),
 
         // MARK: Test support
@@ -364,8 +357,8 @@ let package = Package(
         ),
         .testTarget(
             name: "GSettingsBackendTests",
-            // Drives the built libgioprefsd.so through gsettings and PyGObject; it does not
-            // link the module (whose static Swift runtime must stay out of the test process).
+            // Drives libgioprefsd.so (built by scripts/build-gio-module, which scripts/run-tests
+            // runs first) through gsettings and PyGObject; it does not link the module.
             dependencies: ["PreferencesModel", "PreferencesProxy", "PrefsdTestSupport"],
             swiftSettings: strict
         ),
