@@ -85,6 +85,12 @@ let package = Package(
             dependencies: ["DBus", "PreferencesModel", "PreferencesProtocol"],
             swiftSettings: strict
         ),
+        // The engine driven over the proxy: what every caching client of the bus uses.
+        .target(
+            name: "ClientDriver",
+            dependencies: ["PreferencesClient", "PreferencesModel", "PreferencesProxy"],
+            swiftSettings: strict
+        ),
         .target(
             name: "Preferences",
             dependencies: ["DBus", "PreferencesModel", "PreferencesProtocol", "PreferencesProxy", "SettingsBundle"],
@@ -109,7 +115,7 @@ let package = Package(
         ),
         .target(
             name: "SettingsApp",
-            dependencies: ["Gtk", "GSettingsPaths", "GSettingsSchemas", "PreferencesModel", "PreferencesProxy", "PrefsCommand", "SettingsBundle"],
+            dependencies: ["ClientDriver", "Gtk", "GSettingsPaths", "GSettingsSchemas", "PreferencesClient", "PreferencesModel", "PreferencesProxy", "SettingsBundle"],
             swiftSettings: strict
         ),
         .executableTarget(
@@ -181,7 +187,9 @@ let package = Package(
         .target(
             name: "SettingsPortal",
             dependencies: [
+                "ClientDriver",
                 "DBus",
+                "PreferencesClient",
                 "PreferencesModel",
                 "PreferencesProtocol",
                 "PreferencesProxy",
@@ -232,19 +240,21 @@ let package = Package(
             dependencies: ["embed-introspection"]
         ),
 
-        // MARK: Tests
+        // MARK: Test support
+        // Libraries, not test targets: the tests share them, and prefs-bench starts its
+        // private buses and services with the same code (it imports nothing from Tests/).
         .target(
             name: "BusTestSupport",
             dependencies: ["DBus"],
-            path: "Tests/BusTestSupport",
             swiftSettings: strict
         ),
         .target(
             name: "PrefsdTestSupport",
             dependencies: ["BusTestSupport", "DBus", "PreferencesModel", "PreferencesProtocol", "PreferencesProxy"],
-            path: "Tests/PrefsdTestSupport",
             swiftSettings: strict
         ),
+
+        // MARK: Tests
         .executableTarget(
             name: "preferences-probe",
             dependencies: ["Preferences", "PreferencesModel"],
@@ -272,7 +282,7 @@ let package = Package(
         ),
         .testTarget(
             name: "PreferencesTests",
-            dependencies: ["DBus", "Preferences", "PreferencesModel", "PreferencesProtocol", "PrefsdTestSupport"],
+            dependencies: ["BusTestSupport", "DBus", "Preferences", "PreferencesModel", "PreferencesProtocol", "PrefsdTestSupport"],
             swiftSettings: strict
         ),
         .testTarget(
@@ -289,6 +299,14 @@ let package = Package(
         .testTarget(
             name: "DBusTests",
             dependencies: ["DBus", "BusTestSupport"],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "ClientDriverTests",
+            dependencies: [
+                "BusTestSupport", "ClientDriver", "DBus", "PreferencesClient", "PreferencesModel",
+                "PreferencesProtocol", "PreferencesProxy", "PrefsdTestSupport",
+            ],
             swiftSettings: strict
         ),
         .testTarget(
