@@ -103,7 +103,12 @@ final class SettingsController {
                 window?.showError("“\(label)” was not saved: \(reason).")
             }
         case .writesSettled:
+            // A write's own change was shown while it was on its way, when the widgets that
+            // made it kept their state; a confirmation that changes nothing brings no `.changed`,
+            // so the pages of those domains are refreshed now (a reset's widgets show the default).
+            let domains = Set(writing.keys.map(\.domain))
             writing = [:]
+            for domain in domains.sorted() { window?.valuesChanged(in: domain) }
         }
     }
 
