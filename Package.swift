@@ -27,6 +27,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
     ],
     targets: [
         // MARK: The bus
@@ -60,12 +61,20 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // Roaming: the hybrid logical clock, the machines' files and the merge, without I/O
+        // beyond the folder's files (no bus, no store): wired to both by the service.
+        .target(
+            name: "PreferencesRoaming",
+            dependencies: ["PreferencesModel"],
+            swiftSettings: strict
+        ),
         .target(
             name: "PreferencesService",
             dependencies: [
                 "DBus",
                 "PreferencesModel",
                 "PreferencesProtocol",
+                "PreferencesRoaming",
                 "PreferencesStore",
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -141,6 +150,7 @@ let package = Package(
             dependencies: [
                 "DBus",
                 "PreferencesProtocol",
+                "PreferencesRoaming",
                 "PreferencesService",
                 "PreferencesStore",
                 "SettingsBundle",
@@ -325,6 +335,20 @@ let package = Package(
         .testTarget(
             name: "ReliabilityTests",
             dependencies: ["DBus", "PrefsdTestSupport", "PreferencesModel", "PreferencesProtocol", "PreferencesProxy"],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "PreferencesRoamingTests",
+            dependencies: [
+                "PreferencesModel", "PreferencesRoaming",
+                .product(name: "PropertyBased", package: "swift-property-based"),
+            ],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "RoamingTests",
+            // Real Syncthing instances on loopback, each beside its own bus, store and prefsd.
+            dependencies: ["DBus", "PrefsdTestSupport", "PreferencesModel", "PreferencesProtocol", "PreferencesRoaming"],
             swiftSettings: strict
         ),
         .testTarget(

@@ -20,6 +20,8 @@ public struct ServiceConfiguration: Sendable {
     /// Keys whose changes the journal records without values, per domain: those settings
     /// bundles mark `IsSecure` (prefsd reads them at start).
     public var secureKeys: [DomainName: Set<String>] = [:]
+    /// The roaming folder (`prefsd --roaming-dir`); `nil`: no roaming.
+    public var roaming: RoamingConfiguration?
 
     /// The default managed directory.
     public static let defaultManagedDirectory = URL(fileURLWithPath: "/etc/prefsd/managed", isDirectory: true)

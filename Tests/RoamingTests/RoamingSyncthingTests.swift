@@ -1,0 +1,130 @@
+import DBus
+import Foundation
+import PreferencesModel
+import PrefsdTestSupport
+import Testing
+
+/// Roaming through real Syncthing instances on 127.0.0.1, each beside its own bus, store
+/// and prefsd.
+@Suite("Roaming through Syncthing", .serialized, .enabled(if: SyncthingCluster.isInstalled, "syncthing is not installed (scripts/install-dependencies)"))
+struct RoamingSyncthingTests {
+    @Test("two machines: a write on A reaches B with Changed and the history's roaming:A; excluded keys and other domains stay; conflicts made while paused converge to the later one")
+    func twoMachines() async throws {
+        let cluster = try await SyncthingCluster(count: 2)
+        defer { cluster.stop() }
+        let a = try await RoamingMachine(cluster: cluster, index: 0, name: "alpha")
+        let b = try await RoamingMachine(cluster: cluster, index: 1, name: "beta")
+        let changes = try await ChangedCollector(connection: try b.fixture.connect(), domains: [RoamingMachine.editor])
+
+        try await a.client.write(RoamingMachine.editor, "WindowFrame", .string("0 0 800 600"))
+        try await a.client.write("com.example.Local", "Only", .integer(1))
+        try await a.client.write(RoamingMachine.editor, "FontSize", .integer(14))
+        let started = ContinuousClock.now
+        try await a.client.write(RoamingMachine.editor, "Sentinel", .integer(1))
+        try await b.waitFor("Sentinel", .integer(1))
+        print("write on A to its value on B: \(ContinuousClock.now - started)")
+        #expect(await b.value("FontSize") == .integer(14))
+        #expect(await b.value("WindowFrame") == nil)
+        #expect(try await b.client.domains().contains("com.example.Local") == false)
+        #expect(await eventually(timeout: .seconds(10)) { changes.signals.contains { $0.changed["FontSize"] == .integer(14) } })
+        let history = try b.history()
+        #expect(history.contains { $0["key"] as? String == "FontSize" && $0["who"] as? String == "roaming:alpha" })
+        #expect(try cluster.socketsOnLoopbackOnly())
+
+        // Conflicting writes while A's link is paused: the later one (by HLC) wins everywhere.
+        try await a.client.write(RoamingMachine.editor, "Doomed", .integer(1))
+        try await b.waitFor("Doomed", .integer(1))
+        try cluster.setPaused(0, true)
+        try await a.client.write(RoamingMachine.editor, "Theme", .string("light"))
+        try await b.client.write(RoamingMachine.editor, "Theme", .string("dark"))
+        _ = try await a.client.call("Remove", [.string(RoamingMachine.editor), .string("Doomed")])
+        try cluster.setPaused(0, false)
+        try await a.waitFor("Theme", .string("dark"))
+        try await b.waitFor("Theme", .string("dark"))
+        try await b.waitFor("Doomed", nil)
+        // Nothing flaps back: a sentinel written after converges too, and Theme still holds.
+        try await b.client.write(RoamingMachine.editor, "Sentinel", .integer(2))
+        try await a.waitFor("Sentinel", .integer(2))
+        #expect(await a.value("Theme") == .string("dark"))
+        #expect(await a.value("Doomed") == nil)
+    }
+
+    @Test("three machines, one clock a day ahead: a write made after seeing its change still wins")
+    func clockAhead() async throws {
+        let cluster = try await SyncthingCluster(count: 3)
+        defer { cluster.stop() }
+        let a = try await RoamingMachine(cluster: cluster, index: 0, name: "alpha")
+        let b = try await RoamingMachine(cluster: cluster, index: 1, name: "beta")
+        let c = try await RoamingMachine(cluster: cluster, index: 2, name: "gamma", extra: ["--roaming-clock-offset", "86400000"])
+        try await c.client.write(RoamingMachine.editor, "FontSize", .integer(20))
+        try await a.waitFor("FontSize", .integer(20))
+        try await b.waitFor("FontSize", .integer(20))
+        try await a.client.write(RoamingMachine.editor, "FontSize", .integer(12))
+        try await b.waitFor("FontSize", .integer(12))
+        try await c.waitFor("FontSize", .integer(12))
+        #expect(await a.value("FontSize") == .integer(12))
+    }
+
+    @Test("a corrupt file and hostile ones are set aside and reported; everything else keeps syncing")
+    func hostileFiles() async throws {
+        let cluster = try await SyncthingCluster(count: 2)
+        defer { cluster.stop() }
+        let a = try await RoamingMachine(cluster: cluster, index: 0, name: "alpha")
+        let b = try await RoamingMachine(cluster: cluster, index: 1, name: "beta")
+        try await a.client.write(RoamingMachine.editor, "Before", .integer(1))
+        try await b.waitFor("Before", .integer(1))
+        let folder = cluster.instances[0].folder
+        let corrupt = String(repeating: "1", count: 32) + ".prefsd-roaming"
+        let oversized = String(repeating: "2", count: 32) + ".prefsd-roaming"
+        let misnamed = "not-a-machine.prefsd-roaming"
+        try Data("PRFSROAM but then garbage".utf8).write(to: folder.appendingPathComponent(corrupt))
+        try Data(count: 17 << 20).write(to: folder.appendingPathComponent(oversized))
+        try Data("x".utf8).write(to: folder.appendingPathComponent(misnamed))
+        try await a.client.write(RoamingMachine.editor, "After", .integer(2))
+        try await b.waitFor("After", .integer(2))
+        for machine in [a, b] {
+            let reported = await eventually(timeout: .seconds(60)) {
+                guard case .array(let items)? = try? await machine.status()["SetAside"] else { return false }
+                let files = Set(items.compactMap { item -> String? in
+                    if case .dictionary(let entry) = item, case .string(let file)? = entry["File"] { return file }
+                    return nil
+                })
+                return files.isSuperset(of: [corrupt, oversized, misnamed])
+            }
+            let shown = try? await machine.status()["SetAside"]
+            #expect(reported, "\(machine.name): \(String(describing: shown))")
+            #expect(machine.fixture.isRunning)
+        }
+        #expect(await b.value("Before") == .integer(1))
+    }
+
+    @Test("kill -9 while applying: nothing half-applied, and applying again commits nothing more")
+    func killDuringApply() async throws {
+        let cluster = try await SyncthingCluster(count: 2)
+        defer { cluster.stop() }
+        let a = try await RoamingMachine(cluster: cluster, index: 0, name: "alpha")
+        let b = try await RoamingMachine(cluster: cluster, index: 1, name: "beta", extra: ["--roaming-apply-delay", "3000"])
+        let changes = try await ChangedCollector(connection: try b.fixture.connect(), domains: [RoamingMachine.editor])
+        var batch: [String: PropertyListValue] = [:]
+        for n in 0..<50 { batch["Key\(n)"] = .integer(Int64(n)) }
+        _ = try await a.client.call("Apply", [.string(RoamingMachine.editor), PreferencesClient.values(batch), .stringArray([])])
+        // The commit is durable when Changed is sent; the adoption is saved 3 s later.
+        let applied = await eventually(timeout: .seconds(60)) { !changes.signals.isEmpty }
+        try #require(applied, "B never applied A's change\n\(b.fixture.log)")
+        b.fixture.killService()
+        #expect(changes.signals.count == 1)
+        #expect(Set(changes.signals[0].changed.keys).union(changes.signals[0].invalidated) == Set(batch.keys))
+        // Restarted without the pause: it plans again, finds the values there, and commits nothing.
+        try await b.fixture.startService(arguments: Array(b.arguments.prefix(4)))
+        try await a.client.write(RoamingMachine.editor, "Sentinel", .integer(1))
+        try await b.waitFor("Sentinel", .integer(1))
+        #expect(try await b.client.readDomain(RoamingMachine.editor).count == 51)
+        let history = try b.history()
+        let sequences = Set(history.filter { ($0["key"] as? String)?.hasPrefix("Key") == true }.compactMap { $0["sequence"] as? Int })
+        #expect(sequences.count == 1, "the 50 keys were committed in \(sequences.count) changes")
+        // And B took them as A's, not as changes of its own to publish.
+        let published = await eventually(timeout: .seconds(10)) { (try? await b.status()["Published"]) == .integer(0) }
+        let status = try? await b.status()
+        #expect(published, "\(String(describing: status))")
+    }
+}
