@@ -12,10 +12,15 @@ struct RoamingSyncthingTests {
     func twoMachines() async throws {
         let cluster = try await SyncthingCluster(count: 2)
         defer { cluster.stop() }
+        let managed = try ServiceFixture.managedDirectory([RoamingMachine.editor: ["Locked": .string("admin")]])
+        defer { try? FileManager.default.removeItem(at: managed) }
         let a = try await RoamingMachine(cluster: cluster, index: 0, name: "alpha")
-        let b = try await RoamingMachine(cluster: cluster, index: 1, name: "beta")
+        let b = try await RoamingMachine(cluster: cluster, index: 1, name: "beta",
+                                         extra: ["--managed-dir", managed.path, "--allow-unowned-managed-dir"])
         let changes = try await ChangedCollector(connection: try b.fixture.connect(), domains: [RoamingMachine.editor])
 
+        _ = try await a.client.call("SetVolatileDomain", [.string(RoamingMachine.editor), PreferencesClient.values(["Volatile": .integer(1)])])
+        try await a.client.write(RoamingMachine.editor, "Locked", .string("user"))
         try await a.client.write(RoamingMachine.editor, "WindowFrame", .string("0 0 800 600"))
         try await a.client.write("com.example.Local", "Only", .integer(1))
         try await a.client.write(RoamingMachine.editor, "FontSize", .integer(14))
@@ -27,8 +32,12 @@ struct RoamingSyncthingTests {
         #expect(await b.value("WindowFrame") == nil)
         #expect(try await b.client.domains().contains("com.example.Local") == false)
         #expect(await eventually(timeout: .seconds(10)) { changes.signals.contains { $0.changed["FontSize"] == .integer(14) } })
+        #expect(try await b.client.volatileDomains().contains(RoamingMachine.editor) == false)
         let history = try b.history()
         #expect(history.contains { $0["key"] as? String == "FontSize" && $0["who"] as? String == "roaming:alpha" })
+        // The key B's administrator forces is left alone: read as forced, never written under it.
+        #expect(await b.value("Locked") == .string("admin"))
+        #expect(!history.contains { $0["key"] as? String == "Locked" })
         #expect(try cluster.socketsOnLoopbackOnly())
 
         // Conflicting writes while A's link is paused: the later one (by HLC) wins everywhere.
@@ -112,6 +121,9 @@ struct RoamingSyncthingTests {
         let applied = await eventually(timeout: .seconds(60)) { !changes.signals.isEmpty }
         try #require(applied, "B never applied A's change\n\(b.fixture.log)")
         b.fixture.killService()
+        // Killed between the commit and noting it: the adopted state was never written.
+        let adopted = cluster.instances[1].home.appendingPathComponent("folder.local/adopted.prefsd-roaming")
+        #expect(!FileManager.default.fileExists(atPath: adopted.path))
         #expect(changes.signals.count == 1)
         #expect(Set(changes.signals[0].changed.keys).union(changes.signals[0].invalidated) == Set(batch.keys))
         // Restarted without the pause: it plans again, finds the values there, and commits nothing.

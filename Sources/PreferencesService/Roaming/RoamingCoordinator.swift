@@ -85,13 +85,19 @@ final class RoamingCoordinator: Sendable {
         return UInt64(max(0, milliseconds))
     }
 
-    /// Loads this machine's file and adopted state, watches the folder and runs a first pass.
+    /// Loads this machine's file and adopted state and runs a first pass.
     func start() {
         queue.async { [self] in
             load()
-            let started = DirectoryWatcher(directory: folder.directory, delay: .milliseconds(50)) { [weak self] in self?.schedule() }
-            watcher.withLock { $0 = started }
             reconcile()
+        }
+    }
+
+    /// Watches the folder, once roaming is in use.
+    private func watch() {
+        watcher.withLock { watcher in
+            guard watcher == nil else { return }
+            watcher = DirectoryWatcher(directory: folder.directory, delay: .milliseconds(50)) { [weak self] in self?.schedule() }
         }
     }
 
@@ -205,8 +211,13 @@ final class RoamingCoordinator: Sendable {
     /// One pass: read the folder, plan, publish, apply, write, show the status.
     func reconcile() {
         guard let host else { return }
-        scan()
         let snapshot = host.roamingSnapshot()
+        // Until a domain roams (or did), the folder is neither watched nor read, and no
+        // status is shown: a prefsd that does not roam has nothing of it.
+        let active = !snapshot.selection.domains.isEmpty || state.withLock { !$0.ledger.log.isEmpty || !$0.ledger.adopted.isEmpty }
+        guard active else { return }
+        watch()
+        scan()
         let clock = now()
         var ownDirty = false
         var adoptedDirty = false
