@@ -216,7 +216,9 @@ let package = Package(
                 "PreferencesModel",
                 "PreferencesProtocol",
                 "PreferencesProxy",
+                "PreferencesRoaming",
                 "PreferencesStore",
+                "SyncthingTestSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -239,6 +241,12 @@ let package = Package(
             name: "BusTestSupport",
             dependencies: ["DBus"],
             path: "Tests/BusTestSupport",
+            swiftSettings: strict
+        ),
+        .target(
+            name: "SyncthingTestSupport",
+            dependencies: ["BusTestSupport"],
+            path: "Tests/SyncthingTestSupport",
             swiftSettings: strict
         ),
         .target(
@@ -348,7 +356,7 @@ let package = Package(
         .testTarget(
             name: "RoamingTests",
             // Real Syncthing instances on loopback, each beside its own bus, store and prefsd.
-            dependencies: ["DBus", "PrefsdTestSupport", "PreferencesModel", "PreferencesProtocol", "PreferencesRoaming"],
+            dependencies: ["DBus", "PrefsdTestSupport", "PreferencesModel", "PreferencesProtocol", "SyncthingTestSupport"],
             swiftSettings: strict
         ),
         .testTarget(

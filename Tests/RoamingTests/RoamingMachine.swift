@@ -2,6 +2,7 @@ import DBus
 import Foundation
 import PreferencesModel
 import PrefsdTestSupport
+import SyncthingTestSupport
 
 /// One machine of a roaming test: a private bus, store and prefsd whose roaming folder is
 /// one Syncthing instance's folder, with a machine ID of its own.

@@ -2,6 +2,7 @@ import DBus
 import Foundation
 import PreferencesModel
 import PrefsdTestSupport
+import SyncthingTestSupport
 import Testing
 
 /// Roaming through real Syncthing instances on 127.0.0.1, each beside its own bus, store

@@ -1,28 +1,47 @@
+@_exported import BusTestSupport
 import Foundation
-import PrefsdTestSupport
+
+/// What went wrong starting or driving the Syncthing instances.
+public struct SyncthingError: Error, CustomStringConvertible {
+    /// What happened.
+    public let description: String
+    init(_ description: String) { self.description = description }
+}
 
 /// N Syncthing instances on this machine sharing one folder, on 127.0.0.1 only: each
 /// generated with `--no-default-folder --skip-port-probing` and configured before its first
 /// start (global and local discovery, relays, NAT, usage and crash reporting and upgrades
 /// off; peers at static tcp://127.0.0.1 addresses; the fs watcher on, 1 s delay).
-final class SyncthingCluster: @unchecked Sendable {
-    struct Instance {
-        var home: URL
-        var folder: URL
-        var api: String
-        var apiKey: String
-        var deviceID: String
-        var process: Process
+public final class SyncthingCluster: @unchecked Sendable {
+    /// One instance.
+    public struct Instance {
+        /// Its home (configuration, keys, database); a test puts its machine's files here too.
+        public var home: URL
+        /// Its copy of the shared folder.
+        public var folder: URL
+        /// Its REST API, `http://127.0.0.1:PORT`.
+        public var api: String
+        /// The key of its REST API.
+        public var apiKey: String
+        /// Its device ID.
+        public var deviceID: String
+        /// The running `syncthing serve`.
+        public var process: Process
     }
 
-    static let folderID = "prefsd-roaming"
-    let directory: URL
-    private(set) var instances: [Instance] = []
+    /// The shared folder's ID.
+    public static let folderID = "prefsd-roaming"
+    /// Where the instances' homes are (removed by `stop()`).
+    public let directory: URL
+    /// The instances, in the order started.
+    public private(set) var instances: [Instance] = []
 
     /// Whether Syncthing is installed (the tests say so and stop when it is not).
-    static var isInstalled: Bool { (try? findExecutable("syncthing")) != nil }
+    public static var isInstalled: Bool { (try? findExecutable("syncthing")) != nil }
 
-    init(count: Int) async throws {
+    /// Starts `count` instances sharing one folder and waits (at most 60 s) until every one
+    /// is connected to every other.
+    public init(count: Int) async throws {
         directory = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("prefsd-syncthing-\(UUID().uuidString.prefix(8))")
         let ports = try Self.freePorts(2 * count)
         var ids: [String] = [], keys: [String] = []
@@ -31,14 +50,14 @@ final class SyncthingCluster: @unchecked Sendable {
             try FileManager.default.createDirectory(at: home.appendingPathComponent("folder"), withIntermediateDirectories: true)
             let generated = try runCommand("syncthing", ["generate", "--home=\(home.path)", "--no-default-folder", "--skip-port-probing"],
                                            environment: ["STNODEFAULTFOLDER": "1"], timeout: .seconds(60))
-            guard generated.status == 0 else { throw FixtureError("syncthing generate failed: \(generated.stderr)") }
+            guard generated.status == 0 else { throw SyncthingError("syncthing generate failed: \(generated.stderr)") }
             let shown = try runCommand("syncthing", ["serve", "--home=\(home.path)", "--device-id"], timeout: .seconds(30))
             guard let id = shown.stdout.split(separator: "\n").map(String.init).last(where: { $0.count == 63 && $0.filter { $0 == "-" }.count == 7 }) else {
-                throw FixtureError("no device ID from syncthing: \(shown.stdout) \(shown.stderr)")
+                throw SyncthingError("no device ID from syncthing: \(shown.stdout) \(shown.stderr)")
             }
             let config = try String(contentsOf: home.appendingPathComponent("config.xml"), encoding: .utf8)
             guard let start = config.range(of: "<apikey>"), let end = config.range(of: "</apikey>", range: start.upperBound..<config.endIndex) else {
-                throw FixtureError("no API key in the generated config")
+                throw SyncthingError("no API key in the generated config")
             }
             ids.append(id)
             keys.append(String(config[start.upperBound..<end.lowerBound]))
@@ -121,17 +140,18 @@ final class SyncthingCluster: @unchecked Sendable {
                                     apiKey: keys[k], deviceID: ids[k], process: process)
             instances.append(instance)
             guard await eventually(timeout: .seconds(30), { (try? self.get(k, "/rest/system/ping")) != nil }) else {
-                throw FixtureError("syncthing st\(k + 1) did not answer its REST API within 30 s")
+                throw SyncthingError("syncthing st\(k + 1) did not answer its REST API within 30 s")
             }
         }
         guard await eventually(timeout: .seconds(60), { self.allConnected() }) else {
-            throw FixtureError("the syncthing instances did not connect within 60 s")
+            throw SyncthingError("the syncthing instances did not connect within 60 s")
         }
     }
 
     deinit { stop() }
 
-    func stop() {
+    /// Stops the instances (SIGTERM, then SIGKILL after 10 s) and removes their homes.
+    public func stop() {
         for instance in instances where instance.process.isRunning {
             instance.process.terminate()
         }
@@ -146,17 +166,17 @@ final class SyncthingCluster: @unchecked Sendable {
 
     /// A GET (or POST) of the REST API of instance `k`, parsed as JSON.
     @discardableResult
-    func get(_ k: Int, _ path: String, method: String = "GET") throws -> Any? {
+    public func get(_ k: Int, _ path: String, method: String = "GET") throws -> Any? {
         let instance = instances[k]
         let result = try runCommand("curl", ["-fsS", "-m", "10", "-X", method, "-H", "X-API-Key: \(instance.apiKey)", instance.api + path],
                                     timeout: .seconds(15))
-        guard result.status == 0 else { throw FixtureError("REST \(path) on st\(k + 1): \(result.stderr)") }
+        guard result.status == 0 else { throw SyncthingError("REST \(path) on st\(k + 1): \(result.stderr)") }
         let data = Data(result.stdout.utf8)
         return data.isEmpty ? nil : try JSONSerialization.jsonObject(with: data)
     }
 
     /// Whether every instance is connected to every other.
-    func allConnected() -> Bool {
+    public func allConnected() -> Bool {
         for k in instances.indices {
             guard let root = try? get(k, "/rest/system/connections") as? [String: Any],
                   let connections = root["connections"] as? [String: Any] else { return false }
@@ -168,13 +188,13 @@ final class SyncthingCluster: @unchecked Sendable {
     }
 
     /// Pauses (or resumes) every peer of instance `k`.
-    func setPaused(_ k: Int, _ paused: Bool) throws {
+    public func setPaused(_ k: Int, _ paused: Bool) throws {
         try get(k, paused ? "/rest/system/pause" : "/rest/system/resume", method: "POST")
     }
 
-    /// Every socket the instances hold is on 127.0.0.1 (read from /proc/net/tcp and the
-    /// processes' descriptors): the tests never reach any other address.
-    func socketsOnLoopbackOnly() throws -> Bool {
+    /// Whether every TCP socket the instances hold is on 127.0.0.1 (as `ss -tnap` lists
+    /// them): the tests never reach any other address.
+    public func socketsOnLoopbackOnly() throws -> Bool {
         let result = try runCommand("ss", ["-Htnap"])
         for instance in instances {
             for line in result.stdout.split(separator: "\n") where line.contains("pid=\(instance.process.processIdentifier),") {
@@ -197,7 +217,7 @@ final class SyncthingCluster: @unchecked Sendable {
         print(" ".join(str(s.getsockname()[1]) for s in ss))
         """])
         let ports = result.stdout.split(whereSeparator: { $0 == " " || $0 == "\n" }).compactMap { Int($0) }
-        guard ports.count == count else { throw FixtureError("could not find \(count) free ports: \(result.stderr)") }
+        guard ports.count == count else { throw SyncthingError("could not find \(count) free ports: \(result.stderr)") }
         return ports
     }
 }
