@@ -356,7 +356,7 @@ let package = Package(
         .testTarget(
             name: "RoamingTests",
             // Real Syncthing instances on loopback, each beside its own bus, store and prefsd.
-            dependencies: ["DBus", "PrefsdTestSupport", "PreferencesModel", "PreferencesProtocol", "SyncthingTestSupport"],
+            dependencies: ["DBus", "PrefsdTestSupport", "PreferencesModel", "PreferencesProtocol", "PreferencesRoaming", "SyncthingTestSupport"],
             swiftSettings: strict
         ),
         .testTarget(

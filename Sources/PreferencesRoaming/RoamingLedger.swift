@@ -104,12 +104,15 @@ public struct RoamingLedger: Sendable {
     ///
     /// - Parameters:
     ///   - local: the store's committed value of every key of the roaming domains.
+    ///   - touched: keys changed here since the last plan (written or removed, even when the
+    ///     value ended where it was): such a key is this machine's latest change of it.
     ///   - selection: what roams.
     ///   - forced: whether the administrator forces a key (it never roams either way).
     public func plan(
-        local: [RoamingKey: PropertyListValue], selection: RoamingSelection, forced: (RoamingKey) -> Bool
+        local: [RoamingKey: PropertyListValue], touched: Set<RoamingKey> = [], selection: RoamingSelection,
+        forced: (RoamingKey) -> Bool
     ) -> Plan {
-        var keys = Set(local.keys)
+        var keys = Set(local.keys).union(touched)
         for key in own.keys where selection.roams(key) { keys.insert(key) }
         for key in adopted.keys where selection.roams(key) { keys.insert(key) }
         for machine in remote.values {
@@ -119,10 +122,17 @@ public struct RoamingLedger: Sendable {
         for key in keys where selection.roams(key) && !forced(key) {
             let value = local[key]
             let winner = remoteWinner(key)
+            let changedHere = touched.contains(key)
             guard let basis = basis(key) else {
-                // Never published nor adopted: a machine that starts roaming a domain takes
-                // the other machines' values, and adds the keys none of them has.
-                if let winner {
+                // Never published nor adopted. Changed here since roaming began: this
+                // machine's change (a removal too). Else a
+                // machine that starts roaming a domain takes the other machines' values, and
+                // adds the keys none of them has.
+                if changedHere {
+                    // A key made and removed between two plans is published as removed too:
+                    // another machine may have set it meanwhile, earlier.
+                    plan.publish[key] = .some(value)
+                } else if let winner {
                     if winner.value == value { plan.adopt.append(winner) } else { plan.apply.append(winner) }
                 } else if let value {
                     plan.publish[key] = .some(value)
@@ -140,7 +150,15 @@ public struct RoamingLedger: Sendable {
                 continue
             }
             if let winner, winner.stamp > basis.stamp {
-                if winner.value == value { plan.adopt.append(winner) } else { plan.apply.append(winner) }
+                if winner.value == value {
+                    plan.adopt.append(winner)
+                } else if changedHere {
+                    // Changed here and back (a write then its removal) since the winner's
+                    // file was read: this machine's change is the later one.
+                    plan.publish[key] = .some(value)
+                } else {
+                    plan.apply.append(winner)
+                }
             }
         }
         plan.apply.sort { $0.key < $1.key }

@@ -41,6 +41,14 @@ struct Replica {
     var physical: UInt64
     /// Every version of this machine's file, oldest first.
     var versions: [RoamingFile] = []
+    /// Keys written or removed here since the last reconcile.
+    var touched: Set<RoamingKey> = []
+
+    /// Sets (or removes, `nil`) a key here, as a user would.
+    mutating func set(_ key: RoamingKey, _ value: PropertyListValue?) {
+        store[key] = value
+        touched.insert(key)
+    }
 
     init(machine: MachineID, physical: UInt64 = 1_700_000_000_000) {
         ledger = RoamingLedger(machine: machine, name: "m\(machine.rawValue.prefix(4))")
@@ -53,7 +61,8 @@ struct Replica {
         var changed = false
         for _ in 0..<10 {
             let local = store.filter { selection.roams($0.key) }
-            let plan = ledger.plan(local: local, selection: selection) { _ in false }
+            let plan = ledger.plan(local: local, touched: touched, selection: selection) { _ in false }
+            touched = []
             if plan.isEmpty { break }
             changed = true
             if !plan.publish.isEmpty {

@@ -1,6 +1,7 @@
 import DBus
 import Foundation
 import PreferencesModel
+import PreferencesRoaming
 import PrefsdTestSupport
 import SyncthingTestSupport
 import Testing
@@ -48,10 +49,16 @@ struct RoamingSyncthingTests {
         try await a.client.write(RoamingMachine.editor, "Theme", .string("light"))
         try await b.client.write(RoamingMachine.editor, "Theme", .string("dark"))
         _ = try await a.client.call("Remove", [.string(RoamingMachine.editor), .string("Doomed")])
+        try await a.client.write(RoamingMachine.editor, "Size", .integer(3))
+        _ = try await b.client.call("Remove", [.string(RoamingMachine.editor), .string("Size")])
+        try await b.client.write(RoamingMachine.editor, "Size", .integer(4))
+        _ = try await b.client.call("Remove", [.string(RoamingMachine.editor), .string("Size")])
         try cluster.setPaused(0, false)
         try await a.waitFor("Theme", .string("dark"))
         try await b.waitFor("Theme", .string("dark"))
         try await b.waitFor("Doomed", nil)
+        // B's removal came after A's write: removed on both.
+        try await a.waitFor("Size", nil)
         // Nothing flaps back: a sentinel written after converges too, and Theme still holds.
         try await b.client.write(RoamingMachine.editor, "Sentinel", .integer(2))
         try await a.waitFor("Sentinel", .integer(2))
@@ -90,6 +97,18 @@ struct RoamingSyncthingTests {
         try Data("PRFSROAM but then garbage".utf8).write(to: folder.appendingPathComponent(corrupt))
         try Data(count: 17 << 20).write(to: folder.appendingPathComponent(oversized))
         try Data("x".utf8).write(to: folder.appendingPathComponent(misnamed))
+        // Well-formed files of made-up machines, hostile inside: a value nested 40 deep (the
+        // bus allows 32), a key that is not valid (NUL), and a good key beside each: neither
+        // file may be applied in part.
+        var deep = PropertyListValue.integer(1)
+        for _ in 0..<40 { deep = .array([deep]) }
+        let deepFile = try hostileFile(["Deep": deep, "GoodBesideDeep": .integer(1)])
+        let badKeyFile = try hostileFile(["Bad\u{0}Key": .integer(1), "GoodBesideBad": .integer(1)])
+        for (name, bytes) in [deepFile, badKeyFile] {
+            let temporary = cluster.instances[0].home.appendingPathComponent(name + ".tmp")
+            try Data(bytes).write(to: temporary)
+            try FileManager.default.moveItem(at: temporary, to: folder.appendingPathComponent(name))
+        }
         try await a.client.write(RoamingMachine.editor, "After", .integer(2))
         try await b.waitFor("After", .integer(2))
         for machine in [a, b] {
@@ -99,13 +118,29 @@ struct RoamingSyncthingTests {
                     if case .dictionary(let entry) = item, case .string(let file)? = entry["File"] { return file }
                     return nil
                 })
-                return files.isSuperset(of: [corrupt, oversized, misnamed])
+                return files.isSuperset(of: [corrupt, oversized, misnamed, deepFile.name, badKeyFile.name])
             }
             let shown = try? await machine.status()["SetAside"]
             #expect(reported, "\(machine.name): \(String(describing: shown))")
             #expect(machine.fixture.isRunning)
         }
         #expect(await b.value("Before") == .integer(1))
+        for machine in [a, b] {
+            #expect(await machine.value("GoodBesideDeep") == nil)
+            #expect(await machine.value("GoodBesideBad") == nil)
+        }
+    }
+
+    /// A roaming file of a made-up machine holding `values` in the editor domain.
+    private func hostileFile(_ values: [String: PropertyListValue]) throws -> (name: String, bytes: [UInt8]) {
+        let machine = MachineID(derivedFrom: UUID().uuidString)
+        let domain = try DomainName(RoamingMachine.editor)
+        var clock = HybridClock()
+        let wall = UInt64(Date().timeIntervalSince1970 * 1000)
+        let entries = values.sorted { $0.key < $1.key }.map { key, value in
+            RoamingEntry(key: RoamingKey(domain, key), value: value, stamp: RoamingStamp(time: clock.tick(physical: wall), machine: machine))
+        }
+        return (RoamingFolder.fileName(for: machine), RoamingFile(machine: machine, name: "mallory", entries: entries).encoded())
     }
 
     @Test("kill -9 while applying: nothing half-applied, and applying again commits nothing more")

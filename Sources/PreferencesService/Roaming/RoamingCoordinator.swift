@@ -36,6 +36,8 @@ final class RoamingCoordinator: Sendable {
         var selectionProblems: [String] = []
         /// The domains that roam, for the commit hook.
         var domains: Set<DomainName> = []
+        /// Keys of roaming domains committed since the last plan (see ``RoamingLedger/plan``).
+        var touched: Set<RoamingKey> = []
         /// The status last shown.
         var status: [String: PropertyListValue] = [:]
         /// When the last pass ran (for the status), in milliseconds.
@@ -107,9 +109,15 @@ final class RoamingCoordinator: Sendable {
         queue.sync {}
     }
 
-    /// A change of `domain` was committed: schedules a pass when it roams or is the selection.
-    func committed(_ domain: DomainName) {
-        guard domain == RoamingSelection.domain || state.withLock({ $0.domains.contains(domain) }) else { return }
+    /// A change of `keys` of `domain` was committed: notes them and schedules a pass when
+    /// the domain roams or is the selection.
+    func committed(_ domain: DomainName, keys: some Collection<String>) {
+        let roams = state.withLock { state -> Bool in
+            guard state.domains.contains(domain) else { return false }
+            for key in keys { state.touched.insert(RoamingKey(domain, key)) }
+            return true
+        }
+        guard roams || domain == RoamingSelection.domain else { return }
         schedule()
     }
 
@@ -160,7 +168,8 @@ final class RoamingCoordinator: Sendable {
         let clock = now()
         let (seen, known) = state.withLock { ($0.seen, Set($0.ledger.remote.keys)) }
         var present: Set<MachineID> = []
-        var machines = 0
+        // The first machines' files by name are read, up to the bound; the others are set aside.
+        let allowed = Set(listing.keys.filter { $0 != ownName && RoamingFolder.machine(ofFileName: $0) != nil }.sorted().prefix(limits.machines))
         for (name, fingerprint) in listing.sorted(by: { $0.key < $1.key }) where name != ownName {
             let machineOfName = RoamingFolder.machine(ofFileName: name)
             if let machineOfName { present.insert(machineOfName) }
@@ -170,8 +179,7 @@ final class RoamingCoordinator: Sendable {
                 setAside(name, reason: "its name is not a machine identity (32 hexadecimal digits) followed by \(RoamingFolder.suffix)", bytes: nil, now: clock)
                 continue
             }
-            machines += 1
-            if machines > limits.machines {
+            if !allowed.contains(name) {
                 setAside(name, reason: "the folder holds more than \(limits.machines) machines' files", bytes: nil, now: clock)
                 continue
             }
@@ -228,7 +236,11 @@ final class RoamingCoordinator: Sendable {
                 state.ledger.name = name
                 ownDirty = !state.ledger.log.isEmpty
             }
-            return state.ledger.plan(local: snapshot.local, selection: snapshot.selection) { snapshot.forced.contains($0) }
+            // Taken after the snapshot: a commit the snapshot shows has (almost always) been
+            // noted by then, so a fresh local write is never mistaken for an old value.
+            let touched = state.touched
+            state.touched = []
+            return state.ledger.plan(local: snapshot.local, touched: touched, selection: snapshot.selection) { snapshot.forced.contains($0) }
         }
         if !plan.publish.isEmpty {
             state.withLock { _ = $0.ledger.publish(plan.publish, physical: clock) }
