@@ -127,7 +127,7 @@ extension Prefs {
                 let client = try connect()
                 defer { client.close() }
                 guard let status = try? await client.perform(PreferencesCall.readVolatileDomain(Roaming.statusDomain), domain: Roaming.statusDomain) else {
-                    throw PrefsError.serviceUnavailable(detail: "prefsd shows no roaming status: it runs without a roaming folder or cannot read /etc/machine-id (see its log)")
+                    throw PrefsError.serviceUnavailable(detail: "prefsd shows no roaming status: no domain roams yet (prefs roaming enable DOMAIN), or prefsd cannot read /etc/machine-id (see its log)")
                 }
                 if json { return Output.line(OutputFormatter.json(.dictionary(status))) }
                 func text(_ key: String, in entries: [String: PropertyListValue]) -> String {

@@ -60,7 +60,7 @@ final class RoamingCoordinator: Sendable {
           checkValue: @escaping @Sendable (PropertyListValue, String) throws -> Void) {
         guard let text = try? String(contentsOf: configuration.machineIDFile, encoding: .utf8),
               !text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
-            logger.error("roaming is off: cannot read the machine ID", metadata: ["file": "\(configuration.machineIDFile.path)"])
+            logger.notice("roaming is off: cannot read the machine ID", metadata: ["file": "\(configuration.machineIDFile.path)"])
             return nil
         }
         let machine = MachineID(derivedFrom: text)
@@ -306,7 +306,9 @@ final class RoamingCoordinator: Sendable {
             outcome.withLock { $0 = result }
             done.signal()
         }
-        done.wait()
+        if done.wait(timeout: .now() + 120) == .timedOut {
+            return .failed("the store did not answer within 120 s; tried again at the next change")
+        }
         if configuration.applyDelayMilliseconds > 0 { usleep(UInt32(configuration.applyDelayMilliseconds) * 1000) }
         return outcome.withLock { $0 } ?? .failed("no answer from the store")
     }
