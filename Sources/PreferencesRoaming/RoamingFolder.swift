@@ -113,13 +113,14 @@ public struct RoamingFolder: Sendable {
     /// Where the adopted state is kept.
     public var adoptedURL: URL { localDirectory.appendingPathComponent("adopted.prefsd-roaming") }
 
-    /// Keeps a copy of a file set aside in `<local>/set-aside/`, named after it and the
-    /// time; returns the copy's path. The folder itself is left alone: removing the file
-    /// there would remove it on every machine.
+    /// Keeps a copy of a file set aside in `<local>/set-aside/` under its own name (the
+    /// latest bad version only, so a machine rewriting a bad file cannot fill the disk);
+    /// returns the copy's path. The folder itself is left alone: removing the file there
+    /// would remove it on every machine.
     @discardableResult
-    public func setAside(_ name: String, bytes: [UInt8], now: UInt64) -> String? {
+    public func setAside(_ name: String, bytes: [UInt8]) -> String? {
         let directory = localDirectory.appendingPathComponent("set-aside", isDirectory: true)
-        let copy = directory.appendingPathComponent("\(name).\(now)")
+        let copy = directory.appendingPathComponent(name)
         do {
             try Self.ensureDirectory(directory)
             try writeWhole(bytes, to: copy)

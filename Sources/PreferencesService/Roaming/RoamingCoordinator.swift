@@ -176,11 +176,11 @@ final class RoamingCoordinator: Sendable {
             if seen[name] == fingerprint { continue }
             state.withLock { $0.seen[name] = fingerprint }
             guard let expected = machineOfName else {
-                setAside(name, reason: "its name is not a machine identity (32 hexadecimal digits) followed by \(RoamingFolder.suffix)", bytes: nil, now: clock)
+                setAside(name, reason: "its name is not a machine identity (32 hexadecimal digits) followed by \(RoamingFolder.suffix)", bytes: nil)
                 continue
             }
             if !allowed.contains(name) {
-                setAside(name, reason: "the folder holds more than \(limits.machines) machines' files", bytes: nil, now: clock)
+                setAside(name, reason: "the folder holds more than \(limits.machines) machines' files", bytes: nil)
                 continue
             }
             var bytes: [UInt8]?
@@ -197,9 +197,9 @@ final class RoamingCoordinator: Sendable {
                 logger.debug("read a roaming file", metadata: ["file": "\(name)", "entries": "\(file.entries.count)"])
             } catch let error as RoamingError {
                 if case .io = error, !FileManager.default.fileExists(atPath: folder.directory.appendingPathComponent(name).path) { continue }
-                setAside(name, reason: error.description, bytes: bytes, now: clock)
+                setAside(name, reason: error.description, bytes: bytes)
             } catch {
-                setAside(name, reason: "\(error)", bytes: bytes, now: clock)
+                setAside(name, reason: "\(error)", bytes: bytes)
             }
         }
         state.withLock { state in
@@ -210,8 +210,9 @@ final class RoamingCoordinator: Sendable {
         }
     }
 
-    private func setAside(_ name: String, reason: String, bytes: [UInt8]?, now: UInt64) {
-        let copy = folder.setAside(name, bytes: bytes ?? ((try? folder.read(name, limit: configuration.limits.fileBytes)) ?? []), now: now)
+    private func setAside(_ name: String, reason: String, bytes: [UInt8]?) {
+        // A file too large to read is reported without a copy.
+        let copy = (bytes ?? (try? folder.read(name, limit: configuration.limits.fileBytes))).flatMap { folder.setAside(name, bytes: $0) }
         logger.warning("a roaming file was set aside", metadata: ["file": "\(name)", "reason": "\(reason)", "copy": "\(copy ?? "none")"])
         state.withLock { $0.setAside[name] = (reason, copy) }
     }
