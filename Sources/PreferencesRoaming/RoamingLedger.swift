@@ -109,9 +109,10 @@ public struct RoamingLedger: Sendable {
     ///   - selection: what roams.
     ///   - forced: whether the administrator forces a key (it never roams either way).
     public func plan(
-        local: [RoamingKey: PropertyListValue], touched: Set<RoamingKey> = [], selection: RoamingSelection,
+        local: [RoamingKey: PropertyListValue], touched: some Collection<RoamingKey> = [RoamingKey](), selection: RoamingSelection,
         forced: (RoamingKey) -> Bool
     ) -> Plan {
+        let touched = Set(touched)
         var keys = Set(local.keys).union(touched)
         for key in own.keys where selection.roams(key) { keys.insert(key) }
         for key in adopted.keys where selection.roams(key) { keys.insert(key) }
@@ -168,11 +169,24 @@ public struct RoamingLedger: Sendable {
 
     /// Records local changes as this machine's, each later than everything seen; returns
     /// the new entries.
+    ///
+    /// - Parameters:
+    ///   - physical: the wall clock now, in milliseconds.
+    ///   - changedAt: when each key was committed here, where known: its time is taken from
+    ///     then (so two machines' changes order as they were made, not as they were
+    ///     published), still later than everything seen.
     @discardableResult
-    public mutating func publish(_ changes: [RoamingKey: PropertyListValue?], physical: UInt64) -> [RoamingEntry] {
+    public mutating func publish(
+        _ changes: [RoamingKey: PropertyListValue?], physical: UInt64, changedAt: [RoamingKey: UInt64] = [:]
+    ) -> [RoamingEntry] {
         var added: [RoamingEntry] = []
-        for (key, value) in changes.sorted(by: { $0.key < $1.key }) {
-            let entry = RoamingEntry(key: key, value: value, stamp: RoamingStamp(time: clock.tick(physical: physical), machine: machine))
+        let ordered = changes.sorted { lhs, rhs in
+            let (l, r) = (changedAt[lhs.key] ?? physical, changedAt[rhs.key] ?? physical)
+            return l != r ? l < r : lhs.key < rhs.key
+        }
+        for (key, value) in ordered {
+            let time = clock.tick(physical: min(changedAt[key] ?? physical, physical))
+            let entry = RoamingEntry(key: key, value: value, stamp: RoamingStamp(time: time, machine: machine))
             log.append(entry)
             own[key] = entry
             added.append(entry)

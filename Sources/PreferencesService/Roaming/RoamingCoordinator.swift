@@ -36,8 +36,9 @@ final class RoamingCoordinator: Sendable {
         var selectionProblems: [String] = []
         /// The domains that roam, for the commit hook.
         var domains: Set<DomainName> = []
-        /// Keys of roaming domains committed since the last plan (see ``RoamingLedger/plan``).
-        var touched: Set<RoamingKey> = []
+        /// Keys of roaming domains committed since the last plan (see ``RoamingLedger/plan``),
+        /// with when (milliseconds): their changes are dated from then.
+        var touched: [RoamingKey: UInt64] = [:]
         /// The status last shown.
         var status: [String: PropertyListValue] = [:]
         /// When the last pass ran (for the status), in milliseconds.
@@ -112,9 +113,10 @@ final class RoamingCoordinator: Sendable {
     /// A change of `keys` of `domain` was committed: notes them and schedules a pass when
     /// the domain roams or is the selection.
     func committed(_ domain: DomainName, keys: some Collection<String>) {
+        let time = now()
         let roams = state.withLock { state -> Bool in
             guard state.domains.contains(domain) else { return false }
-            for key in keys { state.touched.insert(RoamingKey(domain, key)) }
+            for key in keys { state.touched[RoamingKey(domain, key)] = time }
             return true
         }
         guard roams || domain == RoamingSelection.domain else { return }
@@ -230,6 +232,7 @@ final class RoamingCoordinator: Sendable {
         let clock = now()
         var ownDirty = false
         var adoptedDirty = false
+        var touched: [RoamingKey: UInt64] = [:]
         let plan = state.withLock { state -> RoamingLedger.Plan in
             state.domains = snapshot.selection.domains
             state.selectionProblems = snapshot.problems
@@ -239,12 +242,12 @@ final class RoamingCoordinator: Sendable {
             }
             // Taken after the snapshot: a commit the snapshot shows has (almost always) been
             // noted by then, so a fresh local write is never mistaken for an old value.
-            let touched = state.touched
-            state.touched = []
-            return state.ledger.plan(local: snapshot.local, touched: touched, selection: snapshot.selection) { snapshot.forced.contains($0) }
+            touched = state.touched
+            state.touched = [:]
+            return state.ledger.plan(local: snapshot.local, touched: touched.keys, selection: snapshot.selection) { snapshot.forced.contains($0) }
         }
         if !plan.publish.isEmpty {
-            state.withLock { _ = $0.ledger.publish(plan.publish, physical: clock) }
+            state.withLock { _ = $0.ledger.publish(plan.publish, physical: clock, changedAt: touched) }
             ownDirty = true
             logger.debug("publishing roaming changes", metadata: ["keys": "\(plan.publish.count)"])
         }
