@@ -418,7 +418,7 @@ public final class PreferencesService: Sendable {
     /// Emits `Changed` for a committed change of a persistent domain, or `VolatileChanged`
     /// for a change of a volatile one, its body bounded as the contract says.
     func emit(_ change: Change, volatile: Bool) {
-        if !volatile { roaming.withLock { $0 }?.committed(change.domain, keys: Array(change.changed.keys) + change.removed) }
+        if !volatile { roaming.withLock { $0 }?.committed(change) }
         let member = volatile ? PreferencesBus.volatileChangedSignal : PreferencesBus.changedSignal
         emitSignal(.signal(path: PreferencesBus.objectPath, interface: PreferencesBus.interface, member: member, body: change.signalBody()))
     }

@@ -110,13 +110,15 @@ final class RoamingCoordinator: Sendable {
         queue.sync {}
     }
 
-    /// A change of `keys` of `domain` was committed: notes them and schedules a pass when
-    /// the domain roams or is the selection.
-    func committed(_ domain: DomainName, keys: some Collection<String>) {
-        let time = now()
+    /// A change was committed: notes its keys and schedules a pass when its domain roams
+    /// or is the selection (nothing is allocated for a domain that does not roam).
+    func committed(_ change: Change) {
+        let domain = change.domain
         let roams = state.withLock { state -> Bool in
             guard state.domains.contains(domain) else { return false }
-            for key in keys { state.touched[RoamingKey(domain, key)] = time }
+            let time = now()
+            for key in change.changed.keys { state.touched[RoamingKey(domain, key)] = time }
+            for key in change.removed { state.touched[RoamingKey(domain, key)] = time }
             return true
         }
         guard roams || domain == RoamingSelection.domain else { return }
