@@ -192,15 +192,17 @@ public final class SyncthingCluster: @unchecked Sendable {
         try get(k, paused ? "/rest/system/pause" : "/rest/system/resume", method: "POST")
     }
 
-    /// Whether every TCP socket the instances hold is on 127.0.0.1 (as `ss -tnap` lists
-    /// them): the tests never reach any other address.
+    /// Whether every TCP and UDP socket the instances hold is on 127.0.0.1 (as `ss -tunap`
+    /// lists them): the tests never reach any other address.
     public func socketsOnLoopbackOnly() throws -> Bool {
-        let result = try runCommand("ss", ["-Htnap"])
+        let result = try runCommand("ss", ["-Htunap"])
+        guard result.status == 0 else { throw SyncthingError("ss failed: \(result.stderr)") }
         for instance in instances {
             for line in result.stdout.split(separator: "\n") where line.contains("pid=\(instance.process.processIdentifier),") {
+                // Netid State Recv-Q Send-Q Local Peer Process
                 let fields = line.split(separator: " ", omittingEmptySubsequences: true)
-                guard fields.count >= 5 else { continue }
-                let local = fields[3], peer = fields[4]
+                guard fields.count >= 6 else { continue }
+                let local = fields[4], peer = fields[5]
                 if !local.hasPrefix("127.0.0.1:") { return false }
                 if !(peer.hasPrefix("127.0.0.1:") || peer == "0.0.0.0:*" || peer == "*:*") { return false }
             }
