@@ -72,6 +72,8 @@ let package = Package(
             name: "PreferencesService",
             dependencies: [
                 "DBus",
+                "GSettingsPaths",
+                "GVariantCoding",
                 "PreferencesModel",
                 "PreferencesProtocol",
                 "PreferencesRoaming",
@@ -111,7 +113,7 @@ let package = Package(
         ),
         .target(
             name: "SettingsApp",
-            dependencies: ["Gtk", "PreferencesModel", "PreferencesProxy", "PrefsCommand", "SettingsBundle"],
+            dependencies: ["Gtk", "GSettingsPaths", "GSettingsSchemas", "PreferencesModel", "PreferencesProxy", "PrefsCommand", "SettingsBundle"],
             swiftSettings: strict
         ),
         .executableTarget(
@@ -134,6 +136,12 @@ let package = Package(
         .target(
             name: "GVariantCoding",
             dependencies: ["CGIO", "GSettingsPaths", "PreferencesModel"],
+            swiftSettings: strict
+        ),
+        // The installed GSettings schemas through GIO's schema API (the settings app's schema pages).
+        .target(
+            name: "GSettingsSchemas",
+            dependencies: ["CGIO", "GSettingsPaths", "GVariantCoding", "PreferencesModel"],
             swiftSettings: strict
         ),
         .target(
@@ -357,6 +365,11 @@ let package = Package(
             name: "RoamingTests",
             // Real Syncthing instances on loopback, each beside its own bus, store and prefsd.
             dependencies: ["DBus", "PrefsdTestSupport", "PreferencesModel", "PreferencesProtocol", "PreferencesRoaming", "SyncthingTestSupport"],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "GSettingsSchemasTests",
+            dependencies: ["GSettingsSchemas", "PreferencesModel"],
             swiftSettings: strict
         ),
         .testTarget(

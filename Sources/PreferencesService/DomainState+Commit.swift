@@ -3,7 +3,9 @@ import PreferencesStore
 
 extension DomainState {
     /// Records that `batch` is durable: applies it to the committed domains and returns
-    /// what changed for readers, or `nil` when nothing did.
+    /// what changed for readers, or `nil` when nothing did. In a domain an administrator
+    /// sets keys in, that is what a read answers: a forced key's stored value is not seen,
+    /// and removing the user's value of a key with a default reveals the default.
     mutating func committed(_ batch: Batch) -> Change? {
         var set: [String: PropertyListValue] = [:]
         var remove: [String] = []
@@ -15,10 +17,16 @@ extension DomainState {
             case .note: break
             }
         }
+        var before: [String: PropertyListValue] = [:]
+        let administered = isAdministered(batch.domain)
+        if administered {
+            for key in set.keys { before[key] = value(domain: batch.domain, key: key) }
+            for key in remove { before[key] = value(domain: batch.domain, key: key) }
+        }
         let change = Self.apply(set: set, remove: remove, to: &committed[batch.domain, default: [:]], domain: batch.domain)
         if committed[batch.domain]?.isEmpty == true { committed[batch.domain] = nil }
         settle(batch)
-        return change.map { forced[batch.domain] == nil ? $0 : hidingForcedKeys($0) }
+        return change.map { administered ? visible($0, before: before) : $0 }
     }
 
     /// Records that `batch` failed: drops what it staged and recounts the domain.
@@ -44,13 +52,5 @@ extension DomainState {
             domainBytes[batch.domain] = nil
             domainKeys[batch.domain] = nil
         }
-    }
-
-    /// A change without the keys a reader does not see change because they are forced.
-    private func hidingForcedKeys(_ change: Change) -> Change {
-        var visible = change
-        visible.changed = change.changed.filter { !isForced(domain: change.domain, key: $0.key) }
-        visible.removed = change.removed.filter { !isForced(domain: change.domain, key: $0) }
-        return visible
     }
 }

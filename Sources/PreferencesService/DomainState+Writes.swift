@@ -21,7 +21,8 @@ extension DomainState {
     }
 
     /// `ApplyIf`: `Apply`, only when every key of `expected` has exactly that value and
-    /// every key of `absent` is absent once the batches in flight are durable. Returns
+    /// every key of `absent` is absent once the batches in flight are durable, as a read
+    /// answers them (an administrator's default counts). Returns
     /// `nil`, changing nothing, when the expectation does not hold.
     mutating func applyIf(
         domain: DomainName, expected: [String: PropertyListValue], absent: [String],
@@ -33,8 +34,10 @@ extension DomainState {
         // A forced key is refused before the expectation is judged: a reader sees the
         // administrator's value, never the stored one it would be compared with.
         try refuseForced(domain, set: set, remove: remove)
-        let holds = expected.allSatisfy { projected(domain: domain, key: $0.key) == $0.value }
-            && absent.allSatisfy { projected(domain: domain, key: $0) == nil }
+        // Judged by what a read answers (the caller read it): the user's value, else the
+        // administrator's default.
+        let holds = expected.allSatisfy { projectedVisible(domain: domain, key: $0.key) == $0.value }
+            && absent.allSatisfy { projectedVisible(domain: domain, key: $0) == nil }
         guard holds else { return nil }
         return try apply(domain: domain, set: set, remove: remove)
     }
@@ -161,6 +164,9 @@ extension DomainState {
     private func refuseForced(_ domain: DomainName, set: [String: PropertyListValue], remove: [String]) throws(PreferencesServiceError) {
         if let key = set.keys.sorted().first(where: { isForced(domain: domain, key: $0) })
             ?? remove.first(where: { isForced(domain: domain, key: $0) }) {
+            if forced[domain]?[key] == nil {
+                throw .forced("\(domain) \"\(key)\" is locked by the administrator (a locks/ file of a dconf system database) and cannot be changed")
+            }
             throw .forced("\(domain) \"\(key)\" is forced by the administrator's managed preferences and cannot be changed")
         }
     }

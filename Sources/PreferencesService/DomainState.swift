@@ -19,6 +19,8 @@ struct DomainState: Sendable {
     var volatile: [DomainName: [String: PropertyListValue]] = [:]
     /// Keys forced by managed domains.
     var forced: [DomainName: [String: PropertyListValue]] = [:]
+    /// The administrator's defaults and dconf's locks (see `AdministratorSettings.swift`).
+    var administrator = AdministratorSettings()
     /// Projected bytes of each persistent domain (committed plus staged), as the quotas
     /// count them (``entryBytes(domain:key:value:)`` for each key, plus
     /// ``ServiceLimits/domainOverhead``).
@@ -71,19 +73,28 @@ struct DomainState: Sendable {
 
     // MARK: Reading
 
-    /// The value a reader sees for `key` in a persistent domain: forced, else committed.
-    /// Volatile domains are another namespace and never consulted.
+    /// The value a reader sees for `key` in a persistent domain: forced (by a managed
+    /// domain, else by a dconf lock), else the user's committed value, else the
+    /// administrator's default. Volatile domains are another namespace and never consulted.
     func value(domain: DomainName, key: String) -> PropertyListValue? {
         if let value = forced[domain]?[key] { return value }
-        return committed[domain]?[key]
+        if administrator.isEmpty { return committed[domain]?[key] }
+        if let lock = administrator.locks[domain]?[key] { return lock.value }
+        return committed[domain]?[key] ?? administrator.defaults[domain]?[key]
     }
 
-    /// Every key of a persistent domain as a reader sees it (forced keys laid over the
-    /// committed ones), or `nil` when there is no such domain.
+    /// Every key of a persistent domain as a reader sees it (the user's values laid over
+    /// the administrator's defaults, locked and forced keys over both), or `nil` when
+    /// there is no such domain and an administrator sets nothing in it.
     func entries(domain: DomainName) -> [String: PropertyListValue]? {
         let base = committed[domain]
-        guard let managed = forced[domain], !managed.isEmpty else { return base }
-        return (base ?? [:]).merging(managed) { _, forcedValue in forcedValue }
+        let defaults = administrator.defaults[domain], locks = administrator.locks[domain], managed = forced[domain]
+        if defaults == nil && locks == nil && (managed?.isEmpty ?? true) { return base }
+        var merged = defaults ?? [:]
+        if let base { merged.merge(base) { _, user in user } }
+        for (key, lock) in locks ?? [:] { merged[key] = lock.value }
+        if let managed { merged.merge(managed) { _, forcedValue in forcedValue } }
+        return base == nil && merged.isEmpty ? nil : merged
     }
 
     /// Every key of a volatile domain, or `nil` when there is no such volatile domain.
@@ -98,11 +109,16 @@ struct DomainState: Sendable {
     /// Names of the volatile domains, unsorted (sorted by the caller outside the lock).
     var volatileDomainNamesUnsorted: [DomainName] { Array(volatile.keys) }
 
-    /// The keys an administrator forces in `domain`, sorted.
-    func forcedKeys(domain: DomainName) -> [String] { (forced[domain] ?? [:]).keys.sorted() }
+    /// The keys an administrator forces in `domain` (managed or locked in dconf), sorted.
+    func forcedKeys(domain: DomainName) -> [String] {
+        guard let locks = administrator.locks[domain] else { return (forced[domain] ?? [:]).keys.sorted() }
+        return Set((forced[domain] ?? [:]).keys).union(locks.keys).sorted()
+    }
 
-    /// Whether an administrator forces `key` in `domain`.
-    func isForced(domain: DomainName, key: String) -> Bool { forced[domain]?[key] != nil }
+    /// Whether an administrator forces `key` in `domain` (managed or locked in dconf).
+    func isForced(domain: DomainName, key: String) -> Bool {
+        forced[domain]?[key] != nil || administrator.locks[domain]?[key] != nil
+    }
 
     /// The first persistent domain of `searchList` that has `key`, with its value.
     func lookup(searchList: [DomainName], key: String) -> (DomainName, PropertyListValue)? {

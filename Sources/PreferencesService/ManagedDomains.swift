@@ -18,6 +18,9 @@ struct ManagedDomains {
     /// The limits every managed value obeys, as values written on the bus do.
     let limits: ServiceLimits
     let logger: Logger
+    /// What the directory holds, as the log names it (the administrator's defaults are
+    /// read the same way).
+    var kind = "managed preferences"
 
     /// Reads every managed domain. A file that cannot be read or parsed is logged with its
     /// path and keeps the state it had in `previous`, so one bad edit never unforces a
@@ -25,15 +28,15 @@ struct ManagedDomains {
     func load(previous: [DomainName: [String: PropertyListValue]]) -> [DomainName: [String: PropertyListValue]] {
         var info = stat()
         guard stat(directory.path, &info) == 0 else {
-            logger.debug("no managed preferences", metadata: ["directory": "\(directory.path)"])
+            logger.debug("no \(kind)", metadata: ["directory": "\(directory.path)"])
             return [:]
         }
         guard (info.st_mode & S_IFMT) == S_IFDIR else {
-            logger.warning("the managed preferences path is not a directory; ignoring it", metadata: ["path": "\(directory.path)"])
+            logger.warning("the \(kind) path is not a directory; ignoring it", metadata: ["path": "\(directory.path)"])
             return [:]
         }
         if requireRootOwnership, info.st_uid != 0 || (info.st_mode & (S_IWGRP | S_IWOTH)) != 0 {
-            logger.warning("the managed preferences directory must be owned by root and not writable by others; ignoring it",
+            logger.warning("the \(kind) directory must be owned by root and not writable by others; ignoring it",
                            metadata: ["directory": "\(directory.path)", "owner": "\(info.st_uid)", "mode": "\(String(info.st_mode & 0o7777, radix: 8))"])
             return [:]
         }
@@ -41,20 +44,20 @@ struct ManagedDomains {
         do {
             names = try FileManager.default.contentsOfDirectory(atPath: directory.path)
         } catch {
-            logger.error("cannot list the managed preferences directory", metadata: ["directory": "\(directory.path)", "error": "\(error)"])
+            logger.error("cannot list the \(kind) directory", metadata: ["directory": "\(directory.path)", "error": "\(error)"])
             return previous
         }
         var domains: [DomainName: [String: PropertyListValue]] = [:]
         for name in names.sorted() where name.hasSuffix(".plist") {
             let path = directory.appendingPathComponent(name).path
             guard let domain = try? DomainName(String(name.dropLast(".plist".count))) else {
-                logger.warning("ignoring a managed file whose name is not a domain name", metadata: ["path": "\(path)"])
+                logger.warning("ignoring a file of \(kind) whose name is not a domain name", metadata: ["path": "\(path)"])
                 continue
             }
             do {
                 domains[domain] = try read(path, domain: domain)
             } catch {
-                logger.error("ignoring a managed file that cannot be used; its previous state stays in force",
+                logger.error("ignoring a file of \(kind) that cannot be used; its previous state stays in force",
                              metadata: ["path": "\(path)", "error": "\(error)"])
                 if let kept = previous[domain] { domains[domain] = kept }
             }
@@ -121,30 +124,8 @@ struct ForcedUpdate: Sendable {
 extension DomainState {
     /// Puts a new set of forced keys in force and says what changed.
     mutating func replaceForced(with newForced: [DomainName: [String: PropertyListValue]]) -> ForcedUpdate {
-        let domains = Set(forced.keys).union(newForced.keys).sorted()
-        var keys: [DomainName: Set<String>] = [:]
-        var before: [DomainName: [String: PropertyListValue]] = [:]
-        for domain in domains {
-            let affected = Set((forced[domain] ?? [:]).keys).union((newForced[domain] ?? [:]).keys)
-            keys[domain] = affected
-            for key in affected { before[domain, default: [:]][key] = value(domain: domain, key: key) }
-        }
-        let keysBefore = forced.mapValues { Set($0.keys) }
-        forced = newForced.filter { !$0.value.isEmpty }
-        var update = ForcedUpdate()
-        for domain in domains where keysBefore[domain] != forced[domain].map({ Set($0.keys) }) {
-            update.forcedKeys[domain] = forcedKeys(domain: domain)
-        }
-        for domain in domains {
-            var change = Change(domain: domain)
-            for key in (keys[domain] ?? []).sorted() {
-                let now = value(domain: domain, key: key)
-                guard now != before[domain]?[key] else { continue }
-                if let now { change.changed[key] = now } else { change.removed.append(key) }
-                update.notes[domain, default: []].append(.note(domain, key: key, value: now, previous: before[domain]?[key]))
-            }
-            if !change.isEmpty { update.changes.append(change) }
-        }
-        return update
+        var affected = forced.mapValues { Set($0.keys) }
+        for (domain, keys) in newForced { affected[domain, default: []].formUnion(keys.keys) }
+        return replacingLayers(affecting: affected) { $0.forced = newForced.filter { !$0.value.isEmpty } }
     }
 }

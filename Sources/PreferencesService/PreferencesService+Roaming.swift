@@ -36,7 +36,8 @@ extension PreferencesService: RoamingHost {
                 for (key, value) in domains.committed[domain] ?? [:] where selection.roams(domain, key) {
                     local[RoamingKey(domain, key)] = value
                 }
-                for key in (domains.forced[domain] ?? [:]).keys { forced.insert(RoamingKey(domain, key)) }
+                // Forced by a managed domain or locked in a dconf system database.
+                for key in domains.forcedKeys(domain: domain) { forced.insert(RoamingKey(domain, key)) }
             }
             return RoamingSnapshot(selection: selection, problems: problems, local: local, forced: forced)
         }
@@ -47,10 +48,13 @@ extension PreferencesService: RoamingHost {
         do {
             staged = try core.withLock { core -> (Effect, DomainStore)? in
                 guard core.domains != nil, let store = core.store else { return nil }
-                guard let effect = try core.domains!.applyIf(
-                    domain: request.domain, expected: request.expected, absent: request.absent, set: request.set, remove: request.remove
-                ) else { return nil }
-                return (effect, store)
+                // Judged on the user's own values (committed and staged), as the plan was:
+                // an administrator's default neither roams nor stands in for a user's value.
+                let domains = core.domains!
+                let holds = request.expected.allSatisfy { domains.projected(domain: request.domain, key: $0.key) == $0.value }
+                    && request.absent.allSatisfy { domains.projected(domain: request.domain, key: $0) == nil }
+                guard holds else { return nil }
+                return (try core.domains!.apply(domain: request.domain, set: request.set, remove: request.remove), store)
             }
         } catch {
             return completion(.failed("\(error)"))

@@ -41,6 +41,9 @@ public final class PreferencesService: Sendable {
     private let watcher = Mutex<DirectoryWatcher?>(nil)
     /// The roaming folder's coordinator, once started (see `PreferencesService+Roaming.swift`).
     let roaming = Mutex<RoamingCoordinator?>(nil)
+    /// The administrator's defaults and dconf databases, followed live; its queue runs
+    /// every reload of administrator settings, managed domains included.
+    let administration = AdministratorWatch()
     private var managed: ManagedDomains {
         ManagedDomains(
             directory: configuration.managedDirectory,
@@ -82,6 +85,7 @@ public final class PreferencesService: Sendable {
         watchManagedDirectory()
         var domains = DomainState(committed: try store.loadAll(), limits: configuration.limits)
         _ = domains.replaceForced(with: managed.load(previous: [:]))
+        _ = domains.replaceAdministrator(with: loadAdministratorSettings())
         let count = domains.committed.count
         core.withLock { core in
             core.domains = domains
@@ -105,13 +109,16 @@ public final class PreferencesService: Sendable {
         // watcher's queue like every reload.
         watcher.withLock { $0?.trigger() }
         startRoaming()
+        administration.schedule { [self] in reloadAdministratorSettings() }
     }
 
     /// Follows the managed directory: a file added, edited or removed takes effect at once
     /// and emits `Changed` for every value readers see change.
     private func watchManagedDirectory() {
         let directory = configuration.managedDirectory
-        let started = DirectoryWatcher(directory: directory) { [self] in reloadManagedDomains() }
+        let started = DirectoryWatcher(directory: directory) { [self] in
+            administration.queue.async { [self] in reloadManagedDomains() }
+        }
         if case .polling(let reason) = started.mode {
             logger.debug("polling the managed directory every second", metadata: ["directory": "\(directory.path)", "reason": "\(reason)"])
         }
@@ -119,7 +126,7 @@ public final class PreferencesService: Sendable {
     }
 
     /// Reads the managed directory again and puts what it forces in force. Runs on the
-    /// watcher's queue only, so reloads never overlap.
+    /// administration queue only, so reloads never overlap.
     private func reloadManagedDomains() {
         let previous = core.withLock { $0.domains?.forced ?? [:] }
         let forced = managed.load(previous: previous)
@@ -128,6 +135,20 @@ public final class PreferencesService: Sendable {
         if !domains.isEmpty {
             logger.info("managed preferences changed", metadata: ["domains": "\(domains.map(\.rawValue).sorted())"])
         }
+        announce(update)
+    }
+
+    /// Runs `body` on the running state (`nil` before the store is loaded).
+    func withDomains<Result: Sendable>(_ body: (inout DomainState) -> Result) -> Result? {
+        core.withLock { core in
+            guard core.domains != nil else { return nil }
+            return body(&core.domains!)
+        }
+    }
+
+    /// Announces what a change of an administrator's settings changed: `ForcedKeysChanged`
+    /// first, then `Changed`, and notes in the journal (who = `managed`).
+    func announce(_ update: ForcedUpdate) {
         for (domain, keys) in update.forcedKeys.sorted(by: { $0.key < $1.key }) {
             emitSignal(.signal(
                 path: PreferencesBus.objectPath, interface: PreferencesBus.interface,
@@ -151,6 +172,7 @@ public final class PreferencesService: Sendable {
     public func stop() {
         watcher.withLock { $0?.cancel() }
         stopRoaming()
+        administration.stop()
         core.withLock { $0.store }?.close()
         connection.flush()
     }

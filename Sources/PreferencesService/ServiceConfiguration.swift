@@ -22,6 +22,21 @@ public struct ServiceConfiguration: Sendable {
     public var secureKeys: [DomainName: Set<String>] = [:]
     /// The roaming folder (`prefsd --roaming-dir`); `nil`: no roaming.
     public var roaming: RoamingConfiguration?
+    /// The administrator's defaults, `<domain>.plist` files (`/etc/prefsd/defaults`;
+    /// `prefsd --defaults-dir`).
+    public var defaultsDirectory = defaultDefaultsDirectory
+    /// The dconf profile whose `system-db:NAME` lines name dconf's system databases
+    /// (`prefsd --dconf-profile`); `nil`: found as dconf finds it (`$DCONF_PROFILE`, else
+    /// `/etc/dconf/profile/user`, see the README).
+    public var dconfProfile: String?
+    /// The directory of dconf's system databases, `NAME.d/` keyfiles and `NAME.d/locks/`
+    /// (`/etc/dconf/db`; `prefsd --dconf-db-dir`).
+    public var dconfDatabaseDirectory = defaultDconfDatabaseDirectory
+
+    /// The default directory of the administrator's defaults.
+    public static let defaultDefaultsDirectory = URL(fileURLWithPath: "/etc/prefsd/defaults", isDirectory: true)
+    /// The default directory of dconf's system databases.
+    public static let defaultDconfDatabaseDirectory = URL(fileURLWithPath: "/etc/dconf/db", isDirectory: true)
 
     /// The default managed directory.
     public static let defaultManagedDirectory = URL(fileURLWithPath: "/etc/prefsd/managed", isDirectory: true)
@@ -36,6 +51,14 @@ public struct ServiceConfiguration: Sendable {
         self.version = version
         self.managedDirectory = managedDirectory
         self.requireRootOwnedManagedDirectory = requireRootOwnedManagedDirectory
+    }
+
+    /// Where the administrator's defaults and dconf's system databases are read from.
+    var administratorSources: AdministratorSources {
+        AdministratorSources(
+            defaultsDirectory: defaultsDirectory, dconfProfile: dconfProfile, dconfDatabaseDirectory: dconfDatabaseDirectory,
+            requireRootOwnership: requireRootOwnedManagedDirectory, environment: ProcessInfo.processInfo.environment
+        )
     }
 
     /// The default store directory: `$XDG_CONFIG_HOME/prefsd`, or `~/.config/prefsd`.

@@ -30,5 +30,5 @@ enum ErrorMessages {
     }
 
     /// The reason a locked setting shows.
-    static let lockedReason = "Locked by your administrator (managed preferences); it cannot be changed here."
+    static let lockedReason = "Locked by your administrator (managed preferences or a dconf lock); it cannot be changed here."
 }

@@ -2,7 +2,8 @@ import Gtk
 import PreferencesModel
 
 /// The editor for a domain without a settings bundle, in the manner of dconf-editor:
-/// every key with its type and value, edited in place (Enter or the apply button),
+/// every key with its type and value, edited in place (Enter or the apply button; arrays
+/// and dictionaries one item per line in a multi-line field, with Apply),
 /// reset (back to the stored value), deleted, and new keys added with a type.
 final class RawEditorPage: DomainPage {
     let domain: String
@@ -10,7 +11,7 @@ final class RawEditorPage: DomainPage {
     var widget: Widget { page }
     private let page = PreferencesPage()
     private let keysGroup = PreferencesGroup(title: "Keys", description: "Edit a value and press Enter to save it.")
-    private var rows: [String: KeyRow] = [:]
+    private var rows: [String: any RawKeyRow] = [:]
     private unowned let controller: SettingsController
     private let newKey = EntryRow(title: "New key")
     private let newType = ComboRow(title: "Type", items: ValueEditing.typeNames)
@@ -52,13 +53,19 @@ final class RawEditorPage: DomainPage {
 
     func refresh() {
         let values = controller.values[domain] ?? [:]
-        for (key, row) in rows where values[key] == nil && !controller.isWriting(domain, key) {
-            keysGroup.remove(row.entry)
-            rows[key] = nil
+        for (key, row) in rows where !controller.isWriting(domain, key) {
+            // Gone, or now of the other kind (a list for a one-line field or back): made again.
+            guard let value = values[key], (row is ListKeyRow) == ListKeyRow.isList(value) else {
+                keysGroup.remove(row.widget)
+                rows[key] = nil
+                continue
+            }
         }
-        for key in values.keys.sorted() where rows[key] == nil {
-            let row = KeyRow(domain: domain, key: key, controller: controller)
-            keysGroup.add(row.entry)
+        for (key, value) in values.sorted(by: { $0.key < $1.key }) where rows[key] == nil {
+            let row: any RawKeyRow = ListKeyRow.isList(value)
+                ? ListKeyRow(domain: domain, key: key, controller: controller)
+                : KeyRow(domain: domain, key: key, controller: controller)
+            keysGroup.add(row.widget)
             rows[key] = row
         }
         for (key, row) in rows {
@@ -67,12 +74,21 @@ final class RawEditorPage: DomainPage {
     }
 }
 
+/// One key's row in the raw editor.
+protocol RawKeyRow: AnyObject {
+    /// The row's widget in the keys group.
+    var widget: Widget { get }
+    /// Shows the stored value (unless a write of it is on its way) and whether it is locked.
+    func show(_ value: PropertyListValue, locked: Bool)
+}
+
 /// One key of the raw editor: an entry row titled with the key, its type after it, and
-/// buttons to reset the field and delete the key.
-private final class KeyRow {
+/// buttons to reset the field and delete the key. (Arrays and dictionaries: ``ListKeyRow``.)
+private final class KeyRow: RawKeyRow {
     let domain: String
     let key: String
     let entry: EntryRow
+    var widget: Widget { entry }
     private let typeLabel = Label("")
     private var stored: PropertyListValue?
     private unowned let controller: SettingsController

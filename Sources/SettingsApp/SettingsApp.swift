@@ -4,7 +4,8 @@ import PreferencesProxy
 import SettingsBundle
 
 /// The Settings app: `prefs-settings [DOMAIN [--history]]` opens the window, on DOMAIN
-/// when given (on its History page with `--history`).
+/// when given (on its History page with `--history`); `prefs-settings /GSETTINGS/PATH/[KEY]`
+/// opens the schema page of that directory (and that key's page).
 public enum SettingsApp {
     /// The application's identifier (D-Bus name, desktop file).
     public static let identifier = "io.github.prefsd.Settings"
@@ -29,7 +30,9 @@ public enum SettingsApp {
         application.onActivate { [unowned application] in
             if let window { return window.window.present() }
             let made = SettingsWindow(application: application, controller: controller)
-            made.initialDomain = arguments.dropFirst().first { !$0.hasPrefix("-") }
+            let target = arguments.dropFirst().first { !$0.hasPrefix("-") }
+            made.initialDomain = target.flatMap(SchemaPages.domain(ofPath:)) ?? target
+            if target?.hasPrefix("/") == true { made.initialPath = target }
             made.initialHistory = arguments.dropFirst().contains("--history")
             controller.window = made
             window = made

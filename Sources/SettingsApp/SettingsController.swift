@@ -59,10 +59,10 @@ final class SettingsController {
         for problem in scan.problems + bundles.values.flatMap(\.problems) {
             FileHandleOutput.warn("settings bundle: \(problem.description)")
         }
-        let proxy = proxy, handle = handle, bundleDomains = Array(bundles.keys)
+        let proxy = proxy, handle = handle, bundleDomains = Array(bundles.keys), schemaDomains = SchemaCatalog.shared.domains
         Task {
             do throws(PreferencesProxyError) {
-                let names = Set(try await proxy.domains()).union(bundleDomains)
+                let names = Set(try await proxy.domains()).union(bundleDomains).union(schemaDomains)
                 var values: [String: [String: PropertyListValue]] = [:]
                 var forced: [String: Set<String>] = [:]
                 for name in names {

@@ -26,6 +26,8 @@ final class SettingsWindow {
     var initialDomain: String?
     /// Whether to open the initial domain's History page (`--history`).
     var initialHistory = false
+    /// The GSettings directory or key to open in the initial domain (`prefs-settings /org/gnome/desktop/interface/`).
+    var initialPath: String?
 
     init(application: Application, controller: SettingsController) {
         self.controller = controller
@@ -123,6 +125,10 @@ final class SettingsWindow {
             initialDomain = nil
             (entry.hasBundle ? applications : others).select(entry.row)
             if current == domain { pages.forEach { $0.refresh() } }
+            if let path = initialPath {
+                initialPath = nil
+                SchemaPages.open(path: path, over: pages, controller: controller) { [weak self] in self?.push($0) }
+            }
             if initialHistory {
                 initialHistory = false
                 showHistory()
@@ -130,7 +136,8 @@ final class SettingsWindow {
         }
     }
 
-    /// The text a search matches: the domain, its title, the bundle's titles, keys and values.
+    /// The text a search matches: the domain, its title, the bundle's titles, its schemas'
+    /// key names and summaries, keys and values.
     private func haystack(_ domain: String) -> String {
         var parts = [domain, controller.title(of: domain)]
         if let bundle = controller.bundles[domain] {
@@ -138,6 +145,7 @@ final class SettingsWindow {
                 parts += pane.specifiers.flatMap { [$0.title, $0.key].compactMap { $0 } + $0.titles }
             }
         }
+        parts += SchemaCatalog.searchText(domain)
         for (key, value) in controller.values[domain] ?? [:] {
             parts.append(key)
             parts.append(ValueEditing.text(value))
@@ -171,6 +179,8 @@ final class SettingsWindow {
                 showError("This application's settings bundle has problems; the rest of it works:\n"
                     + bundle.problems.map(\.description).joined(separator: "\n"))
             }
+        } else if let page = SchemaPages.root(for: domain, controller: controller, push: { [weak self] in self?.push($0) }) {
+            push(page)
         } else {
             push(RawEditorPage(domain: domain, controller: controller))
         }

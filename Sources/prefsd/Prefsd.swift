@@ -34,8 +34,21 @@ struct Prefsd: AsyncParsableCommand {
         "The administrator's managed (forced) domains, <domain>.plist files.", valueName: "dir"))
     var managedDirectory: String = ServiceConfiguration.defaultManagedDirectory.path
 
+    @Option(name: .customLong("defaults-dir"), help: ArgumentHelp(
+        "The administrator's defaults, <domain>.plist files a user's own values override.", valueName: "dir"))
+    var defaultsDirectory: String = ServiceConfiguration.defaultDefaultsDirectory.path
+
+    @Option(name: .customLong("dconf-profile"), help: ArgumentHelp(
+        "The dconf profile naming the system databases (system-db:NAME lines) to apply (default: as dconf finds it, $DCONF_PROFILE else /etc/dconf/profile/user).",
+        valueName: "file"))
+    var dconfProfile: String?
+
+    @Option(name: .customLong("dconf-db-dir"), help: ArgumentHelp(
+        "The directory of dconf's system databases: NAME.d/ keyfiles (defaults) and NAME.d/locks/ (forced keys).", valueName: "dir"))
+    var dconfDatabaseDirectory: String = ServiceConfiguration.defaultDconfDatabaseDirectory.path
+
     @Flag(help: ArgumentHelp(
-        "Trust a managed directory not owned by root (for tests and development only).", visibility: .hidden))
+        "Trust managed, defaults and dconf database directories not owned by root (for tests and development only).", visibility: .hidden))
     var allowUnownedManagedDir = false
 
     @Flag(help: "Take the bus name over from a running prefsd, which finishes its writes and exits.")
@@ -204,6 +217,9 @@ struct Prefsd: AsyncParsableCommand {
             requireRootOwnedManagedDirectory: !allowUnownedManagedDir
         )
         configuration.historyBounds = HistoryBounds(entries: historyEntries, bytes: historySize)
+        configuration.defaultsDirectory = URL(fileURLWithPath: defaultsDirectory, isDirectory: true)
+        configuration.dconfProfile = dconfProfile.map { URL(fileURLWithPath: $0).path }
+        configuration.dconfDatabaseDirectory = URL(fileURLWithPath: dconfDatabaseDirectory, isDirectory: true)
         let locator = settingsDirectories.isEmpty ? SettingsBundleLocator() : SettingsBundleLocator(searchDirectories: settingsDirectories)
         configuration.secureKeys = SecureKeys.installed(locator: locator, logger: logger)
         var roaming = RoamingConfiguration(

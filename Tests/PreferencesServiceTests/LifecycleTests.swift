@@ -71,6 +71,7 @@ struct LifecycleTests {
         successor.environment = helperEnvironment
         successor.executableURL = ServiceFixture.binary
         successor.arguments = ["--address", fixture.bus.address, "--store", fixture.storeDirectory.path, "--replace", "--log-level", "warning"]
+                + fixture.administratorArguments
         try successor.run()
         defer { stop(successor, signal: SIGKILL) }
         // The old one exits by itself, cleanly, once its writes are done.

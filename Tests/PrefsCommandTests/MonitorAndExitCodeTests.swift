@@ -181,7 +181,7 @@ struct ExitCodeTests {
         try """
             [D-BUS Service]
             Name=\(PreferencesBus.busName)
-            Exec=\(ServiceFixture.binary.path) --store \(store.path) --log-level warning
+            Exec=\(ServiceFixture.binary.path) --store \(store.path) --log-level warning \(ServiceFixture.administratorArguments(in: bus.directory).joined(separator: " "))
 
             """.write(to: bus.serviceDirectory.appendingPathComponent("\(PreferencesBus.busName).service"), atomically: true, encoding: .utf8)
         let environment = ["DBUS_SESSION_BUS_ADDRESS": bus.address]

@@ -51,7 +51,7 @@ public final class ServiceFixture: Sendable {
         let service = """
         [D-BUS Service]
         Name=\(PreferencesBus.busName)
-        Exec=\(Self.binary.path) --store \(storeDirectory.path) --log-level warning
+        Exec=\(Self.binary.path) --store \(storeDirectory.path) --log-level warning \(administratorArguments.joined(separator: " "))
 
         """
         try service.write(
@@ -64,7 +64,8 @@ public final class ServiceFixture: Sendable {
     public func startService(arguments: [String] = [], waitForName: Bool = true) async throws {
         let process = Process()
         process.executableURL = Self.binary
-        process.arguments = ["--address", bus.address, "--store", storeDirectory.path, "--log-level", "warning"] + arguments
+        process.arguments = ["--address", bus.address, "--store", storeDirectory.path, "--log-level", "warning"]
+            + administratorArguments + arguments
         var environment = helperEnvironment
         environment["DBUS_SESSION_BUS_ADDRESS"] = bus.address
         environment["XDG_CONFIG_HOME"] = bus.directory.appendingPathComponent("config").path
@@ -89,6 +90,32 @@ public final class ServiceFixture: Sendable {
         try process.run()
         self.process.withLock { $0 = process }
         if waitForName { try await waitUntilOwned() }
+    }
+
+    /// The administrator's defaults directory, dconf profile and dconf database directory
+    /// prefsd reads unless a test passes its own (`--defaults-dir`, `--dconf-profile`,
+    /// `--dconf-db-dir`): the fixture's, absent unless a test makes them, so the machine's
+    /// `/etc/prefsd/defaults`, `$DCONF_PROFILE`, `/etc/dconf/profile/user` and
+    /// `/etc/dconf/db` never leak into a test.
+    public var administratorDirectory: URL { Self.administratorDirectory(in: bus.directory) }
+
+    /// The arguments that point prefsd at ``administratorDirectory``; a test that starts
+    /// prefsd itself passes them too.
+    public var administratorArguments: [String] { Self.administratorArguments(in: bus.directory) }
+
+    /// The administrator's directory of a test's own `directory`.
+    public static func administratorDirectory(in directory: URL) -> URL {
+        directory.appendingPathComponent("admin", isDirectory: true)
+    }
+
+    /// The arguments that point prefsd at the administrator's directory of `directory`.
+    public static func administratorArguments(in directory: URL) -> [String] {
+        let admin = administratorDirectory(in: directory)
+        return [
+            "--defaults-dir", admin.appendingPathComponent("defaults").path,
+            "--dconf-profile", admin.appendingPathComponent("profile").path,
+            "--dconf-db-dir", admin.appendingPathComponent("db").path,
+        ]
     }
 
     /// Where prefsd's log (its standard error) goes.

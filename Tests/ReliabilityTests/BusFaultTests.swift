@@ -118,6 +118,7 @@ extension Reliability {
             successor.environment = helperEnvironment
             successor.executableURL = ServiceFixture.binary
             successor.arguments = ["--address", fixture.bus.address, "--store", fixture.storeDirectory.path, "--replace", "--log-level", "warning"]
+                + fixture.administratorArguments
             try successor.run()
             defer { stop(successor, signal: SIGKILL) }
             #expect(await fixture.waitForExit() == 0, "the replaced prefsd did not exit cleanly")

@@ -43,6 +43,7 @@ extension Reliability {
             successor.environment = helperEnvironment
             successor.executableURL = ServiceFixture.binary
             successor.arguments = ["--address", fixture.bus.address, "--store", fixture.storeDirectory.path, "--replace", "--log-level", "warning"]
+                + fixture.administratorArguments
             try successor.run()
             defer { stop(successor, signal: SIGKILL) }
             // The successor takes the name (the old one gets NameLost while starting); stop

@@ -15,10 +15,14 @@ struct RoamingSyncthingTests {
         let cluster = try await SyncthingCluster(count: 2)
         defer { cluster.stop() }
         let managed = try ServiceFixture.managedDirectory([RoamingMachine.editor: ["Locked": .string("admin")]])
-        defer { try? FileManager.default.removeItem(at: managed) }
+        let defaults = try ServiceFixture.managedDirectory([RoamingMachine.editor: ["Accent": .string("system")]])
+        defer {
+            try? FileManager.default.removeItem(at: managed)
+            try? FileManager.default.removeItem(at: defaults)
+        }
         let a = try await RoamingMachine(cluster: cluster, index: 0, name: "alpha")
         let b = try await RoamingMachine(cluster: cluster, index: 1, name: "beta",
-                                         extra: ["--managed-dir", managed.path, "--allow-unowned-managed-dir"])
+                                         extra: ["--managed-dir", managed.path, "--defaults-dir", defaults.path, "--allow-unowned-managed-dir"])
         let changes = try await ChangedCollector(connection: try b.fixture.connect(), domains: [RoamingMachine.editor])
 
         _ = try await a.client.call("SetVolatileDomain", [.string(RoamingMachine.editor), PreferencesClient.values(["Volatile": .integer(1)])])
@@ -26,11 +30,14 @@ struct RoamingSyncthingTests {
         try await a.client.write(RoamingMachine.editor, "WindowFrame", .string("0 0 800 600"))
         try await a.client.write("com.example.Local", "Only", .integer(1))
         try await a.client.write(RoamingMachine.editor, "FontSize", .integer(14))
+        // B's administrator has a default for Accent: A's value is the user's, and replaces it.
+        try await a.client.write(RoamingMachine.editor, "Accent", .string("blue"))
         let started = ContinuousClock.now
         try await a.client.write(RoamingMachine.editor, "Sentinel", .integer(1))
         try await b.waitFor("Sentinel", .integer(1))
         print("write on A to its value on B: \(ContinuousClock.now - started)")
         #expect(await b.value("FontSize") == .integer(14))
+        #expect(await b.value("Accent") == .string("blue"))
         #expect(await b.value("WindowFrame") == nil)
         #expect(try await b.client.domains().contains("com.example.Local") == false)
         #expect(await eventually(timeout: .seconds(10)) { changes.signals.contains { $0.changed["FontSize"] == .integer(14) } })

@@ -110,13 +110,13 @@ final class SettingsWindowSession: Sendable {
         ]
     }
 
-    /// Starts the Settings app showing `domain`.
-    func launch(_ domain: String) throws {
+    /// Starts the Settings app showing `domain`, with `extra` added to its environment.
+    func launch(_ domain: String, extra: [String: String] = [:]) throws {
         quit()
         let process = Process()
         process.executableURL = ServiceFixture.executable("prefs-settings")
         process.arguments = [domain]
-        process.environment = helperEnvironment.merging(environment) { $1 }.filter { !$0.value.isEmpty }
+        process.environment = helperEnvironment.merging(environment) { $1 }.merging(extra) { $1 }.filter { !$0.value.isEmpty }
         process.standardOutput = FileHandle.nullDevice
         let log = fixture.bus.directory.appendingPathComponent("settings-app.log")
         _ = FileManager.default.createFile(atPath: log.path, contents: nil)

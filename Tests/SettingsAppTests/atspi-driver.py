@@ -2,7 +2,7 @@
 """Drives the Settings window (prefs-settings) through AT-SPI, as a screen reader would.
 
 Usage (one step per run; exit 0 when the step succeeded, 1 with what was seen otherwise):
-  atspi-driver.py wait ROLE NAME [--checked yes|no] [--text TEXT] [--sensitive yes|no] [--visible yes|no]
+  atspi-driver.py wait ROLE NAME [--checked yes|no] [--pressed yes|no] [--text TEXT] [--sensitive yes|no] [--visible yes|no]
   atspi-driver.py act ROLE NAME ACTION        e.g. act 'check box' 'Dark style' toggle
   atspi-driver.py set-text ROLE NAME TEXT     replaces an editable text's contents
   atspi-driver.py wait-label-containing TEXT  a label whose text contains TEXT
@@ -49,8 +49,9 @@ def text_of(node):
 
 def describe(node):
     states = node.getState()
-    return "%s %r text=%r checked=%s sensitive=%s visible=%s" % (
+    return "%s %r text=%r checked=%s pressed=%s sensitive=%s visible=%s" % (
         node.getRoleName(), node.name, text_of(node), states.contains(pyatspi.STATE_CHECKED),
+        states.contains(pyatspi.STATE_PRESSED),
         states.contains(pyatspi.STATE_SENSITIVE), states.contains(pyatspi.STATE_VISIBLE))
 
 
@@ -92,6 +93,7 @@ def main():
     wait.add_argument("role")
     wait.add_argument("name")
     wait.add_argument("--checked", choices=["yes", "no"])
+    wait.add_argument("--pressed", choices=["yes", "no"])
     wait.add_argument("--text")
     wait.add_argument("--sensitive", choices=["yes", "no"])
     wait.add_argument("--visible", choices=["yes", "no"])
@@ -110,12 +112,19 @@ def main():
     gone = commands.add_parser("wait-gone")
     gone.add_argument("role")
     gone.add_argument("name")
+    names = commands.add_parser("wait-names")
+    names.add_argument("role")
+    names.add_argument("names", nargs="*")
+    names.add_argument("--within", help="only under the widget of this accessible name")
+    commands.add_parser("dump")
     arguments = parser.parse_args()
 
     if arguments.command == "wait":
         def condition(node):
             states = node.getState()
             if arguments.checked is not None and states.contains(pyatspi.STATE_CHECKED) != yes(arguments.checked):
+                return False
+            if arguments.pressed is not None and states.contains(pyatspi.STATE_PRESSED) != yes(arguments.pressed):
                 return False
             if arguments.sensitive is not None and states.contains(pyatspi.STATE_SENSITIVE) != yes(arguments.sensitive):
                 return False
@@ -155,6 +164,26 @@ def main():
                 print("still shown: %s" % found)
                 sys.exit(1)
             time.sleep(0.1)
+    elif arguments.command == "wait-names":
+        deadline = time.monotonic() + arguments.timeout
+        while True:
+            app = application()
+            roots = [app] if app is not None else []
+            if arguments.within is not None:
+                roots = [node for root in roots for node in walk(root) if node.name == arguments.within]
+            found = [node.name for root in roots for node in walk(root) if node.getRoleName() == arguments.role
+                     and node.getState().contains(pyatspi.STATE_VISIBLE)]
+            if found == arguments.names:
+                print("exactly: %s" % found)
+                return
+            if time.monotonic() > deadline:
+                print("the %s widgets shown are %s" % (arguments.role, found))
+                sys.exit(1)
+            time.sleep(0.1)
+    elif arguments.command == "dump":
+        app = application()
+        for node in walk(app):
+            print(describe(node))
     elif arguments.command == "wait-labels-in-order":
         deadline = time.monotonic() + arguments.timeout
         while True:
