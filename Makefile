@@ -18,8 +18,10 @@ all: build
 deps:
 	scripts/install-dependencies
 
+# The GSettings backend (libgioprefsd.so) is Embedded Swift, built by its own script.
 build: deps
 	$(SWIFT) build -c release
+	scripts/build-gio-module
 
 run: deps
 	scripts/run
@@ -28,11 +30,13 @@ run: deps
 # says why), and the run ends with one line: "N passed, M failed".
 test: deps
 	$(SWIFT) build --build-tests
+	scripts/build-gio-module
 	SWIFT=$(SWIFT) scripts/run-tests
 
 # The benchmark (not part of `make test`): prefsd beside the bus's Ping floor and dconf-service.
 bench: deps
 	$(SWIFT) build -c release --product prefsd
+	scripts/build-gio-module
 	$(SWIFT) run -c release prefs-bench $(BENCH_FLAGS)
 
 install: build
@@ -47,7 +51,7 @@ install: build
 	sed 's|@bindir@|$(BINDIR)|g' dbus/io.github.prefsd.Preferences1.service > "$(DESTDIR)$(DBUS_SERVICES_DIR)/io.github.prefsd.Preferences1.service"
 	sed 's|@bindir@|$(BINDIR)|g' dbus/io.github.prefsd.Sandboxed1.service > "$(DESTDIR)$(DBUS_SERVICES_DIR)/io.github.prefsd.Sandboxed1.service"
 	sed 's|@bindir@|$(BINDIR)|g' dbus/prefsd.service > "$(DESTDIR)$(SYSTEMD_USER_DIR)/prefsd.service"
-	install -m 0644 "$$($(SWIFT) build -c release --show-bin-path)/libgioprefsd.so" "$(DESTDIR)$(GIO_MODULE_DIR)/libgioprefsd.so"
+	install -m 0644 .build/gio-module/libgioprefsd.so "$(DESTDIR)$(GIO_MODULE_DIR)/libgioprefsd.so"
 	@# GIO's module cache names the extension point each module implements.
 	if [ -z "$(DESTDIR)" ] && command -v gio-querymodules >/dev/null; then gio-querymodules "$(GIO_MODULE_DIR)"; fi
 	@echo "installed prefsd, prefs, prefsd-portal and prefs-settings in $(BINDIR); the session bus starts prefsd on first use"

@@ -19,9 +19,8 @@ let package = Package(
         .library(name: "DBus", targets: ["DBus"]),
         .library(name: "PreferencesModel", targets: ["PreferencesModel"]),
         .library(name: "PreferencesProxy", targets: ["PreferencesProxy"]),
+        .library(name: "PreferencesClient", targets: ["PreferencesClient"]),
         .library(name: "SettingsBundle", targets: ["SettingsBundle"]),
-        // The GSettings backend: a GIO module (libgioprefsd.so), selected with GSETTINGS_BACKEND=prefsd.
-        .library(name: "gioprefsd", type: .dynamic, targets: ["PrefsdGSettings"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
@@ -84,9 +83,21 @@ let package = Package(
             plugins: ["EmbedIntrospection"]
         ),
 
+        // The client engine: one domain cache, in the Embedded Swift subset (no
+        // dependencies, no Foundation) so that the GIO module builds the same sources.
+        .target(
+            name: "PreferencesClient",
+            swiftSettings: strict
+        ),
         .target(
             name: "PreferencesProxy",
             dependencies: ["DBus", "PreferencesModel", "PreferencesProtocol"],
+            swiftSettings: strict
+        ),
+        // The engine driven over the proxy: what every caching client of the bus uses.
+        .target(
+            name: "ClientDriver",
+            dependencies: ["PreferencesClient", "PreferencesModel", "PreferencesProxy"],
             swiftSettings: strict
         ),
         .target(
@@ -113,7 +124,7 @@ let package = Package(
         ),
         .target(
             name: "SettingsApp",
-            dependencies: ["Gtk", "GSettingsPaths", "GSettingsSchemas", "PreferencesModel", "PreferencesProxy", "PrefsCommand", "SettingsBundle"],
+            dependencies: ["ClientDriver", "Gtk", "GSettingsPaths", "GSettingsSchemas", "PreferencesClient", "PreferencesModel", "PreferencesProxy", "SettingsBundle"],
             swiftSettings: strict
         ),
         .executableTarget(
@@ -144,13 +155,8 @@ let package = Package(
             dependencies: ["CGIO", "GSettingsPaths", "GVariantCoding", "PreferencesModel"],
             swiftSettings: strict
         ),
-        .target(
-            name: "PrefsdGSettings",
-            dependencies: ["CGIO", "GSettingsPaths", "GVariantCoding", "PreferencesModel", "PreferencesProxy"],
-            swiftSettings: strict,
-            // Loaded into programs that carry no Swift runtime: link it in.
-            linkerSettings: [.unsafeFlags(["-static-stdlib"]), .linkedLibrary("CoreFoundation"), .linkedLibrary("_FoundationCollections"), .linkedLibrary("_FoundationCShims"), .linkedLibrary("_FoundationICU")]
-        ),
+        // The GSettings backend itself (Sources/GSettingsBackend, the GIO module
+        // libgioprefsd.so) is Embedded Swift, built by scripts/build-gio-module, not by SwiftPM.
 
         // MARK: Executables
         .executableTarget(
@@ -191,7 +197,9 @@ let package = Package(
         .target(
             name: "SettingsPortal",
             dependencies: [
+                "ClientDriver",
                 "DBus",
+                "PreferencesClient",
                 "PreferencesModel",
                 "PreferencesProtocol",
                 "PreferencesProxy",
@@ -235,34 +243,35 @@ let package = Package(
 
         // MARK: Build tools
         .executableTarget(
-            name: "embed-text",
+            name: "embed-introspection",
             swiftSettings: strict
         ),
         .plugin(
             name: "EmbedIntrospection",
             capability: .buildTool(),
-            dependencies: ["embed-text"]
+            dependencies: ["embed-introspection"]
         ),
 
-        // MARK: Tests
+        // MARK: Test support
+        // Libraries, not test targets: the tests share them, and prefs-bench starts its
+        // private buses and services with the same code (it imports nothing from Tests/).
         .target(
             name: "BusTestSupport",
             dependencies: ["DBus"],
-            path: "Tests/BusTestSupport",
             swiftSettings: strict
         ),
         .target(
             name: "SyncthingTestSupport",
             dependencies: ["BusTestSupport"],
-            path: "Tests/SyncthingTestSupport",
             swiftSettings: strict
         ),
         .target(
             name: "PrefsdTestSupport",
             dependencies: ["BusTestSupport", "DBus", "PreferencesModel", "PreferencesProtocol", "PreferencesProxy"],
-            path: "Tests/PrefsdTestSupport",
             swiftSettings: strict
         ),
+
+        // MARK: Tests
         .executableTarget(
             name: "preferences-probe",
             dependencies: ["Preferences", "PreferencesModel"],
@@ -290,7 +299,7 @@ let package = Package(
         ),
         .testTarget(
             name: "PreferencesTests",
-            dependencies: ["DBus", "Preferences", "PreferencesModel", "PreferencesProtocol", "PrefsdTestSupport"],
+            dependencies: ["BusTestSupport", "DBus", "Preferences", "PreferencesModel", "PreferencesProtocol", "PrefsdTestSupport"],
             swiftSettings: strict
         ),
         .testTarget(
@@ -307,6 +316,14 @@ let package = Package(
         .testTarget(
             name: "DBusTests",
             dependencies: ["DBus", "BusTestSupport"],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "ClientDriverTests",
+            dependencies: [
+                "BusTestSupport", "ClientDriver", "DBus", "PreferencesClient", "PreferencesModel",
+                "PreferencesProtocol", "PreferencesProxy", "PrefsdTestSupport",
+            ],
             swiftSettings: strict
         ),
         .testTarget(
@@ -368,6 +385,11 @@ let package = Package(
             swiftSettings: strict
         ),
         .testTarget(
+            name: "PreferencesClientTests",
+            dependencies: ["PreferencesClient"],
+            swiftSettings: strict
+        ),
+        .testTarget(
             name: "GSettingsSchemasTests",
             dependencies: ["GSettingsSchemas", "PreferencesModel"],
             swiftSettings: strict
@@ -379,8 +401,8 @@ let package = Package(
         ),
         .testTarget(
             name: "GSettingsBackendTests",
-            // Drives the built libgioprefsd.so through gsettings and PyGObject; it does not
-            // link the module (whose static Swift runtime must stay out of the test process).
+            // Drives libgioprefsd.so (built by scripts/build-gio-module, which scripts/run-tests
+            // runs first) through gsettings and PyGObject; it does not link the module.
             dependencies: ["PreferencesModel", "PreferencesProxy", "PrefsdTestSupport"],
             swiftSettings: strict
         ),

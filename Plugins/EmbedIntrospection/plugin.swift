@@ -8,7 +8,7 @@ import PackagePlugin
 @main
 struct EmbedIntrospection: BuildToolPlugin {
     func createBuildCommands(context: PluginContext, target: any Target) throws -> [Command] {
-        let embed = try context.tool(named: "embed-text").url
+        let embed = try context.tool(named: "embed-introspection").url
         let files = [
             ("io.github.prefsd.Preferences1.xml", "IntrospectionXML.swift", "introspectionXML"),
             ("io.github.prefsd.Sandboxed1.xml", "SandboxIntrospectionXML.swift", "sandboxIntrospectionXML"),

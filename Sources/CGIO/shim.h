@@ -6,13 +6,6 @@
 #include <gio/gio.h>
 #include <gio/gsettingsbackend.h>
 
-/* The instance of prefsd's GSettingsBackend subclass: GLib's part, then one pointer to
- * the Swift object that does the work (retained by the instance, released in finalize). */
-typedef struct {
-    GSettingsBackend parent;
-    void *core;
-} CGIOPrefsdBackend;
-
 /* GObject's type macros do not import into Swift; these do what they do. */
 static inline GType cgio_settings_backend_type(void) { return g_settings_backend_get_type(); }
 static inline GTypeModule *cgio_type_module(GIOModule *module) { return G_TYPE_MODULE(module); }

@@ -2,13 +2,6 @@
 /// `org.freedesktop.DBus.Properties` (`Peer` is answered by libdbus itself): its
 /// introspection XML served verbatim, and read-only properties.
 public struct StandardInterfaces: Sendable {
-    /// `org.freedesktop.DBus.Introspectable`.
-    public static let introspectable = "org.freedesktop.DBus.Introspectable"
-    /// `org.freedesktop.DBus.Peer`.
-    public static let peer = "org.freedesktop.DBus.Peer"
-    /// `org.freedesktop.DBus.Properties`.
-    public static let properties = "org.freedesktop.DBus.Properties"
-
     /// The object's path, for error messages.
     public var path: String
     /// The XML `Introspect` answers.
@@ -28,9 +21,9 @@ public struct StandardInterfaces: Sendable {
     /// without an interface too), or `nil` when it is for another interface.
     public func answer(_ call: DBusMessage) -> DBusMessage? {
         switch call.interface {
-        case Self.introspectable?:
+        case StandardInterface.introspectable?:
             return introspect(call)
-        case Self.properties?:
+        case StandardInterface.properties?:
             return property(call)
         case nil where call.member == "Introspect":
             return introspect(call)
@@ -59,7 +52,7 @@ public struct StandardInterfaces: Sendable {
         case ("Set", "ssv"):
             guard case .string(let interface) = body[0], case .string(let name) = body[1],
                   properties(of: interface)?[name] != nil else { return unknownProperty(call) }
-            return call.makeError(name: "org.freedesktop.DBus.Error.PropertyReadOnly", message: "the property \(name) is read-only")
+            return call.makeError(name: StandardErrorName.propertyReadOnly, message: "the property \(name) is read-only")
         case ("Get", _): return wrongSignature(call, expected: "ss")
         case ("GetAll", _): return wrongSignature(call, expected: "s")
         case ("Set", _): return wrongSignature(call, expected: "ssv")
@@ -70,23 +63,23 @@ public struct StandardInterfaces: Sendable {
     /// The properties of an interface of the object, or `nil` when it has no such interface.
     private func properties(of interface: String) -> [String: DBusValue]? {
         if let own = interfaceProperties[interface] { return own }
-        return [Self.introspectable, Self.peer, Self.properties].contains(interface) ? [:] : nil
+        return [StandardInterface.introspectable, StandardInterface.peer, StandardInterface.properties].contains(interface) ? [:] : nil
     }
 
     private func unknownProperty(_ call: DBusMessage) -> DBusMessage {
         let interface = call.body.first?.stringValue ?? "?"
         let name = call.body.count > 1 ? call.body[1].stringValue ?? "?" : "?"
-        return call.makeError(name: "org.freedesktop.DBus.Error.UnknownProperty",
+        return call.makeError(name: StandardErrorName.unknownProperty,
                               message: "the interface \(interface) of \(path) has no property \(name)")
     }
 
     private func unknownMethod(_ call: DBusMessage) -> DBusMessage {
-        call.makeError(name: "org.freedesktop.DBus.Error.UnknownMethod",
+        call.makeError(name: StandardErrorName.unknownMethod,
                        message: "\(call.interface ?? "the object") has no method \(call.member ?? "(none)")")
     }
 
     private func wrongSignature(_ call: DBusMessage, expected: String) -> DBusMessage {
-        call.makeError(name: "org.freedesktop.DBus.Error.InvalidArgs",
+        call.makeError(name: StandardErrorName.invalidArgs,
                        message: "\(call.member ?? "the method") takes arguments of type (\(expected)), not (\(call.signature))")
     }
 }

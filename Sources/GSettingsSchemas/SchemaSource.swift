@@ -3,7 +3,7 @@ import GSettingsPaths
 
 /// The GSettings schemas installed on this machine (GLib's default schema source:
 /// `XDG_DATA_DIRS`, `GSETTINGS_SCHEMA_DIR`), loaded once, and which of them describe a
-/// prefsd domain under the GSettings path rule (``SettingsLocation``).
+/// prefsd domain under the GSettings path rule (``GSettingsPath``).
 public final class SchemaSource: @unchecked Sendable {
     // @unchecked: built once, every property a `let` of immutable values.
 
@@ -35,7 +35,7 @@ public final class SchemaSource: @unchecked Sendable {
         self.relocatable = relocatable
         var byDomain: [String: [Schema]] = [:]
         for schema in fixed.values {
-            guard let path = schema.path, let domain = SettingsLocation.domain(ofDirectory: path) else { continue }
+            guard let path = schema.path, let domain = GSettingsPath.domain(ofDirectory: path) else { continue }
             byDomain[domain, default: []].append(schema)
         }
         fixedByDomain = byDomain.mapValues { $0.sorted { $0.id < $1.id } }
@@ -54,8 +54,8 @@ public final class SchemaSource: @unchecked Sendable {
         let covered = Set(instances.map(\.path))
         var keysByDirectory: [String: Set<String>] = [:]
         for key in storedKeys {
-            guard SettingsLocation(domain: domain, key: key) != nil else { continue }
-            let full = SettingsLocation.settingsPath(ofDomain: domain) + key
+            guard GSettingsPath(domain: domain, key: key) != nil else { continue }
+            let full = GSettingsPath.settingsPath(ofDomain: domain) + key
             guard let slash = full.lastIndex(of: "/") else { continue }
             let directory = String(full[...slash])
             guard !covered.contains(directory) else { continue }
@@ -105,6 +105,6 @@ public struct SchemaInstance: Sendable {
 
     /// The prefsd key of the schema key `name` in ``domain`` (`interface/gtk-theme`).
     public func prefsdKey(_ name: String) -> String? {
-        SettingsLocation(settingsKey: path + name).flatMap { $0.domain == domain ? $0.key : nil }
+        GSettingsPath(settingsKey: path + name).flatMap { $0.domain == domain ? $0.key : nil }
     }
 }

@@ -22,8 +22,10 @@ import PreferencesModel
 /// (an integer out of range, text that does not parse as that type) reads as unset, and
 /// GSettings answers the schema's default, as with dconf.
 ///
-/// Shared by the GIO module (`PrefsdGSettings`) and `prefs dconf-import`/`dconf-export`,
-/// so that both store a GVariant the same way.
+/// Used by `prefs dconf-import`/`dconf-export`; the GSettings backend (`Sources/GSettingsBackend`,
+/// Embedded Swift without Foundation) does the same mapping GVariant to GVariant in its
+/// `VariantMapping`, so that both store a GVariant the same way (GSettingsBackendTests'
+/// `DconfMigrationTests` compare them).
 public enum VariantCoding {
     /// The prefsd value for `variant`. Never fails: what has no native form is tagged text.
     public static func propertyList(from variant: OpaquePointer) -> PropertyListValue {

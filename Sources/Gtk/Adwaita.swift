@@ -1,4 +1,4 @@
-import CGtk
+internal import CGtk
 
 /// The application: owns the main loop, makes its window on activation.
 public final class Application: Object {

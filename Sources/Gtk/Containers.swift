@@ -1,4 +1,4 @@
-import CGtk
+internal import CGtk
 
 /// A row or column of widgets.
 public final class Box: Widget {

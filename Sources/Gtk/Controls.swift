@@ -1,4 +1,4 @@
-import CGtk
+internal import CGtk
 
 /// A line of text.
 public final class Label: Widget {

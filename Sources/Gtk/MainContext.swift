@@ -1,4 +1,4 @@
-import CGtk
+internal import CGtk
 
 /// The GLib main loop the UI runs on: work from other threads (the proxy's replies and
 /// signals) comes back to it here.

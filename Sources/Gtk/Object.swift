@@ -1,4 +1,4 @@
-import CGtk
+internal import CGtk
 
 /// A GObject this layer owns one reference to, released when the Swift object goes.
 ///

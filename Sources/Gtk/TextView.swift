@@ -1,4 +1,4 @@
-import CGtk
+internal import CGtk
 
 /// A multi-line text field (a GtkTextView over its buffer), in a monospace font, for text
 /// that reads as lines (a list, one item per line).

@@ -1,4 +1,4 @@
-import CGtk
+internal import CGtk
 
 /// A button that stays pressed; grouped with others, at most one of the group is pressed
 /// (radio behaviour). Screen readers can press it (the button's click action), which a

@@ -1,4 +1,4 @@
-import CGtk
+internal import CGtk
 
 /// A GTK widget.
 open class Widget: Object {

@@ -3,11 +3,13 @@ import Dispatch
 import PreferencesModel
 import PreferencesProtocol
 import PreferencesProxy
+import Synchronization
 
 extension BusSession {
     /// Makes sure the domains are in the cache: for each one not loaded yet, subscribes to
-    /// its signals on the proxy, then reads it and its forced keys. Waits for domains another thread is
-    /// loading. When prefsd cannot be reached the domains stay unloaded, and reads fall
+    /// its signals on the proxy and reads it and its forced keys, every call of every
+    /// domain sent before any answer is awaited (one round trip for all of them). Waits for
+    /// domains another thread is loading. When prefsd cannot be reached the domains stay unloaded, and reads fall
     /// back on the local domains.
     /// - Returns: whether every domain is loaded.
     @discardableResult
@@ -33,7 +35,8 @@ extension BusSession {
             return allLoaded
         }
         if mine.isEmpty && others.isEmpty { return allLoaded }
-        for domain in mine { load(domain) }
+        let started = mine.map { startLoad($0, refreshing: false) }
+        for load in started { finishLoad(load) }
         for group in others { _ = group.wait(timeout: .now() + .seconds(30)) }
         return state.withLock { state in domains.allSatisfy { state.cache.isLoaded($0) } }
     }
@@ -50,29 +53,55 @@ extension BusSession {
             return true
         }
         guard start else { return }
-        DispatchQueue.global().async { [self] in load(domain, refreshing: true) }
+        DispatchQueue.global().async { [self] in finishLoad(startLoad(domain, refreshing: true)) }
     }
 
-    /// Loads a domain (subscribing to its signals first), or with `refreshing` reads a loaded
-    /// one again; ends the domain's `loading`.
-    private func load(_ domain: DomainName, refreshing: Bool = false) {
-        guard let identifier = state.withLock({ $0.loading[domain]?.watch }) else { return }
+    /// A load on its way: the domain's subscription (none when refreshing) and its reads,
+    /// sent and not awaited yet.
+    private struct StartedLoad {
+        let domain: DomainName
+        let identifier: UInt64?
+        let refreshing: Bool
+        let subscription: PreferencesSubscription?
+        let read: PendingRead?
+    }
+
+    /// Sends what loading a domain takes without waiting for any answer: its subscription
+    /// (unless `refreshing` a loaded one), then `ForcedKeys` and `ReadDomain`. The bus
+    /// handles one connection's calls in order, so the reads are answered after the
+    /// subscription is in force.
+    private func startLoad(_ domain: DomainName, refreshing: Bool) -> StartedLoad {
+        let identifier = state.withLock { $0.loading[domain]?.watch }
+        guard let identifier, let proxy = try? proxy() else {
+            return StartedLoad(domain: domain, identifier: identifier, refreshing: refreshing, subscription: nil, read: nil)
+        }
         var subscription: PreferencesSubscription?
-        let answer: Snapshot?
-        do {
-            if !refreshing {
-                let proxy = try proxy()
-                do throws(PreferencesProxyError) {
-                    subscription = try proxy.observeBlocking([domain.rawValue]) { [weak self] event in
-                        self?.receive(event, in: domain, watch: identifier)
-                    }
-                } catch {
-                    throw PreferencesError(error)
-                }
+        if !refreshing {
+            subscription = try? proxy.startObserving([domain.rawValue]) { [weak self] event in
+                self?.receive(event, in: domain, watch: identifier)
             }
-            answer = try read(domain)
-        } catch {
-            answer = nil
+            if subscription == nil {
+                return StartedLoad(domain: domain, identifier: identifier, refreshing: refreshing, subscription: nil, read: nil)
+            }
+        }
+        return StartedLoad(domain: domain, identifier: identifier, refreshing: refreshing, subscription: subscription,
+                           read: PendingRead(domain, on: proxy))
+    }
+
+    /// Waits for a started load's answers and puts the domain in the cache (or, not read,
+    /// leaves it unloaded); ends the domain's `loading`.
+    private func finishLoad(_ started: StartedLoad) {
+        guard let identifier = started.identifier else { return }
+        let domain = started.domain, refreshing = started.refreshing
+        var subscription = started.subscription
+        var answer = try? started.read?.snapshot()
+        // Its calls were answered before the reads: this returns at once, or says it failed.
+        if answer != nil, let pending = subscription {
+            do throws(PreferencesProxyError) { try pending.confirmBlocking() } catch { answer = nil }
+        }
+        if answer == nil, !refreshing, let pending = subscription {
+            pending.cancel()
+            subscription = nil
         }
         // One critical section from "loading" to "loaded": an event arriving meanwhile is
         // either buffered here or applied after, never dropped or applied out of order.
@@ -105,23 +134,47 @@ extension BusSession {
 
     /// What the service answered for a domain, and the serial of its first answer: signals
     /// with a higher serial were sent after it.
-    private struct Snapshot {
+    struct Snapshot {
         var values: [String: PropertyListValue]
         var forced: Set<String>
         var serial: UInt32
     }
 
-    private func read(_ domain: DomainName) throws(PreferencesError) -> Snapshot {
-        let forcedReply = try callBlocking(PreferencesCall.forcedKeys(domain.rawValue))
-        let forced = Set(forcedReply.value)
-        // Signals sent after the first answer are applied on top of both answers: a
-        // ForcedKeysChanged between the two is not in the forced keys, and applying a
-        // Changed that ReadDomain already shows again changes nothing.
-        let serial = forcedReply.serial
-        do {
-            return Snapshot(values: try callBlocking(PreferencesCall.readDomain(domain.rawValue)).value, forced: forced, serial: serial)
-        } catch .notFound {
-            return Snapshot(values: [:], forced: forced, serial: serial)
+    /// `ForcedKeys` and `ReadDomain` of one domain, sent together, and their answers.
+    final class PendingRead: Sendable {
+        private typealias Answer<Value> = Result<(value: Value, serial: UInt32), PreferencesProxyError>
+        private let answers = Mutex<(forced: Answer<[String]>?, values: Answer<[String: PropertyListValue]>?)>((nil, nil))
+        private let done = DispatchSemaphore(value: 0)
+
+        /// Sends both calls; neither is awaited here.
+        init(_ domain: DomainName, on proxy: PreferencesProxy) {
+            proxy.answer(PreferencesCall.forcedKeys(domain.rawValue), timeout: BusSession.callTimeout) { [self] result in
+                if answers.withLock({ $0.forced = result; return $0.values != nil }) { done.signal() }
+            }
+            proxy.answer(PreferencesCall.readDomain(domain.rawValue), timeout: BusSession.callTimeout) { [self] result in
+                if answers.withLock({ $0.values = result; return $0.forced != nil }) { done.signal() }
+            }
+        }
+
+        /// Blocks until both answered (each call has its time-out); a domain that does not
+        /// exist reads as empty.
+        func snapshot() throws(PreferencesError) -> Snapshot {
+            done.wait()
+            let (forcedAnswer, valuesAnswer) = answers.withLock { ($0.forced, $0.values) }
+            guard let forcedAnswer, let valuesAnswer else { throw .serviceUnavailable("prefsd did not answer") }
+            let forced: (value: [String], serial: UInt32)
+            do throws(PreferencesProxyError) { forced = try forcedAnswer.get() } catch { throw PreferencesError(error) }
+            // Signals sent after the first answer are applied on top of both answers: a
+            // ForcedKeysChanged between the two is not in the forced keys, and applying a
+            // Changed that ReadDomain already shows again changes nothing.
+            switch valuesAnswer {
+            case .success(let values):
+                return Snapshot(values: values.value, forced: Set(forced.value), serial: min(forced.serial, values.serial))
+            case .failure(.notFound):
+                return Snapshot(values: [:], forced: Set(forced.value), serial: forced.serial)
+            case .failure(let error):
+                throw PreferencesError(error)
+            }
         }
     }
 

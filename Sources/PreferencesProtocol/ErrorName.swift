@@ -30,31 +30,3 @@ public enum PreferencesErrorName: String, Sendable, CaseIterable {
         self.init(rawValue: String(busName.dropFirst(Self.prefix.count)))
     }
 }
-
-/// Standard D-Bus error names the service answers with.
-public enum StandardErrorName {
-    /// Arguments of the wrong type or number.
-    public static let invalidArgs = "org.freedesktop.DBus.Error.InvalidArgs"
-    /// A method the object does not have.
-    public static let unknownMethod = "org.freedesktop.DBus.Error.UnknownMethod"
-    /// An interface the object does not have.
-    public static let unknownInterface = "org.freedesktop.DBus.Error.UnknownInterface"
-    /// A property the interface does not have.
-    public static let unknownProperty = "org.freedesktop.DBus.Error.UnknownProperty"
-    /// A `Set` on a read-only property.
-    public static let propertyReadOnly = "org.freedesktop.DBus.Error.PropertyReadOnly"
-    /// The service could not do the work for a reason of its own.
-    public static let failed = "org.freedesktop.DBus.Error.Failed"
-    /// A reply or message would pass a limit of the bus.
-    public static let limitsExceeded = "org.freedesktop.DBus.Error.LimitsExceeded"
-}
-
-/// The standard interfaces every D-Bus object may answer.
-public enum StandardInterface {
-    /// `org.freedesktop.DBus.Introspectable`.
-    public static let introspectable = StandardInterfaces.introspectable
-    /// `org.freedesktop.DBus.Peer`.
-    public static let peer = StandardInterfaces.peer
-    /// `org.freedesktop.DBus.Properties`.
-    public static let properties = StandardInterfaces.properties
-}

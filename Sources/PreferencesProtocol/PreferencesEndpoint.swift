@@ -30,30 +30,23 @@ public struct PreferencesEndpoint: Sendable, Hashable {
     }
 
     /// The match rule for the changes of owner of ``busName``.
-    public var ownerRule: String {
-        "type='signal',sender='org.freedesktop.DBus',interface='org.freedesktop.DBus',member='NameOwnerChanged',arg0='\(busName)'"
-    }
+    public var ownerRule: String { BusDriver.ownerChangedRule(busName) }
 
     /// The call that starts the signals about `domain` (every domain when `nil`): `AddMatch`
     /// of its rule, or `Subscribe` at the door.
     public func followCall(domain: String?) -> DBusMessage {
-        subscribesAtDoor ? subscription(SandboxBus.subscribeMethod, domain) : bus("AddMatch", rule(domain: domain))
+        subscribesAtDoor ? subscription(SandboxBus.subscribeMethod, domain) : BusDriver.addMatch(rule(domain: domain))
     }
 
     /// The call that stops them: `RemoveMatch`, or `Unsubscribe` at the door.
     public func unfollowCall(domain: String?) -> DBusMessage {
-        subscribesAtDoor ? subscription(SandboxBus.unsubscribeMethod, domain) : bus("RemoveMatch", rule(domain: domain))
+        subscribesAtDoor ? subscription(SandboxBus.unsubscribeMethod, domain) : BusDriver.removeMatch(rule(domain: domain))
     }
 
     /// A call of prefsd's object at this endpoint.
     public func call(_ method: PreferencesMethod, _ body: [DBusValue]) -> DBusMessage {
         .methodCall(destination: busName, path: PreferencesBus.objectPath, interface: PreferencesBus.interface,
                     member: method.rawValue, body: body)
-    }
-
-    private func bus(_ member: String, _ rule: String) -> DBusMessage {
-        .methodCall(destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
-                    member: member, body: [.string(rule)])
     }
 
     private func subscription(_ member: String, _ domain: String?) -> DBusMessage {

@@ -85,29 +85,33 @@ public enum PreferencesProxyError: Error, Sendable, Hashable, CustomStringConver
         }
     }
 
+    /// The error for a refusal of the service: the case of the same name.
+    public init(_ refusal: PreferencesRefusal) {
+        switch refusal {
+        case .notFound(let text): self = .notFound(text)
+        case .invalidName(let text): self = .invalidName(text)
+        case .invalidValue(let text): self = .invalidValue(text)
+        case .forced(let text): self = .forced(text)
+        case .exists(let text): self = .exists(text)
+        case .quotaExceeded(let text): self = .quotaExceeded(text)
+        case .storageFailed(let text): self = .storageFailed(text)
+        case .accessDenied(let text): self = .accessDenied(text)
+        case .invalidArguments(let text): self = .invalidArguments(text)
+        }
+    }
+
     /// The error for a D-Bus error reply named `name`.
     public init(errorName name: String, message: String) {
         let text = message.isEmpty ? name : message
         // Unavailability names the bus's error too: it tells an administrator where to look.
         let named = message.isEmpty ? name : "\(name): \(message)"
-        if let serviceError = PreferencesErrorName(busName: name) {
-            switch serviceError {
-            case .notFound: self = .notFound(text)
-            case .invalidName: self = .invalidName(text)
-            case .invalidValue: self = .invalidValue(text)
-            case .forced: self = .forced(text)
-            case .exists: self = .exists(text)
-            case .quotaExceeded: self = .quotaExceeded(text)
-            case .storageFailed: self = .storageFailed(text)
-            case .accessDenied: self = .accessDenied(text)
-            }
+        if let refusal = PreferencesRefusal(busErrorName: name, message: text) {
+            self.init(refusal)
             return
         }
         switch name {
         case "org.freedesktop.DBus.Error.AccessDenied":
             self = .accessDenied(text)
-        case StandardErrorName.invalidArgs:
-            self = .invalidArguments(text)
         case StandardErrorName.limitsExceeded:
             self = .limitsExceeded(text)
         case "org.freedesktop.DBus.Error.ServiceUnknown", "org.freedesktop.DBus.Error.NameHasNoOwner":

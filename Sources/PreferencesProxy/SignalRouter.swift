@@ -1,7 +1,6 @@
 import DBus
 import PreferencesModel
 import PreferencesProtocol
-import Dispatch
 import Synchronization
 
 /// Receives the signals of one connection, keeps the match rules and the owner of
@@ -11,34 +10,23 @@ import Synchronization
 /// The owner is judged on the connection's queue, where signals arrive in order: a
 /// `NameOwnerChanged` updates it there, and each of prefsd's signals is accepted or
 /// dropped there against the owner of that moment. What is accepted goes through one
-/// ordered inbox, drained on the router's own serial queue, which holds the next item
-/// back while it re-reads a change's invalidated keys, so changes are never reordered.
-/// Neither subscribing nor delivering needs Swift's concurrency threads (bus calls
-/// complete on the connection's queue), so a caller may wait for them while blocking its
-/// own thread.
+/// ordered inbox (``SignalInbox``), which holds the next item back while a change's
+/// invalidated keys are re-read (``resolve(_:completion:)``), so changes are never
+/// reordered. Neither subscribing nor delivering needs Swift's concurrency threads (bus
+/// calls complete on the connection's queue), so a caller may wait for them while
+/// blocking its own thread.
 final class SignalRouter: Sendable {
-    private let connection: DBusConnection
+    let connection: DBusConnection
     private let state = Mutex(State())
-    private let inbox = Mutex(Inbox())
+    private let inbox = SignalInbox<Inbound>(label: "PreferencesProxy.delivery")
     /// Held while a subscriber's calls are queued (see ``subscribe(_:completion:)``).
     private let queueing = Mutex(())
-    private let deliveryQueue = DispatchQueue(label: "PreferencesProxy.delivery")
 
     /// What the inbox carries: what to deliver, in order.
     private enum Inbound: Sendable {
         case signal(ServiceSignal)
         case event(PreferencesEvent)
         case disconnected
-        /// Called when every item before it has been delivered.
-        case barrier(@Sendable () -> Void)
-    }
-
-    private struct Inbox: Sendable {
-        var items: [Inbound] = []
-        var next = 0
-        /// The delivery queue is draining (or waiting on a re-read).
-        var busy = false
-        var closed = false
     }
 
     /// Called once with the outcome of a bus call the router waits on.
@@ -104,23 +92,15 @@ final class SignalRouter: Sendable {
 
     init(connection: DBusConnection) {
         self.connection = connection
+        inbox.setHandler { [weak self] item, resume in self?.handle(item, resume) ?? .next }
         connection.setSignalHandler { [weak self] message in self?.receive(message) }
-        connection.setDisconnectHandler { [weak self] in self?.enqueue(.disconnected) }
+        connection.setDisconnectHandler { [weak self] in self?.inbox.put(.disconnected) }
     }
 
     /// Ends every subscription (each is told nothing more) and stops the inbox.
     func close() {
         for subscriber in takeAllSubscribers() { subscriber.finish() }
-        let barriers = inbox.withLock { inbox -> [@Sendable () -> Void] in
-            inbox.closed = true
-            // Idempotent (the proxy's deinit closes again): what is left is what follows
-            // `next`, none at all once the inbox has been emptied.
-            let left = inbox.items.dropFirst(inbox.next)
-            inbox.items = []
-            inbox.next = 0
-            return left.compactMap { if case .barrier(let done) = $0 { done } else { nil } }
-        }
-        for done in barriers { done() }
+        inbox.close()
     }
 
     private func takeAllSubscribers() -> [Subscriber] {
@@ -283,23 +263,18 @@ final class SignalRouter: Sendable {
             }
             for waiter in waiters { waiter(error) }
         }
-        busCall("AddMatch", Self.ownerRule, completion: finish)
-        connection.call(.methodCall(
-            destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
-            member: "GetNameOwner", body: [.string(Self.endpoint.busName)]
-        )) { [self] reply in
-            let owner = (try? reply.get())?.body.first?.stringValue
+        connection.addMatch(Self.ownerRule) { result in
+            switch result {
+            case .success: finish(nil)
+            case .failure(let error): finish(PreferencesProxyError(error))
+            }
+        }
+        connection.getNameOwner(Self.endpoint.busName) { [self] reply in
+            // No owner (NameHasNoOwner) or no answer: nobody speaks for prefsd yet.
+            let owner = try? reply.get()
             state.withLock { $0.owner = .known(owner) }
             finish(nil)
         }
-    }
-
-    /// Calls a method of the bus driver taking one rule.
-    private func busCall(_ member: String, _ rule: String, completion: @escaping Completion) {
-        call(.methodCall(
-            destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
-            member: member, body: [.string(rule)]
-        ), completion: completion)
     }
 
     /// Sends a call whose answer carries nothing but success or failure.
@@ -316,16 +291,15 @@ final class SignalRouter: Sendable {
 
     /// Judges a signal on the connection's queue, in the order signals arrive.
     private func receive(_ message: DBusMessage) {
-        if message.sender == "org.freedesktop.DBus", message.member == "NameOwnerChanged",
-           message.body.count == 3, message.body[0] == .string(Self.endpoint.busName),
-           case .string(let newOwner) = message.body[2] {
-            let current = newOwner.isEmpty ? nil : newOwner
+        if let change = BusDriver.ownerChange(message) {
+            guard change.name == Self.endpoint.busName else { return }
+            let current = change.newOwner.isEmpty ? nil : change.newOwner
             let previous = state.withLock { state -> Owner in
                 defer { state.owner = .known(current) }
                 return state.owner
             }
             if case .known(let before) = previous, before != current {
-                enqueue(.event(.ownerChanged(previous: before, current: current)))
+                inbox.put(.event(.ownerChanged(previous: before, current: current)))
             }
             return
         }
@@ -333,7 +307,7 @@ final class SignalRouter: Sendable {
         // from any other peer (broadcast or sent to us alone) is dropped.
         let owner = state.withLock { $0.owner }
         guard case .known(let name?) = owner, message.sender == name, let signal = ServiceSignal(message) else { return }
-        enqueue(.signal(signal))
+        inbox.put(.signal(signal))
     }
 
     /// Calls `done` once every signal received before prefsd answered a `Ping` sent now
@@ -343,7 +317,7 @@ final class SignalRouter: Sendable {
         // To the connection whose signals we follow: the door inside a sandbox.
         connection.call(.methodCall(
             destination: Self.endpoint.busName, path: PreferencesBus.objectPath,
-            interface: "org.freedesktop.DBus.Peer", member: "Ping"
+            interface: StandardInterface.peer, member: "Ping"
         )) { [weak self] reply in
             let answered = (try? reply.get()) != nil
             // Answers and signals are dispatched on the connection's queue in the order
@@ -356,144 +330,44 @@ final class SignalRouter: Sendable {
     /// Calls `done` on the delivery queue once every signal received so far has been
     /// delivered (at once when the connection is closed).
     func afterDelivered(_ done: @escaping @Sendable () -> Void) {
-        enqueue(.barrier(done))
+        inbox.afterHandled(done)
     }
 
-    private func enqueue(_ item: Inbound) {
-        let start = inbox.withLock { inbox -> Bool? in
-            guard !inbox.closed else { return nil }
-            inbox.items.append(item)
-            defer { inbox.busy = true }
-            return !inbox.busy
-        }
-        switch start {
-        case nil: if case .barrier(let done) = item { done() }
-        case true?: deliveryQueue.async { [self] in drain() }
-        case false?: break
-        }
-    }
-
-    /// The next item of the inbox, or `nil` (and not busy any more) when it is empty.
-    private func takeNext() -> Inbound? {
-        inbox.withLock { inbox in
-            guard inbox.next < inbox.items.count else {
-                inbox.items = []
-                inbox.next = 0
-                inbox.busy = false
-                return nil
+    /// Delivers one item of the inbox, on its queue; holds the next back while a change's
+    /// invalidated keys are re-read.
+    private func handle(
+        _ item: Inbound, _ resume: @escaping @Sendable (@escaping @Sendable () -> Void) -> Void
+    ) -> SignalInbox<Inbound>.Step {
+        switch item {
+        case .event(let event):
+            deliver(event)
+        case .disconnected:
+            for subscriber in takeAllSubscribers() {
+                subscriber.deliver(.disconnected)
+                subscriber.finish()
             }
-            defer { inbox.next += 1 }
-            return inbox.items[inbox.next]
-        }
-    }
-
-    /// Delivers the inbox in order, on the delivery queue; stops while a change's
-    /// invalidated keys are re-read and goes on once they are.
-    private func drain() {
-        while let item = takeNext() {
-            switch item {
-            case .event(let event):
-                deliver(event)
-            case .barrier(let done):
-                done()
-            case .disconnected:
-                for subscriber in takeAllSubscribers() {
-                    subscriber.deliver(.disconnected)
-                    subscriber.finish()
-                }
-            case .signal(let signal):
-                let raw = signal.rawEvent
-                guard signal.needsResolving else {
-                    deliver(raw)
-                    continue
-                }
-                let (asIs, resolving) = state.withLock { state in
-                    let wanting = state.subscribers.values.filter { $0.wants(raw) }
-                    return (wanting.filter { !$0.resolving }, wanting.filter(\.resolving))
-                }
-                for subscriber in asIs { subscriber.deliver(raw) }
-                guard !resolving.isEmpty else { continue }
-                resolve(signal) { [self] resolved in
-                    deliveryQueue.async { [self] in
-                        for subscriber in resolving { subscriber.deliver(resolved) }
-                        drain()
-                    }
-                }
-                return
+        case .signal(let signal):
+            let raw = signal.rawEvent
+            guard signal.needsResolving else {
+                deliver(raw)
+                return .next
             }
+            let (asIs, resolving) = state.withLock { state in
+                let wanting = state.subscribers.values.filter { $0.wants(raw) }
+                return (wanting.filter { !$0.resolving }, wanting.filter(\.resolving))
+            }
+            for subscriber in asIs { subscriber.deliver(raw) }
+            guard !resolving.isEmpty else { return .next }
+            resolve(signal) { resolved in
+                resume { for subscriber in resolving { subscriber.deliver(resolved) } }
+            }
+            return .held
         }
+        return .next
     }
 
     private func deliver(_ event: PreferencesEvent) {
         let subscribers = state.withLock { $0.subscribers.values.filter { $0.wants(event) } }
         for subscriber in subscribers { subscriber.deliver(event) }
-    }
-
-    /// The event for a signal, with the keys it invalidated re-read: each key with `Read`
-    /// (a persistent domain), or the whole domain with `ReadDomain` / `ReadVolatileDomain`
-    /// when it invalidated `""` or is volatile (there is no `Read` of a volatile key).
-    private func resolve(_ signal: ServiceSignal, completion: @escaping @Sendable (PreferencesEvent) -> Void) {
-        guard case .changed(let change, let volatile) = signal, !change.invalidated.isEmpty else {
-            return completion(signal.rawEvent)
-        }
-        let wrap: @Sendable (DomainChange) -> PreferencesEvent = { change in
-            volatile ? PreferencesEvent.volatileChanged(change) : PreferencesEvent.changed(change)
-        }
-        let failed: @Sendable (PreferencesProxyError) -> Void = { error in
-            completion(.reloadNeeded(domain: change.domain, reason: "could not re-read what a change of \(change.domain) left out: \(error.description)"))
-        }
-        let invalidated = change.invalidated
-        if volatile || invalidated.contains("") {
-            let request = volatile ? PreferencesCall.readVolatileDomain(change.domain) : PreferencesCall.readDomain(change.domain)
-            return perform(request) { result in
-                var complete = change
-                switch result {
-                case .failure(.notFound):
-                    complete.changed = [:]
-                case .failure(let error):
-                    return failed(error)
-                case .success(let whole):
-                    complete.changed = whole
-                }
-                if invalidated.contains("") {
-                    complete.removed = []
-                    complete.isWholeDomain = true
-                } else {
-                    let whole = complete.changed
-                    complete.changed = change.changed
-                    for key in invalidated {
-                        if let value = whole[key] { complete.changed[key] = value } else { complete.removed.append(key) }
-                    }
-                }
-                completion(wrap(complete))
-            }
-        }
-        // One Read per key, all at once; the change is handed on when the last answers.
-        let answers = Mutex((left: invalidated.count, values: [String: PropertyListValue](), failure: PreferencesProxyError?.none))
-        for key in invalidated {
-            perform(PreferencesCall.read(change.domain, key)) { result in
-                let finished = answers.withLock { answers -> Bool in
-                    switch result {
-                    case .success(let value): answers.values[key] = value
-                    case .failure(.notFound): break
-                    case .failure(let error): if answers.failure == nil { answers.failure = error }
-                    }
-                    answers.left -= 1
-                    return answers.left == 0
-                }
-                guard finished else { return }
-                let (values, failure) = answers.withLock { ($0.values, $0.failure) }
-                if let failure { return failed(failure) }
-                var complete = change
-                for key in invalidated {
-                    if let value = values[key] { complete.changed[key] = value } else { complete.removed.append(key) }
-                }
-                completion(wrap(complete))
-            }
-        }
-    }
-
-    private func perform<Reply>(_ request: PreferencesRequest<Reply>, completion: @escaping @Sendable (Result<Reply, PreferencesProxyError>) -> Void) {
-        PreferencesProxy.perform(request, on: connection, timeout: PreferencesProxy.defaultTimeout, completion: completion)
     }
 }

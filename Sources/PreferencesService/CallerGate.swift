@@ -167,17 +167,11 @@ final class CallerGate: Sendable {
     }
 
     private func identify(_ sender: String) {
-        let question = DBusMessage.methodCall(
-            destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
-            member: "GetConnectionUnixProcessID", body: [.string(sender)])
-        connection.call(question, timeout: .seconds(10)) { [self] reply in
+        connection.getConnectionUnixProcessID(sender, timeout: .seconds(10)) { [self] reply in
             switch reply {
-            case .success(let message):
-                guard case .uint32(let pid)? = message.body.first else {
-                    return finish(sender, .identified(.unidentified("the bus answered GetConnectionUnixProcessID with (\(message.signature))")))
-                }
+            case .success(let pid):
                 read(sender, pid)
-            case .failure(.remote(name: "org.freedesktop.DBus.Error.NameHasNoOwner", _)):
+            case .failure(.remote(name: StandardErrorName.nameHasNoOwner, _)):
                 // The bus forgot the name: the sender left.
                 finish(sender, .departed("the bus no longer knows \(sender)"))
             case .failure(let error):

@@ -20,7 +20,7 @@ struct MappedKey: Sendable, Hashable, Comparable {
         guard path.hasPrefix("/"), !path.hasSuffix("/"), !path.contains("//") else {
             throw .invalidName("\(path) is not a dconf key (it starts with /, has no // and does not end with /)")
         }
-        guard let location = SettingsLocation(settingsKey: path), let domain = try? DomainName(location.domain) else {
+        guard let location = GSettingsPath(settingsKey: path), let domain = try? DomainName(location.domain) else {
             throw .invalidName("\(path) cannot be a GSettings key under prefsd (its prefsd key would break the limits on keys: 1–1024 bytes of UTF-8 in normal form C)")
         }
         return MappedKey(domain: domain, key: location.key)

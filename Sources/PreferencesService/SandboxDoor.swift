@@ -65,15 +65,15 @@ public final class SandboxDoor: Sendable {
 
     /// The match rule for names leaving the bus.
     static let departureRule =
-        "type='signal',sender='org.freedesktop.DBus',interface='org.freedesktop.DBus',member='NameOwnerChanged',path='/org/freedesktop/DBus'"
+        "type='signal',sender='\(BusDriver.name)',interface='\(BusDriver.interface)',member='\(BusDriver.nameOwnerChanged)',path='\(BusDriver.path)'"
 
     /// Starts hearing of unique names leaving the bus; `gone` runs on the connection's
     /// queue with each one. Subscriptions of a name that left are dropped first.
     public func followDepartures(_ gone: @escaping @Sendable (String) -> Void) async throws(DBusError) {
         connection.setSignalHandler { [weak self] message in
-            guard message.sender == "org.freedesktop.DBus", message.member == "NameOwnerChanged",
-                  message.body.count == 3, case .string(let name) = message.body[0], name.hasPrefix(":"),
-                  message.body[2] == .string("") else { return }
+            guard let change = BusDriver.ownerChange(message), change.name.hasPrefix(":"),
+                  change.newOwner.isEmpty else { return }
+            let name = change.name
             self?.subscriptions.withLock { $0.set(name, nil) }
             gone(name)
         }

@@ -45,11 +45,11 @@ extension Prefs {
             let schemaTypes = InstalledSchemas.keyTypes()
             var entries: [DconfKeyfile.Entry] = []
             for domain in try await client.perform(PreferencesCall.domains()) {
-                let directory = SettingsLocation.settingsPath(ofDomain: domain)
+                let directory = GSettingsPath.settingsPath(ofDomain: domain)
                 guard directory.hasPrefix(path) || path.hasPrefix(directory) else { continue }
                 let values = try await DconfSource.readDomain(domain, with: client)
                 for (key, value) in values {
-                    guard let location = SettingsLocation(domain: domain, key: key), location.settingsKey.hasPrefix(path) else { continue }
+                    guard let location = GSettingsPath(domain: domain, key: key), location.settingsKey.hasPrefix(path) else { continue }
                     let type = schemaTypes[location.settingsKey] ?? GVariantText.inferredType(of: value)
                     guard let text = GVariantText.text(for: value, type: type) else {
                         Output.error("\(location.settingsKey) (\(domain) \(key)) left out: its value does not fit the type \(type) its schema declares")

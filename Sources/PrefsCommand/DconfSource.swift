@@ -5,7 +5,7 @@ import PreferencesModel
 import PreferencesProxy
 
 /// The user's dconf values for `prefs dconf-import`, and the way prefsd's values go back for
-/// `prefs dconf-export`: the GSettings module's path rule (``SettingsLocation``) and value
+/// `prefs dconf-export`: the GSettings module's path rule (``GSettingsPath``) and value
 /// coding (``GVariantText``), so that both land exactly where and as the module keeps them.
 enum DconfSource {
     /// The keyfile `dconf dump PATH` prints (Debian's `dconf-cli`), from the running dconf.
@@ -56,7 +56,7 @@ enum DconfSource {
         var problems: [String] = []
         var ignored: [String] = []
         for entry in entries {
-            guard let location = SettingsLocation(settingsKey: entry.key) else {
+            guard let location = GSettingsPath(settingsKey: entry.key) else {
                 problems.append("\(entry.key): its path breaks prefsd's limits on keys (1–1024 bytes of UTF-8 in normal form C), so GSettings under prefsd cannot store it either")
                 continue
             }

@@ -72,16 +72,8 @@ public enum OutputFormatter {
         return out + "\""
     }
 
-    /// A value as old-style text on one line: `(a, b)`, `{ k = v; }`, dates quoted.
-    public static func compact(_ value: PropertyListValue) -> String {
-        switch value {
-        case .array(let items): "(" + items.map(compact).joined(separator: ", ") + ")"
-        case .dictionary(let entries):
-            entries.isEmpty ? "{ }" :
-                "{ " + entries.sorted { $0.key < $1.key }.map { "\(OpenStepPropertyList.quoteIfNeeded($0.key)) = \(compact($0.value)); " }.joined() + "}"
-        default: OpenStepPropertyList.describe(value)
-        }
-    }
+    /// A value as old-style text on one line (``ValueText/compact(_:)``).
+    public static func compact(_ value: PropertyListValue) -> String { ValueText.compact(value) }
 
     /// The line `prefs monitor` prints for one `Changed` signal:
     /// `DOMAIN: KEY = VALUE; KEY2 = VALUE2; removed OLD, OTHER`.

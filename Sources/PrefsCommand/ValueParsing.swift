@@ -24,9 +24,7 @@ public enum WriteRequest: Sendable, Equatable {
 /// arrays and dictionaries each item is a plain value or a scalar type flag and its value.
 public enum ValueParser {
     /// The scalar type flags, as they are written on the command line.
-    public static let scalarFlags: Set<String> = [
-        "-string", "-int", "-integer", "-float", "-bool", "-boolean", "-date", "-data",
-    ]
+    public static var scalarFlags: Set<String> { Set(flagTypes.keys) }
 
     /// Parses everything after `prefs write DOMAIN`.
     /// - Throws: ``PrefsError/usage(_:)`` saying what is wrong.
@@ -99,7 +97,7 @@ public enum ValueParser {
         if word == "-array" || word == "-array-add" || word == "-dict" || word == "-dict-add" {
             throw .usage("\(word) must come right after the key and cannot be nested; write nested values as property-list text like '(a, (b, c))'")
         }
-        guard scalarFlags.contains(word) else { return parsePlain(word) }
+        guard flagTypes[word] != nil else { return parsePlain(word) }
         guard position < arguments.count else { throw .usage("\(word) needs a value after it") }
         let text = arguments[position]
         position += 1
@@ -111,50 +109,19 @@ public enum ValueParser {
         (try? OpenStepPropertyList.parse(text)) ?? .string(text)
     }
 
-    /// The value of one scalar type flag.
+    /// The value type each scalar type flag stands for.
+    static let flagTypes: [String: ValueText.ScalarType] = [
+        "-string": .string, "-int": .integer, "-integer": .integer, "-float": .real,
+        "-bool": .boolean, "-boolean": .boolean, "-date": .date, "-data": .data,
+    ]
+
+    /// The value of one scalar type flag, parsed by ``ValueText/parseTyped(_:as:)``.
     /// - Throws: ``PrefsError/usage(_:)`` when the text is not a value of that type.
     public static func parseTyped(flag: String, _ text: String) throws(PrefsError) -> PropertyListValue {
-        switch flag {
-        case "-string":
-            return .string(text)
-        case "-int", "-integer":
-            let trimmed = text.trimmingCharacters(in: .whitespaces)
-            guard let number = Int64(trimmed.hasPrefix("+") ? String(trimmed.dropFirst()) : trimmed) else {
-                throw .usage("\(flag) needs a whole number between \(Int64.min) and \(Int64.max), not \"\(text)\"")
-            }
-            return .integer(number)
-        case "-float":
-            guard let number = Double(text.trimmingCharacters(in: .whitespaces)), number.isFinite else {
-                throw .usage("\(flag) needs a finite number like 1.5 or -2e3, not \"\(text)\"")
-            }
-            return .real(number)
-        case "-bool", "-boolean":
-            switch text.lowercased() {
-            case "true", "yes", "1": return .boolean(true)
-            case "false", "no", "0": return .boolean(false)
-            default: throw .usage("\(flag) needs true, false, yes, no, 1 or 0, not \"\(text)\"")
-            }
-        case "-date":
-            guard let seconds = ValueText.parseDate(text) else {
-                throw .usage("-date needs a date like \"2024-05-01 12:00:00 +0000\", \"2024-05-01T12:00:00Z\" or \"2024-05-01\", not \"\(text)\"")
-            }
-            return .date(secondsSince1970: seconds)
-        case "-data":
-            guard let bytes = parseData(text) else {
-                throw .usage("-data needs an even number of hex digits like 0aff (spaces and <> allowed), not \"\(text)\"")
-            }
-            return .data(bytes)
-        default:
-            throw .usage("unknown type flag \(flag)")
+        guard let type = flagTypes[flag] else { throw .usage("unknown type flag \(flag)") }
+        guard let value = ValueText.parseTyped(text, as: type) else {
+            throw .usage("\(flag) needs \(type.expected), not \"\(text)\"")
         }
-    }
-
-    /// The bytes of `-data` text: hex digits as ``ValueText/parseHex(_:)`` reads them,
-    /// optionally framed as `<…>` or prefixed with `0x`.
-    static func parseData(_ text: String) -> Data? {
-        var digits = Substring(text.trimmingCharacters(in: .whitespaces))
-        if digits.hasPrefix("<"), digits.hasSuffix(">") { digits = digits.dropFirst().dropLast() }
-        if digits.hasPrefix("0x") || digits.hasPrefix("0X") { digits = digits.dropFirst(2) }
-        return ValueText.parseHex(digits)
+        return value
     }
 }

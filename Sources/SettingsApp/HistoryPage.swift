@@ -2,7 +2,6 @@ import Foundation
 import Gtk
 import PreferencesModel
 import PreferencesProxy
-import PrefsCommand
 
 /// A domain's History: its recent changes, newest first, each as "key: old → new" over
 /// "by WHO · TIME", read from prefsd's change journal and read again whenever the domain
@@ -72,8 +71,8 @@ final class HistoryPage: DomainPage {
     /// value, `(secure)` for both values of a key recorded without them (`IsSecure`).
     static func change(_ entry: HistoryEntry) -> String {
         if entry.secure { return "\(entry.key): (secure) → (secure)" }
-        let old = entry.previous.map(OutputFormatter.compact) ?? "(none)"
-        let new = entry.value.map(OutputFormatter.compact) ?? "(removed)"
+        let old = entry.previous.map(ValueText.compact) ?? "(none)"
+        let new = entry.value.map(ValueText.compact) ?? "(removed)"
         return "\(entry.key): \(old) → \(new)"
     }
 

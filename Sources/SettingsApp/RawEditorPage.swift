@@ -52,7 +52,7 @@ final class RawEditorPage: DomainPage {
     }
 
     func refresh() {
-        let values = controller.values[domain] ?? [:]
+        let values = controller.values(in: domain)
         for (key, row) in rows where !controller.isWriting(domain, key) {
             // Gone, or now of the other kind (a list for a one-line field or back): made again.
             guard let value = values[key], (row is ListKeyRow) == ListKeyRow.isList(value) else {

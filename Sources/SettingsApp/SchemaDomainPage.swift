@@ -9,7 +9,7 @@ enum SchemaCatalog {
 
     /// The schemas at their paths in `domain`, given the domain's stored keys.
     static func instances(_ domain: String, controller: SettingsController) -> [SchemaInstance] {
-        shared.instances(inDomain: domain, storedKeys: (controller.values[domain] ?? [:]).keys)
+        shared.instances(inDomain: domain, storedKeys: controller.values(in: domain).keys)
     }
 
     /// What search matches in a schema-described domain: its schemas' ids, key names and summaries.
@@ -82,7 +82,7 @@ enum SchemaPages {
         guard let first = instances.first else { return nil }
         if instances.count == 1 {
             let declared = Set(first.schema.keys.compactMap { first.prefsdKey($0.name) })
-            if (controller.values[domain] ?? [:]).keys.allSatisfy(declared.contains) {
+            if controller.values(in: domain).keys.allSatisfy(declared.contains) {
                 return SchemaPage(instance: first, controller: controller, push: push)
             }
         }
@@ -95,7 +95,7 @@ extension SchemaPages {
     /// or a key, `/org/gnome/desktop/interface/color-scheme`), `nil` for a domain name.
     static func domain(ofPath argument: String) -> String? {
         guard argument.hasPrefix("/"), let slash = argument.lastIndex(of: "/") else { return nil }
-        return SettingsLocation.domain(ofDirectory: String(argument[...slash]))
+        return GSettingsPath.domain(ofDirectory: String(argument[...slash]))
     }
 
     /// Opens the schema page of the directory in `path` over `pages` (the domain's first

@@ -13,7 +13,7 @@ struct SchemaKeyState {
     init(_ key: SchemaKey, in instance: SchemaInstance, controller: SettingsController) {
         self.key = key
         prefsdKey = instance.prefsdKey(key.name)
-        stored = prefsdKey.flatMap { controller.values[instance.domain]?[$0] }
+        stored = prefsdKey.flatMap { controller.values(in: instance.domain)[$0] }
         locked = prefsdKey.map { controller.isForced(instance.domain, $0) } ?? false
     }
 

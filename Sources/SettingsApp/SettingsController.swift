@@ -1,26 +1,34 @@
+import ClientDriver
 import Foundation
 import Gtk
+import PreferencesClient
 import PreferencesModel
 import PreferencesProxy
 import SettingsBundle
 
-/// What the window knows of prefsd: every domain's values and forced keys, kept true by
-/// prefsd's signals, and the writes on their way. Lives on the main thread; the proxy's
-/// replies and signals come back to it through a ``MainThreadHandle``.
+/// What the window knows of prefsd: which domains there are, and their values, forced keys
+/// and pending writes as the client engine holds them (``ClientDriver``: the one cache,
+/// kept true by prefsd's signals, writes laid over it and coalesced per domain). Lives on
+/// the main thread; the proxy's replies and the engine's news come back to it through a
+/// ``MainThreadHandle``.
 final class SettingsController {
     let proxy: PreferencesProxy
     let locator: SettingsBundleLocator
     let languages: [String]
     /// The bundles found, by domain.
     private(set) var bundles: [String: SettingsBundle] = [:]
-    /// The stored values of every persistent domain (forced keys with the forced value).
-    private(set) var values: [String: [String: PropertyListValue]] = [:]
-    /// The keys an administrator forces, by domain.
-    private(set) var forced: [String: Set<String>] = [:]
+    /// Every domain listed: prefsd's, and those with a bundle.
+    private(set) var domainNames: Set<String> = []
     /// Told when something changed; set by the window.
     weak var window: SettingsWindow?
 
-    private var writes: [WriteSlot.Key: WriteSlot] = [:]
+    /// The engine, driven over `proxy`; its news are handled on the main thread.
+    private(set) lazy var driver = ClientDriver(proxy: proxy) { [handle] news in handle.post { $0.told(news) } }
+    /// The label of each key written and not settled yet (for the message of a refusal).
+    private var writing: [WriteKey: String] = [:]
+    /// Domains whose first load is on its way: the window is told when the last ends.
+    private var loading: Set<String> = []
+    /// Tells of domains that appear, of prefsd's restarts and of a lost connection.
     private var subscription: PreferencesSubscription?
     lazy var handle = MainThreadHandle(self)
     /// The domains whose history is being read, each with whether to read it again after.
@@ -37,7 +45,8 @@ final class SettingsController {
         let proxy = proxy, handle = handle
         Task {
             do throws(PreferencesProxyError) {
-                let subscription = try await proxy.observe(nil) { event in
+                // Raw: the values come from the engine; this only tells of new domains.
+                let subscription = try await proxy.observe(nil, resolving: false) { event in
                     handle.post { $0.handle(event) }
                 }
                 handle.post { $0.subscription = subscription }
@@ -48,7 +57,8 @@ final class SettingsController {
         }
     }
 
-    /// Reads the bundles and every domain again.
+    /// Reads the bundles and the list of domains again, and follows every domain (a domain
+    /// followed already is kept true by the engine).
     func reloadAll() {
         let scan = locator.scan()
         var bundles: [String: SettingsBundle] = [:]
@@ -63,30 +73,50 @@ final class SettingsController {
         Task {
             do throws(PreferencesProxyError) {
                 let names = Set(try await proxy.domains()).union(bundleDomains).union(schemaDomains)
-                var values: [String: [String: PropertyListValue]] = [:]
-                var forced: [String: Set<String>] = [:]
-                for name in names {
-                    values[name] = (try? await proxy.readDomain(name)) ?? [:]
-                    forced[name] = Set((try? await proxy.forcedKeys(name)) ?? [])
-                }
-                let loadedValues = values, loadedForced = forced
-                handle.post { $0.loaded(values: loadedValues, forced: loadedForced) }
+                handle.post { $0.follow(names) }
             } catch {
                 handle.post { $0.window?.showError("The preferences could not be read: \(error.description)") }
             }
         }
     }
 
-    private func loaded(values: [String: [String: PropertyListValue]], forced: [String: Set<String>]) {
-        self.values = values
-        self.forced = forced
-        window?.domainsLoaded()
+    /// Lists and follows `names`; the window hears once their first loads have ended.
+    private func follow(_ names: Set<String>) {
+        domainNames.formUnion(names)
+        for name in names.sorted() where driver.follow(ClientDomain(name)) == .loading {
+            loading.insert(name)
+        }
+        if loading.isEmpty { window?.domainsLoaded() }
+    }
+
+    /// What the engine tells.
+    private func told(_ news: ClientNews) {
+        switch news {
+        case .loadFinished(let domain, _):
+            guard loading.remove(domain.name) != nil, loading.isEmpty else { return }
+            window?.domainsLoaded()
+        case .changed(let domain, _, _), .forcedChanged(let domain, _):
+            window?.valuesChanged(in: domain.name)
+        case .writeFailed(let domain, let keys, let reason):
+            for key in keys {
+                let label = writing.removeValue(forKey: WriteKey(domain: domain.name, key: key)) ?? key
+                window?.showError("“\(label)” was not saved: \(reason).")
+            }
+        case .writesSettled:
+            writing = [:]
+        }
+    }
+
+    /// The values of a domain: prefsd's, with this window's writes on their way over them
+    /// (forced keys with the forced value).
+    func values(in domain: String) -> [String: PropertyListValue] {
+        driver.entries(of: ClientDomain(domain))
     }
 
     /// Every domain: those with a bundle (sorted by title), then the others (sorted).
     var domainsInOrder: (withBundle: [String], others: [String]) {
         let withBundle = bundles.keys.sorted { title(of: $0).localizedLowercase < title(of: $1).localizedLowercase }
-        let others = values.keys.filter { bundles[$0] == nil }.sorted()
+        let others = domainNames.filter { bundles[$0] == nil }.sorted()
         return (withBundle, others)
     }
 
@@ -97,120 +127,70 @@ final class SettingsController {
 
     /// The value a setting shows: the stored one, else the bundle's default.
     func effectiveValue(_ domain: String, _ key: String) -> PropertyListValue? {
-        values[domain]?[key] ?? bundles[domain]?.defaultValues[key]
+        driver.value(key, in: ClientDomain(domain)) ?? bundles[domain]?.defaultValues[key]
     }
 
     /// Whether an administrator forces the key.
     func isForced(_ domain: String, _ key: String) -> Bool {
-        forced[domain]?.contains(key) ?? false
+        driver.forcedKeys(in: ClientDomain(domain)).contains(key)
     }
 
     /// Whether a write of the key is on its way (its widget then keeps what the user set).
     func isWriting(_ domain: String, _ key: String) -> Bool {
-        writes[WriteSlot.Key(domain: domain, key: key)] != nil
+        writing[WriteKey(domain: domain, key: key)] != nil && driver.hasPendingWrites(in: ClientDomain(domain))
     }
 
     // MARK: Writing
 
-    /// Writes `value` (`nil`: removes the key) at once; quick successive writes of one key
-    /// are coalesced so the last one wins. A refusal is shown in the window, naming
-    /// `label`, and the widget goes back to the stored value.
+    /// Writes `value` (`nil`: removes the key): shown at once, sent on the domain's lane,
+    /// quick successive writes coalesced by the engine so the last one wins. A refusal is
+    /// shown in the window, naming `label`, and the widget goes back to the stored value.
     func write(_ domain: String, _ key: String, _ value: PropertyListValue?, label: String) {
-        let slotKey = WriteSlot.Key(domain: domain, key: key)
-        writes[slotKey, default: WriteSlot(label: label)].next = .some(value)
-        writes[slotKey]?.label = label
-        if writes[slotKey]?.inFlight == false { send(slotKey) }
-    }
-
-    private func send(_ slotKey: WriteSlot.Key) {
-        guard var slot = writes[slotKey], let next = slot.next else {
-            writes[slotKey] = nil
-            window?.valuesChanged(in: slotKey.domain)
-            return
+        guard driver.write([(key, value)], in: ClientDomain(domain)) else {
+            return refusedAtOnce(domain, label)
         }
-        slot.next = nil
-        slot.inFlight = true
-        writes[slotKey] = slot
-        let proxy = proxy, handle = handle, label = slot.label
-        Task {
-            var failure: PreferencesProxyError?
-            do throws(PreferencesProxyError) {
-                if let value = next { try await proxy.write(slotKey.domain, slotKey.key, value) } else { try await proxy.remove(slotKey.domain, slotKey.key) }
-            } catch {
-                failure = error
-            }
-            let outcome = failure
-            handle.post { $0.finished(slotKey, label: label, failure: outcome) }
-        }
-    }
-
-    private func finished(_ slotKey: WriteSlot.Key, label: String, failure: PreferencesProxyError?) {
-        writes[slotKey]?.inFlight = false
-        guard let failure else { return send(slotKey) }
-        writes[slotKey] = nil
-        window?.showError(ErrorMessages.refused(label, failure))
-        let proxy = proxy, handle = handle
-        Task {
-            let stored = try? await proxy.readIfPresent(slotKey.domain, slotKey.key)
-            handle.post { controller in
-                controller.values[slotKey.domain, default: [:]][slotKey.key] = stored ?? nil
-                controller.window?.valuesChanged(in: slotKey.domain)
-            }
-        }
+        writing[WriteKey(domain: domain, key: key)] = label
     }
 
     /// Removes every key a bundle gives a default for (back to the defaults), in one batch.
     func resetToDefaults(_ domain: String) {
         guard let bundle = bundles[domain] else { return }
-        let keys = Array(bundle.defaultValues.keys).filter { values[domain]?[$0] != nil && !isForced(domain, $0) }
-        let proxy = proxy, handle = handle, title = title(of: domain)
-        Task {
-            do throws(PreferencesProxyError) {
-                try await proxy.apply(domain, set: [:], remove: keys)
-            } catch {
-                handle.post { $0.window?.showError(ErrorMessages.refused(title, error)) }
-            }
-        }
+        let stored = values(in: domain)
+        let keys = bundle.defaultValues.keys.filter { stored[$0] != nil && !isForced(domain, $0) }.sorted()
+        guard !keys.isEmpty else { return }
+        guard driver.write(keys.map { (key: $0, value: PropertyListValue?.none) }, in: ClientDomain(domain)) else { return refusedAtOnce(domain, title(of: domain)) }
+        for key in keys { writing[WriteKey(domain: domain, key: key)] = title(of: domain) }
+    }
+
+    /// A write the engine refused before sending it: a forced key, or a domain not loaded.
+    private func refusedAtOnce(_ domain: String, _ label: String) {
+        let error: PreferencesProxyError = driver.phase(of: ClientDomain(domain)) == .loaded
+            ? .forced("an administrator forces it") : .serviceUnavailable("the domain is not loaded")
+        window?.showError(ErrorMessages.refused(label, error))
+        window?.valuesChanged(in: domain)
     }
 
     // MARK: Signals
 
+    /// prefsd's raw signals, for what the engine does not tell: a domain not listed yet.
     private func handle(_ event: PreferencesEvent) {
         switch event {
         case .changed(let change):
-            let isNew = values[change.domain] == nil
-            if change.isWholeDomain {
-                values[change.domain] = change.changed
-            } else {
-                values[change.domain, default: [:]].merge(change.changed) { _, new in new }
-                for key in change.removed { values[change.domain]?[key] = nil }
-            }
-            if isNew { window?.domainsLoaded() }
-            window?.valuesChanged(in: change.domain)
-        case .forcedKeysChanged(let domain, let keys, _):
-            forced[domain] = Set(keys)
-            window?.valuesChanged(in: domain)
+            if !domainNames.contains(change.domain) { follow([change.domain]) }
         case .reloadNeeded, .ownerChanged:
             reloadAll()
         case .disconnected:
             window?.showError("The connection to the preferences service was lost; changes are no longer saved.")
-        case .volatileChanged:
+        case .forcedKeysChanged, .volatileChanged:
             break
         }
     }
 }
 
-/// The writes of one key: the one on its way and the next one to send.
-struct WriteSlot {
-    struct Key: Hashable, Sendable {
-        var domain: String
-        var key: String
-    }
-
-    var label: String
-    var inFlight = false
-    /// The value to send next (`.some(nil)`: remove the key), if any.
-    var next: PropertyListValue??
+/// A key of a domain.
+struct WriteKey: Hashable, Sendable {
+    var domain: String
+    var key: String
 }
 
 /// Warnings for whoever started the app (bundle problems), on standard error.

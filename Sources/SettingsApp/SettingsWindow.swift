@@ -146,7 +146,7 @@ final class SettingsWindow {
             }
         }
         parts += SchemaCatalog.searchText(domain)
-        for (key, value) in controller.values[domain] ?? [:] {
+        for (key, value) in controller.values(in: domain) {
             parts.append(key)
             parts.append(ValueEditing.text(value))
         }

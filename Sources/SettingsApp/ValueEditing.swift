@@ -1,9 +1,8 @@
 import Foundation
 import PreferencesModel
-import PrefsCommand
 
 /// The raw editor's text forms of values: what a key's field shows, and how typed text
-/// becomes a value of a chosen type (the forms `prefs write` takes, parsed by its code).
+/// becomes a value of a chosen type (the forms `prefs write` takes, parsed by ``ValueText/parseTyped(_:as:)``).
 enum ValueEditing {
     /// The types a new key can have, in the order the "Type" list shows them.
     static let typeNames = ["string", "integer", "float", "boolean", "date", "data", "array", "dictionary"]
@@ -29,13 +28,14 @@ enum ValueEditing {
     /// Parses `text` as a value of the type named `typeName` (one of ``typeNames``).
     /// - Throws: a message saying what text the type takes.
     static func parse(_ text: String, as typeName: String) throws(EditError) -> PropertyListValue {
-        let flags = ["string": "-string", "integer": "-int", "float": "-float", "boolean": "-bool", "date": "-date", "data": "-data"]
-        if let flag = flags[typeName] {
-            do throws(PrefsError) {
-                return try ValueParser.parseTyped(flag: flag, text)
-            } catch {
-                throw EditError(message: error.description)
+        let types: [String: ValueText.ScalarType] = [
+            "string": .string, "integer": .integer, "float": .real, "boolean": .boolean, "date": .date, "data": .data,
+        ]
+        if let type = types[typeName] {
+            guard let value = ValueText.parseTyped(text, as: type) else {
+                throw EditError(message: "\("aeiou".contains(typeName.prefix(1)) ? "an" : "a") \(typeName) needs \(type.expected), not \"\(text)\"")
             }
+            return value
         }
         let value: PropertyListValue
         do throws(OpenStepPropertyList.ParseError) {

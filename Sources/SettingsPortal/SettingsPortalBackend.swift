@@ -1,5 +1,7 @@
+import ClientDriver
 import DBus
 import Logging
+import PreferencesClient
 import PreferencesModel
 import PreferencesProtocol
 import PreferencesProxy
@@ -7,19 +9,18 @@ import Synchronization
 
 /// The Settings portal backend: serves `org.freedesktop.impl.portal.Settings` at
 /// `/org/freedesktop/portal/desktop` on one connection, from prefsd domains read and
-/// followed through the proxy on another.
+/// followed on another by the client engine (``ClientDriver``), whose cache is the only
+/// copy of the domains' values: the backend keeps only what it serves, in the portal's
+/// types (``PortalSettings``).
 ///
-/// Changes are taken in one worker task, in the order prefsd committed them; calls are
-/// answered on the serving connection's queue from the state in memory, never waiting on
-/// prefsd.
+/// The engine tells each change of a followed domain, in the order prefsd committed them;
+/// calls are answered on the serving connection's queue from the state in memory, never
+/// waiting on prefsd.
 public final class SettingsPortalBackend: Sendable {
     struct State: Sendable {
         var settings = PortalSettings()
         /// The domains served besides the appearance namespace.
         var exposed: Set<String> = []
-        /// The last contents seen of every followed domain.
-        var domains: [String: [String: PropertyListValue]] = [:]
-        var subscription: PreferencesSubscription?
     }
 
     let connection: DBusConnection
@@ -30,18 +31,17 @@ public final class SettingsPortalBackend: Sendable {
         path: PortalBus.objectPath, introspectionXML: PortalBus.introspectionXML,
         interfaceProperties: [PortalBus.interface: ["version": .uint32(PortalBus.version)]]
     )
-    /// prefsd's events about the followed domains, taken one at a time by the worker: at
-    /// most ``PreferencesEventQueue/defaultCapacity``; a worker that falls further behind
-    /// (a slow bus) gets one `reloadNeeded(nil)` in place of the events queued and reads
-    /// every followed domain again (see ``PreferencesEventQueue``).
-    let queue: PreferencesEventQueue
+    /// The engine, driven over `proxy`; set once in `init`.
+    private let driverBox = Mutex<ClientDriver?>(nil)
+    private var driver: ClientDriver? { driverBox.withLock { $0 } }
 
     /// A backend serving on `connection` and reading prefsd through `proxy`.
     public init(connection: DBusConnection, proxy: PreferencesProxy, logger: Logger) {
         self.connection = connection
         self.proxy = proxy
         self.logger = logger
-        queue = PreferencesEventQueue()
+        let driver = ClientDriver(proxy: proxy) { [weak self] news in self?.told(news) }
+        driverBox.withLock { $0 = driver }
     }
 
     /// Exports the object, loads the settings, and then takes the backend's bus name, so
@@ -49,112 +49,72 @@ public final class SettingsPortalBackend: Sendable {
     /// - Throws: `DBusError` when the object cannot be exported or the name is taken.
     public func start(replace: Bool) async throws(DBusError) {
         try connection.registerObject(path: PortalBus.objectPath) { [self] call in receive(call) }
-        await follow()
-        await reloadAll()
-        Task { [self] in
-            while let event = await queue.next() { await handle(event) }
-        }
+        // The configuration and the appearance namespace are loaded together (one round
+        // trip); the configuration follows the domains it exposes, loaded together too.
+        let first = [PortalSettings.configurationDomain, Appearance.namespace].map { ClientDomain($0) }
+        for domain in first { driver?.follow(domain) }
+        for domain in first { _ = await driver?.load(domain) }
+        for domain in state.withLock({ $0.exposed.sorted() }) { _ = await driver?.load(ClientDomain(domain)) }
         let flags: UInt32 = 4 | 1 | (replace ? 2 : 0)  // do not queue, allow replacement, replace
         let reply = try await connection.requestName(PortalBus.busName, flags: flags)
         guard reply == 1 || reply == 4 else {
-            throw .remote(name: "org.freedesktop.DBus.Error.AddressInUse", message: "another process owns \(PortalBus.busName)")
+            throw .remote(name: StandardErrorName.addressInUse, message: "another process owns \(PortalBus.busName)")
         }
     }
 
     /// Stops following prefsd.
     public func stop() {
-        queue.finish()
-        state.withLock { $0.subscription }?.cancel()
+        guard let driver else { return }
+        for domain in [Appearance.namespace, PortalSettings.configurationDomain] + state.withLock({ $0.exposed.sorted() }) {
+            driver.forget(ClientDomain(domain))
+        }
     }
 
     // MARK: Following prefsd
 
-    /// The domains followed: the appearance and configuration domains, and those exposed.
-    private var followed: [String] {
-        [Appearance.namespace, PortalSettings.configurationDomain] + state.withLock { $0.exposed.sorted() }
-    }
-
-    /// Subscribes to the followed domains, replacing the previous subscription.
-    private func follow() async {
-        let domains = followed
-        do {
-            let subscription = try await proxy.observe(domains) { [queue] event in queue.push(event) }
-            let previous = state.withLock { state in
-                defer { state.subscription = subscription }
-                return state.subscription
-            }
-            previous?.cancel()
-        } catch {
-            logger.error("cannot follow prefsd's changes", metadata: ["error": "\(error)"])
-        }
-    }
-
-    private func handle(_ event: PreferencesEvent) async {
-        switch event {
-        case .changed(let change):
-            let entries = state.withLock { state -> [String: PropertyListValue] in
-                var entries = change.isWholeDomain ? [:] : state.domains[change.domain] ?? [:]
-                entries.merge(change.changed) { _, new in new }
-                for key in change.removed { entries[key] = nil }
-                return entries
-            }
-            await put(change.domain, entries)
-        case .reloadNeeded(let domain?, _):
-            await reload(domain)
-        case .reloadNeeded(nil, _), .ownerChanged(_, .some):
-            await reloadAll()
-        case .ownerChanged(_, nil), .volatileChanged, .forcedKeysChanged, .disconnected:
-            // Values stay as they were: a prefsd that comes back is read again then;
-            // forced values arrive as Changed; volatile domains are not served.
+    /// What the engine tells: a domain loaded or changed is put in force whole, from the
+    /// engine's cache.
+    private func told(_ news: ClientNews) {
+        switch news {
+        case .loadFinished(let domain, loaded: true), .changed(let domain, _, _):
+            guard let driver else { return }
+            put(domain.name, driver.entries(of: domain))
+        case .loadFinished(let domain, loaded: false):
+            logger.warning("cannot read a domain from prefsd", metadata: ["domain": "\(domain.name)"])
+        case .forcedChanged, .writeFailed, .writesSettled:
+            // Forced values arrive as changes; the backend writes nothing.
             break
         }
     }
 
-    /// Reads every followed domain again.
-    private func reloadAll() async {
-        for domain in followed { await reload(domain) }
-    }
-
-    /// Reads one domain again.
-    private func reload(_ domain: String) async {
-        do {
-            await put(domain, try await proxy.readDomain(domain))
-        } catch .notFound {
-            await put(domain, [:])
-        } catch {
-            logger.warning("cannot read a domain from prefsd", metadata: ["domain": "\(domain)", "error": "\(error)"])
-        }
-    }
-
     /// Puts a domain's contents in force and announces what changed.
-    private func put(_ domain: String, _ entries: [String: PropertyListValue]) async {
+    private func put(_ domain: String, _ entries: [String: PropertyListValue]) {
         if domain == PortalSettings.configurationDomain {
-            return await configure(exposed: PortalSettings.exposedDomains(from: entries[PortalSettings.exposedDomainsKey]), entries)
+            return configure(exposed: PortalSettings.exposedDomains(from: entries[PortalSettings.exposedDomainsKey]))
         }
         let changes = state.withLock { state -> [SettingChange] in
             guard domain == Appearance.namespace || state.exposed.contains(domain) else { return [] }
-            state.domains[domain] = entries
             return state.settings.update(namespace: domain, entries: entries)
         }
         for change in changes { emit(change) }
     }
 
-    /// Serves the `exposed` domains from now on.
-    private func configure(exposed: Set<String>, _ entries: [String: PropertyListValue]) async {
+    /// Serves the `exposed` domains from now on: follows those added (each announced
+    /// once loaded), forgets those removed.
+    private func configure(exposed: Set<String>) {
         let (added, removed) = state.withLock { state -> (Set<String>, Set<String>) in
-            state.domains[PortalSettings.configurationDomain] = entries
             let added = exposed.subtracting(state.exposed), removed = state.exposed.subtracting(exposed)
             state.exposed = exposed
-            for domain in removed {
-                state.domains[domain] = nil
-                _ = state.settings.update(namespace: domain, entries: nil)
-            }
+            for domain in removed { _ = state.settings.update(namespace: domain, entries: nil) }
             return (added, removed)
         }
-        guard !added.isEmpty || !removed.isEmpty else { return }
+        guard !added.isEmpty || !removed.isEmpty, let driver else { return }
         logger.info("exposed domains changed", metadata: ["exposed": "\(exposed.sorted())"])
-        await follow()
-        for domain in added.sorted() { await reload(domain) }
+        for domain in removed.sorted() { driver.forget(ClientDomain(domain)) }
+        for domain in added.sorted() {
+            // Followed before (loaded): put in force now; else when its load finishes.
+            if driver.follow(ClientDomain(domain)) == .loaded { put(domain, driver.entries(of: ClientDomain(domain))) }
+        }
     }
 
     private func emit(_ change: SettingChange) {

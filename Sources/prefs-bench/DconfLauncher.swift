@@ -66,9 +66,7 @@ final class DconfInstance {
         connection.setSignalHandler { message in
             if message.member == "Notify" { seen.withLock { $0.append(message) } }
         }
-        _ = try connection.callBlocking(.methodCall(
-            destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
-            member: "AddMatch", body: [.string("type='signal',interface='ca.desrt.dconf.Writer',member='Notify'")]))
+        _ = try connection.callBlocking(BusDriver.addMatch("type='signal',interface='ca.desrt.dconf.Writer',member='Notify'"))
         let reply = try connection.callBlocking(Calls.dconfChange([("/bench/verify/answer", .int32(42))]))
         guard case let .string(tag)? = reply.body.first, !tag.isEmpty else {
             throw BenchError("dconf's Change answered \(reply.signature), not a tag")

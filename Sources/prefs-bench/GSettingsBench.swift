@@ -115,14 +115,17 @@ struct GSettingsBench {
         return Figures(backendLoad: numbers[0], firstRead: numbers[1], stringP50: numbers[2], stringP99: numbers[3], intP50: numbers[4], intP99: numbers[5])
     }
 
-    /// The GIO module built beside this executable.
+    /// The GIO module scripts/build-gio-module built: `.build/gio-module/libgioprefsd.so`
+    /// above this executable's directory (`$PREFSD_GIO_MODULE` overrides).
     static func module() throws -> URL {
-        let directory = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
-        let module = directory.appendingPathComponent("libgioprefsd.so")
-        guard FileManager.default.fileExists(atPath: module.path) else {
-            throw BenchError("\(module.path) is missing: build it with `swift build -c release --product gioprefsd`")
+        if let path = ProcessInfo.processInfo.environment["PREFSD_GIO_MODULE"] { return URL(fileURLWithPath: path) }
+        var directory = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
+        while directory.path != "/" {
+            let module = directory.appendingPathComponent("gio-module/libgioprefsd.so")
+            if FileManager.default.fileExists(atPath: module.path) { return module }
+            directory.deleteLastPathComponent()
         }
-        return module
+        throw BenchError("libgioprefsd.so is missing: build it with scripts/build-gio-module")
     }
 
     static func table(_ results: [(String, Figures)], batches: Int, perBatch: Int) -> String {

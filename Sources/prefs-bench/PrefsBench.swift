@@ -37,6 +37,9 @@ struct PrefsBench: ParsableCommand {
     @Flag(help: "Only compare GSettings reads through GSETTINGS_BACKEND=dconf and =prefsd (needs cc and libglib2.0-dev).")
     var gsettings = false
 
+    @Flag(help: "Only the whole-process GSettings row: `gsettings get` with dconf and with prefsd taking turns, wall time and peak RSS, and the module's size.")
+    var gsettingsProcess = false
+
     @Flag(help: "Measure only the rapid writes through the library (100,000 sets of one key).")
     var onlyRapidWrites = false
 
@@ -72,7 +75,11 @@ struct PrefsBench: ParsableCommand {
             guard let address else { throw ValidationError("--observer-child needs --address") }
             throw ExitCode(runObserverChild(bus: address, count: childCount))
         }
-        if gsettings { return try GSettingsBench(quick: quick).run() }
+        if gsettingsProcess { return try GSettingsProcessBench(quick: quick).run() }
+        if gsettings {
+            try GSettingsBench(quick: quick).run()
+            return try GSettingsProcessBench(quick: quick).run()
+        }
         if onlyHistory { return try HistoryBench(quick: quick, changes: historyChanges).run() }
         if onlyRoaming { return try RoamingBench(quick: quick).run() }
         try Benchmark(options: self).run()

@@ -81,7 +81,7 @@ final class Daemon: Sendable {
         // instance as soon as it has started, so the new one gets the store lock at once.
         connection.setDisconnectHandler { shutdown.end(.busGone) }
         connection.setSignalHandler { message in
-            if message.sender == "org.freedesktop.DBus", message.member == "NameLost",
+            if message.sender == BusDriver.name, message.member == BusDriver.nameLost,
                message.body.first == .string(PreferencesBus.busName) {
                 shutdown.end(.replaced)
             }

@@ -62,4 +62,29 @@ struct ValueTextTests {
         #expect(OpenStepPropertyList.describe(.real(2.5)) == ValueText.formatReal(2.5))
         #expect(Coercion.string(.real(3)) == ValueText.formatReal(3))
     }
+
+    @Test("typed value text: each scalar type reads its forms and refuses other text")
+    func typed() {
+        #expect(ValueText.parseTyped("14", as: .string) == .string("14"))
+        #expect(ValueText.parseTyped(" -14 ", as: .integer) == .integer(-14))
+        #expect(ValueText.parseTyped("+7", as: .integer) == .integer(7))
+        #expect(ValueText.parseTyped("1.5", as: .integer) == nil)
+        #expect(ValueText.parseTyped("9223372036854775808", as: .integer) == nil)
+        #expect(ValueText.parseTyped("-2e3", as: .real) == .real(-2000))
+        #expect(ValueText.parseTyped("inf", as: .real) == nil)
+        #expect(ValueText.parseTyped("YES", as: .boolean) == .boolean(true))
+        #expect(ValueText.parseTyped("0", as: .boolean) == .boolean(false))
+        #expect(ValueText.parseTyped("maybe", as: .boolean) == nil)
+        #expect(ValueText.parseTyped("2024-05-01", as: .date) == .date(secondsSince1970: 1_714_521_600))
+        #expect(ValueText.parseTyped("<0a ff>", as: .data) == .data(Data([0x0a, 0xff])))
+        #expect(ValueText.parseTyped("0xAB", as: .data) == .data(Data([0xab])))
+        #expect(ValueText.parseTyped("abc", as: .data) == nil)
+        #expect(ValueText.ScalarType.integer.expected.contains("whole number"))
+    }
+
+    @Test("compact text keeps a value on one line, keys sorted")
+    func compact() {
+        let value = PropertyListValue.dictionary(["b": .array([.string("x y"), .integer(1)]), "a": .dictionary([:])])
+        #expect(ValueText.compact(value) == "{ a = { }; b = (\"x y\", 1); }")
+    }
 }

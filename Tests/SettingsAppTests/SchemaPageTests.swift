@@ -26,16 +26,15 @@ struct SchemaPageTests {
             ]
         }
 
-        /// The built module, beside the test bundle (`$PREFSD_GIO_MODULE` overrides).
+        /// The module scripts/build-gio-module built (`$PREFSD_GIO_MODULE` overrides).
         static func module() throws -> URL {
             if let path = ProcessInfo.processInfo.environment["PREFSD_GIO_MODULE"] { return URL(fileURLWithPath: path) }
-            var directory = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
-            while directory.path != "/" {
-                let candidate = directory.appendingPathComponent("libgioprefsd.so")
-                if FileManager.default.fileExists(atPath: candidate.path) { return candidate }
-                directory.deleteLastPathComponent()
+            let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            let module = root.appendingPathComponent(".build/gio-module/libgioprefsd.so")
+            guard FileManager.default.fileExists(atPath: module.path) else {
+                throw FixtureError("\(module.path) is missing: build it with scripts/build-gio-module (scripts/run-tests does)")
             }
-            throw FixtureError("libgioprefsd.so was not found beside the test bundle; build it with `swift build --build-tests`")
+            return module
         }
 
         /// `gsettings ARGUMENTS`, its standard output trimmed (or the failure).

@@ -1,4 +1,6 @@
+#if canImport(PreferencesModel)
 import PreferencesModel
+#endif
 
 /// Where a GSettings key lives in prefsd: one reversible rule from a GSettings path and key
 /// (`/org/gnome/TextEditor/style-scheme`) to a prefsd domain and key, and back.
@@ -26,7 +28,7 @@ import PreferencesModel
 /// never sees it. A full key is not mappable when the prefsd key would be empty, longer
 /// than 1024 bytes, or not in Unicode normal form C (prefsd normalises keys to NFC, so
 /// such a key would come back spelled differently).
-public struct SettingsLocation: Sendable, Hashable {
+public struct GSettingsPath: Sendable, Hashable {
     /// The prefsd domain.
     public let domain: String
     /// The key inside the domain.
@@ -66,7 +68,7 @@ public struct SettingsLocation: Sendable, Hashable {
     /// The location `key` of `domain` when it is the image of a GSettings key under the
     /// rule, else `nil`.
     public init?(domain: String, key: String) {
-        guard let mapped = SettingsLocation(settingsKey: Self.settingsKey(domain: domain, key: key)),
+        guard let mapped = GSettingsPath(settingsKey: Self.settingsKey(domain: domain, key: key)),
               mapped.domain == domain, mapped.key == key
         else { return nil }
         self = mapped
@@ -85,7 +87,7 @@ public struct SettingsLocation: Sendable, Hashable {
     /// (`/org/gnome/TextEditor/` → `org.gnome.TextEditor`): the domain its keys map to.
     /// `nil` for a path that is not a GSettings directory.
     public static func domain(ofDirectory path: String) -> String? {
-        guard path.hasSuffix("/"), let probe = SettingsLocation(settingsKey: path + "k") else { return nil }
+        guard path.hasSuffix("/"), let probe = GSettingsPath(settingsKey: path + "k") else { return nil }
         return probe.domain
     }
 

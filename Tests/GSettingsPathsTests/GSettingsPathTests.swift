@@ -2,7 +2,7 @@ import GSettingsPaths
 import Testing
 
 @Suite("GSettings path ↔ prefsd domain and key")
-struct SettingsLocationTests {
+struct GSettingsPathTests {
     @Test("the documented examples map as the table says, and back", arguments: [
         ("/org/gnome/TextEditor/style-scheme", "org.gnome.TextEditor", "style-scheme"),
         ("/org/gnome/desktop/interface/gtk-theme", "org.gnome.desktop", "interface/gtk-theme"),
@@ -17,11 +17,11 @@ struct SettingsLocationTests {
         ("/org/x_y/ünïcode key", "org.x_y", "ünïcode key"),
     ])
     func examples(path: String, domain: String, key: String) throws {
-        let location = try #require(SettingsLocation(settingsKey: path))
+        let location = try #require(GSettingsPath(settingsKey: path))
         #expect(location.domain == domain)
         #expect(location.key == key)
         #expect(location.settingsKey == path)
-        #expect(SettingsLocation(domain: domain, key: key) == location)
+        #expect(GSettingsPath(domain: domain, key: key) == location)
     }
 
     @Test("what is not a GSettings key, or breaks prefsd's limits, has no location", arguments: [
@@ -29,13 +29,13 @@ struct SettingsLocationTests {
         "/org/e\u{301}", // not in normal form C
     ])
     func unmappable(path: String) {
-        #expect(SettingsLocation(settingsKey: path) == nil)
+        #expect(GSettingsPath(settingsKey: path) == nil)
     }
 
     @Test("a long first directory goes into the key rather than overflow the domain name")
     func longDirectory() throws {
         let long = String(repeating: "d", count: 252) // "org." + 252 bytes passes 255
-        let location = try #require(SettingsLocation(settingsKey: "/org/\(long)/x/key"))
+        let location = try #require(GSettingsPath(settingsKey: "/org/\(long)/x/key"))
         #expect(location.domain == "org")
         #expect(location.key == "\(long)/x/key")
         #expect(location.settingsKey == "/org/\(long)/x/key")
@@ -43,19 +43,19 @@ struct SettingsLocationTests {
 
     @Test("a prefsd key the forward rule would not produce is not a GSettings key")
     func notAnImage() {
-        #expect(SettingsLocation(domain: "org.gnome", key: "extra/k") == nil)
-        #expect(SettingsLocation(domain: "org.gnome.TextEditor.more", key: "k") == nil)
-        #expect(SettingsLocation(domain: "_", key: "org/k") == nil)
-        #expect(SettingsLocation(domain: "org.gnome.TextEditor", key: "a/b") != nil)
+        #expect(GSettingsPath(domain: "org.gnome", key: "extra/k") == nil)
+        #expect(GSettingsPath(domain: "org.gnome.TextEditor.more", key: "k") == nil)
+        #expect(GSettingsPath(domain: "_", key: "org/k") == nil)
+        #expect(GSettingsPath(domain: "org.gnome.TextEditor", key: "a/b") != nil)
     }
 
     @Test("a directory's keys live in the domain of the directory")
     func directories() {
-        #expect(SettingsLocation.domain(ofDirectory: "/org/gnome/TextEditor/") == "org.gnome.TextEditor")
-        #expect(SettingsLocation.domain(ofDirectory: "/org/gnome/terminal/legacy/profiles:/:b1/") == "org.gnome.terminal")
-        #expect(SettingsLocation.domain(ofDirectory: "/") == "_")
-        #expect(SettingsLocation.domain(ofDirectory: "/no/trailing/slash") == nil)
-        #expect(SettingsLocation.settingsPath(ofDomain: "org.gnome.TextEditor") == "/org/gnome/TextEditor/")
-        #expect(SettingsLocation.settingsPath(ofDomain: "_") == "/")
+        #expect(GSettingsPath.domain(ofDirectory: "/org/gnome/TextEditor/") == "org.gnome.TextEditor")
+        #expect(GSettingsPath.domain(ofDirectory: "/org/gnome/terminal/legacy/profiles:/:b1/") == "org.gnome.terminal")
+        #expect(GSettingsPath.domain(ofDirectory: "/") == "_")
+        #expect(GSettingsPath.domain(ofDirectory: "/no/trailing/slash") == nil)
+        #expect(GSettingsPath.settingsPath(ofDomain: "org.gnome.TextEditor") == "/org/gnome/TextEditor/")
+        #expect(GSettingsPath.settingsPath(ofDomain: "_") == "/")
     }
 }

@@ -1,0 +1,306 @@
+import PreferencesClient
+import PreferencesModel
+import PreferencesProxy
+import Synchronization
+
+/// What a ``ClientDriver`` tells its owner: the engine's news, in the order it made them.
+public enum ClientNews: Sendable {
+    /// The first load of the domain ended (`loaded`: its values are in; else prefsd could
+    /// not be reached or refused).
+    case loadFinished(ClientDomain, loaded: Bool)
+    /// The values readers see changed for these keys (`byWrite`: this process's write).
+    case changed(ClientDomain, keys: [String], byWrite: Bool)
+    /// Whether these keys are forced changed.
+    case forcedChanged(ClientDomain, keys: [String])
+    /// A write of these keys was refused or failed; they read as before it.
+    case writeFailed(ClientDomain, keys: [String], reason: String)
+    /// No write of this process is queued or in flight any more.
+    case writesSettled
+}
+
+/// The client engine (``ClientEngine``) driven over ``PreferencesProxy``: the one domain
+/// cache of a process that talks to prefsd through the proxy. It feeds the engine prefsd's
+/// answers and signals and carries out what the engine asks, in the order it asks:
+///
+/// - a domain's subscription and its load go out together (the subscription is queued
+///   before the load, and the bus handles one connection's messages in order), so the
+///   first read of a domain costs one round trip; a persistent domain's load is
+///   `ReadDomain` and `ForcedKeys` sent at once;
+/// - the signals come raw (their invalidated keys are not re-read by the proxy: the engine
+///   loads the domain again), already filtered by the proxy to those of prefsd's owner;
+/// - a lane's write goes out as soon as the engine asks for it; writes made while it is in
+///   flight are merged by the engine into the next call.
+///
+/// The engine is kept behind a lock that is never held while a call is sent or news is
+/// told: actions are drained, in order, by one thread at a time.
+public final class ClientDriver: Sendable {
+    /// The proxy the driver calls prefsd through.
+    public let proxy: PreferencesProxy
+    private let engine = Mutex(ClientEngine<PropertyListValue>())
+    private let work = Mutex(Work())
+    private let subscriptions = Mutex<[ClientDomain: PreferencesSubscription]>([:])
+    private let news: @Sendable (ClientNews) -> Void
+
+    private struct Work: Sendable {
+        var pending: [ClientAction<PropertyListValue>] = []
+        var draining = false
+    }
+
+    /// A driver calling prefsd through `proxy` and telling `news` what changed (called on
+    /// the thread that drains the engine's actions: it must not block).
+    public init(proxy: PreferencesProxy, news: @escaping @Sendable (ClientNews) -> Void) {
+        self.proxy = proxy
+        self.news = news
+    }
+
+    // MARK: Reading
+
+    /// Where the domain's load stands.
+    public func phase(of domain: ClientDomain) -> ClientDomainPhase {
+        engine.withLock { $0.phase(of: domain) }
+    }
+
+    /// The value readers see for `key` (this process's pending writes over prefsd's values).
+    public func value(_ key: String, in domain: ClientDomain) -> PropertyListValue? {
+        engine.withLock { $0.value(key, in: domain) }
+    }
+
+    /// Every key of the domain with the value readers see.
+    public func entries(of domain: ClientDomain) -> [String: PropertyListValue] {
+        engine.withLock { $0.entries(of: domain) }
+    }
+
+    /// The keys an administrator forces in the domain.
+    public func forcedKeys(in domain: ClientDomain) -> Set<String> {
+        engine.withLock { $0.forcedKeys(in: domain) }
+    }
+
+    /// Whether a write of this process is queued or in flight (in `domain`, or in any).
+    public func hasPendingWrites(in domain: ClientDomain? = nil) -> Bool {
+        engine.withLock { $0.hasPendingWrites(in: domain) }
+    }
+
+    // MARK: Following
+
+    /// Follows `domain` (the first time: subscribes and loads it, in one round trip);
+    /// returns the phase after the call.
+    @discardableResult
+    public func follow(_ domain: ClientDomain) -> ClientDomainPhase {
+        run { $0.follow(domain) }
+    }
+
+    /// Follows `domain` and returns once its first load has ended: whether it is loaded.
+    public func load(_ domain: ClientDomain) async -> Bool {
+        switch follow(domain) {
+        case .loaded: return true
+        case .unavailable: return false
+        case .loading, .unknown: break
+        }
+        return await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
+            waiters.withLock { $0[domain, default: []].append(continuation) }
+            // Finished meanwhile: nobody else will resume it.
+            let phase = self.phase(of: domain)
+            guard phase != .loading else { return }
+            resumeWaiters(domain, loaded: phase == .loaded)
+        }
+    }
+
+    private let waiters = Mutex<[ClientDomain: [CheckedContinuation<Bool, Never>]]>([:])
+
+    private func resumeWaiters(_ domain: ClientDomain, loaded: Bool) {
+        let waiting = waiters.withLock { $0.removeValue(forKey: domain) } ?? []
+        for waiter in waiting { waiter.resume(returning: loaded) }
+    }
+
+    /// Stops following `domain` (refused, `false`, while writes of it are pending).
+    @discardableResult
+    public func forget(_ domain: ClientDomain) -> Bool {
+        run { $0.forget(domain) }
+    }
+
+    /// Loads every followed domain again.
+    public func reloadAll() {
+        run { $0.reloadAll() }
+    }
+
+    // MARK: Writing
+
+    /// Writes (or removes, `nil`) keys of a persistent domain: laid over the cache at once,
+    /// sent on the domain's lane. `false` when the engine refused (not loaded, forced key).
+    @discardableResult
+    public func write(_ changes: [(key: String, value: PropertyListValue?)], in domain: ClientDomain) -> Bool {
+        run { $0.write(changes, in: domain) }
+    }
+
+    /// Replaces the whole domain (`nil`: removes it).
+    @discardableResult
+    public func replace(_ domain: ClientDomain, with values: [String: PropertyListValue]?) -> Bool {
+        run { $0.replace(domain, with: values) }
+    }
+
+    // MARK: Driving the engine
+
+    /// Changes the engine, then carries out what it asked.
+    private func run<Result>(_ change: (inout ClientEngine<PropertyListValue>) -> Result) -> Result {
+        let (result, actions) = engine.withLock { engine in (change(&engine), engine.takeActions()) }
+        carryOut(actions)
+        return result
+    }
+
+    /// Queues `actions` and drains the queue unless another thread is draining it.
+    private func carryOut(_ actions: [ClientAction<PropertyListValue>]) {
+        guard !actions.isEmpty else { return }
+        let drain = work.withLock { work -> Bool in
+            work.pending.append(contentsOf: actions)
+            defer { work.draining = true }
+            return !work.draining
+        }
+        guard drain else { return }
+        while let action = nextAction() { perform(action) }
+    }
+
+    private func nextAction() -> ClientAction<PropertyListValue>? {
+        work.withLock { work in
+            guard !work.pending.isEmpty else {
+                work.draining = false
+                return nil
+            }
+            return work.pending.removeFirst()
+        }
+    }
+
+    private func perform(_ action: ClientAction<PropertyListValue>) {
+        switch action {
+        case .subscribe(let domain):
+            subscribe(domain)
+        case .unsubscribe(let domain):
+            subscriptions.withLock { $0.removeValue(forKey: domain) }?.cancel()
+        case .load(let domain, let token):
+            load(domain, token: token)
+        case .flushNeeded(let domain):
+            run { $0.flush(domain) }
+        case .apply(let domain, let set, let remove, let token):
+            send(PreferencesCall.apply(domain.name, set: set, remove: remove), domain, token)
+        case .replace(let domain, let values, let token):
+            switch (domain.isVolatile, values) {
+            case (false, let values?): send(PreferencesCall.replaceDomain(domain.name, values), domain, token)
+            case (false, nil): send(PreferencesCall.removeDomain(domain.name), domain, token)
+            case (true, let values?): send(PreferencesCall.setVolatileDomain(domain.name, values), domain, token)
+            case (true, nil): send(PreferencesCall.removeVolatileDomain(domain.name), domain, token)
+            }
+        case .loadFinished(let domain, let loaded):
+            news(.loadFinished(domain, loaded: loaded))
+            resumeWaiters(domain, loaded: loaded)
+        case .changed(let domain, let keys, let byWrite):
+            news(.changed(domain, keys: keys, byWrite: byWrite))
+        case .forcedChanged(let domain, let keys):
+            news(.forcedChanged(domain, keys: keys))
+        case .writeFailed(let domain, let keys, let reason):
+            news(.writeFailed(domain, keys: keys, reason: reason))
+        case .writesSettled:
+            news(.writesSettled)
+        }
+    }
+
+    /// Starts the domain's signals; the calls that put them in force are queued before
+    /// this returns, so the load that follows is answered after them.
+    private func subscribe(_ domain: ClientDomain) {
+        do {
+            let subscription = try proxy.startObserving([domain.name], resolving: false) { [weak self] event in
+                self?.receive(event, about: domain)
+            }
+            subscriptions.withLock { $0[domain] = subscription }
+        } catch {
+            // The load that follows fails the same way and ends the domain unavailable.
+        }
+    }
+
+    private func receive(_ event: PreferencesEvent, about domain: ClientDomain) {
+        switch event {
+        case .changed(let change) where !domain.isVolatile, .volatileChanged(let change) where domain.isVolatile:
+            run {
+                $0.changed(domain, changed: change.changed, removed: change.removed, invalidated: change.invalidated,
+                           serial: change.serial, sender: nil)
+            }
+        case .forcedKeysChanged(_, let keys, let serial) where !domain.isVolatile:
+            run { $0.forcedKeysChanged(domain, keys: Set(keys), serial: serial, sender: nil) }
+        case .ownerChanged(_, let current):
+            run { $0.ownerChanged(to: current) }
+        case .reloadNeeded:
+            run { $0.reload(domain) }
+        case .changed, .volatileChanged, .forcedKeysChanged, .disconnected:
+            break
+        }
+    }
+
+    /// Reads the domain whole: `ReadDomain` and `ForcedKeys` at once for a persistent
+    /// domain, `ReadVolatileDomain` for a volatile one.
+    private func load(_ domain: ClientDomain, token: UInt64) {
+        if domain.isVolatile {
+            proxy.answer(PreferencesCall.readVolatileDomain(domain.name)) { [self] result in
+                switch result {
+                case .success(let answer):
+                    run { $0.loadAnswered(domain, token: token, values: answer.value, forced: [], serial: answer.serial, sender: nil) }
+                case .failure(.notFound):
+                    run { $0.loadAnswered(domain, token: token, values: [:], forced: [], serial: 0, sender: nil) }
+                case .failure(let error):
+                    run { $0.loadFailed(domain, token: token, reason: error.description) }
+                }
+            }
+            return
+        }
+        let answers = Mutex(LoadAnswers())
+        proxy.answer(PreferencesCall.readDomain(domain.name)) { [self] result in
+            let done = answers.withLock { $0.values = result; return $0.complete }
+            if done { finishLoad(domain, token: token, answers.withLock { $0 }) }
+        }
+        proxy.answer(PreferencesCall.forcedKeys(domain.name)) { [self] result in
+            let done = answers.withLock { $0.forced = result; return $0.complete }
+            if done { finishLoad(domain, token: token, answers.withLock { $0 }) }
+        }
+    }
+
+    private struct LoadAnswers: Sendable {
+        var values: Result<(value: [String: PropertyListValue], serial: UInt32), PreferencesProxyError>?
+        var forced: Result<(value: [String], serial: UInt32), PreferencesProxyError>?
+        var complete: Bool { values != nil && forced != nil }
+    }
+
+    private func finishLoad(_ domain: ClientDomain, token: UInt64, _ answers: LoadAnswers) {
+        let forced: (keys: Set<String>, serial: UInt32?)
+        switch answers.forced {
+        case .success(let answer)?: forced = (Set(answer.value), answer.serial)
+        case .failure(.notFound)?, nil: forced = ([], nil)
+        case .failure(let error)?: return run { $0.loadFailed(domain, token: token, reason: error.description) }
+        }
+        switch answers.values {
+        case .success(let answer)?:
+            run {
+                $0.loadAnswered(domain, token: token, values: answer.value, forced: forced.keys, serial: answer.serial,
+                                forcedSerial: forced.serial, sender: nil)
+            }
+        case .failure(.notFound)?, nil:
+            run { $0.loadAnswered(domain, token: token, values: [:], forced: forced.keys, serial: 0, forcedSerial: forced.serial, sender: nil) }
+        case .failure(let error)?:
+            run { $0.loadFailed(domain, token: token, reason: error.description) }
+        }
+    }
+
+    /// Sends a write of the domain's lane and tells the engine its outcome.
+    private func send(_ request: PreferencesRequest<Void>, _ domain: ClientDomain, _ token: UInt64) {
+        proxy.answer(request) { [self] result in
+            switch result {
+            case .success(let answer):
+                run { $0.writeAnswered(domain, token: token, serial: answer.serial, sender: nil) }
+            case .failure(let error):
+                // A value or name prefsd does not take spoils the batch for the others:
+                // each key goes again by itself.
+                let alone: Bool = switch error {
+                case .invalidName, .invalidValue, .invalidArguments, .forced, .quotaExceeded, .limitsExceeded: true
+                default: false
+                }
+                run { $0.writeFailed(domain, token: token, reason: error.description, retryKeysAlone: alone) }
+            }
+        }
+    }
+}

@@ -1,0 +1,141 @@
+import BusTestSupport
+import DBus
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `prefs-bench --gsettings-process`: what a whole GSettings program pays for its backend.
+/// `gsettings get org.gnome.desktop.interface color-scheme` as a whole process, with
+/// `GSETTINGS_BACKEND=dconf` and `=prefsd` taking turns (15 runs each after one warm-up),
+/// the module installed as `make install` does (its own directory with GIO's module cache,
+/// the machine's own GIO modules, dconf's among them, in `GIO_MODULE_DIR`): the median wall
+/// time from spawn to exit and the median peak RSS (VmHWM, as GNU time's `%M` reports it),
+/// beside the installed module's size, against the targets of issue 26.
+///
+/// The program runs under `/usr/bin/time`: a child's `ru_maxrss` keeps the high-water mark
+/// of the memory it had before `exec`, which for a child of this (large) process would be
+/// this process's; GNU time is small. Its own cost is the same for both backends.
+struct GSettingsProcessBench {
+    let quick: Bool
+
+    /// One run: milliseconds from spawn to exit, peak RSS in KiB, what it printed.
+    struct Run {
+        var milliseconds: Double
+        var peakKiB: Int
+        var output: String
+    }
+
+    static let schema = "org.gnome.desktop.interface"
+    static let key = "color-scheme"
+
+    func run() throws {
+        let work = try makeTemporaryDirectory("prefs-bench-gsettings-process")
+        defer { try? FileManager.default.removeItem(at: work) }
+        let modules = work.appendingPathComponent("modules")
+        try FileManager.default.createDirectory(at: modules, withIntermediateDirectories: true)
+        let module = try GSettingsBench.module()
+        let installed = modules.appendingPathComponent("libgioprefsd.so")
+        try FileManager.default.copyItem(at: module, to: installed)
+        try GIOProgram.check(runCommand("gio-querymodules", [modules.path]), "gio-querymodules")
+        let gsettings = try findExecutable("gsettings")
+
+        let bus = try PrivateBus()
+        defer { bus.stop() }
+        let connection = try DBusConnection.connect(address: bus.address)
+        defer { connection.close() }
+        let prefsd = try PrefsdInstance(executable: try siblingExecutable("prefsd"), bus: bus.address,
+                                        store: work.appendingPathComponent("store"),
+                                        log: work.appendingPathComponent("prefsd.log"), probe: connection)
+        defer { prefsd.stop() }
+        let dconf = try DconfInstance(bus: bus.address)
+        defer { dconf.stop() }
+        try dconf.ensureRunning(probe: connection)
+
+        var base = ProcessInfo.processInfo.environment
+        for name in ["GIO_MODULE_DIR", "GSETTINGS_SCHEMA_DIR", "GIO_USE_VFS"] { base[name] = nil }
+        base["DBUS_SESSION_BUS_ADDRESS"] = bus.address
+        base["GIO_EXTRA_MODULES"] = modules.path
+        base["XDG_CONFIG_HOME"] = dconf.directory.appendingPathComponent("config").path
+        base["XDG_RUNTIME_DIR"] = dconf.directory.appendingPathComponent("runtime").path
+        base["HOME"] = dconf.directory.path
+        func environment(_ backend: String) -> [String: String] {
+            var environment = base
+            environment["GSETTINGS_BACKEND"] = backend
+            return environment
+        }
+        // The same value in both backends: each run must print it, proving its backend answered.
+        for backend in ["dconf", "prefsd"] {
+            try dconf.ensureRunning(probe: connection)
+            let set = try Self.measure(gsettings, ["set", Self.schema, Self.key, "prefer-dark"], environment: environment(backend), in: work)
+            guard set.output.isEmpty else { throw BenchError("\(backend): gsettings set printed \(set.output)") }
+        }
+        let runs = quick ? 5 : 15
+        var results: [String: [Run]] = [:]
+        for round in 0...runs {
+            for backend in ["dconf", "prefsd"] {
+                try dconf.ensureRunning(probe: connection)
+                let run = try Self.measure(gsettings, ["get", Self.schema, Self.key], environment: environment(backend), in: work)
+                guard run.output == "'prefer-dark'\n" else { throw BenchError("\(backend): gsettings get printed \(run.output)") }
+                // The first round warms the page cache and the services.
+                if round > 0 { results[backend, default: []].append(run) }
+            }
+        }
+        let size = (try? FileManager.default.attributesOfItem(atPath: installed.path)[.size] as? Int) ?? 0
+        print(Self.table(dconf: results["dconf"] ?? [], prefsd: results["prefsd"] ?? [], moduleBytes: size))
+    }
+
+    static func median(_ values: [Double]) -> Double {
+        let sorted = values.sorted()
+        return sorted.isEmpty ? .nan : sorted[sorted.count / 2]
+    }
+
+    static func table(dconf: [Run], prefsd: [Run], moduleBytes: Int) -> String {
+        let wall = (median(dconf.map(\.milliseconds)), median(prefsd.map(\.milliseconds)))
+        let peak = (median(dconf.map { Double($0.peakKiB) / 1024 }), median(prefsd.map { Double($0.peakKiB) / 1024 }))
+        let megabytes = Double(moduleBytes) / 1_000_000
+        func verdict(_ met: Bool) -> String { met ? "met" : "missed" }
+        return [
+            "| `gsettings get \(schema) \(key)`, whole process (\(prefsd.count) runs each, taking turns; medians) | dconf | prefsd | target | result |",
+            "| --- | --- | --- | --- | --- |",
+            String(format: "| wall time, spawn to exit | %.1f ms | %.1f ms | ≤ dconf + 1 ms | %@ |", wall.0, wall.1, verdict(wall.1 <= wall.0 + 1)),
+            String(format: "| peak RSS (VmHWM) | %.1f MiB | %.1f MiB | ≤ dconf + 2 MiB | %@ |", peak.0, peak.1, verdict(peak.1 <= peak.0 + 2)),
+            String(format: "| installed module `libgioprefsd.so` | | %.2f MB | ≤ 10 MB | %@ |", megabytes, verdict(megabytes <= 10)),
+        ].joined(separator: "\n")
+    }
+
+    /// Runs `executable` with `arguments` to its end; its output goes through a file in `directory`.
+    static func measure(_ executable: String, _ arguments: [String], environment: [String: String], in directory: URL) throws -> Run {
+        let outputPath = directory.appendingPathComponent("gsettings-output").path
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        let rssPath = directory.appendingPathComponent("gsettings-rss").path
+        let timed = ["/usr/bin/time", "-f", "%M", "-o", rssPath, executable] + arguments
+        let argv = timed.map { strdup($0) } + [nil]
+        let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer {
+            for pointer in argv { free(pointer) }
+            for pointer in envp { free(pointer) }
+        }
+        var pid: pid_t = 0
+        var start = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &start)
+        let spawned = posix_spawn(&pid, "/usr/bin/time", &actions, nil, argv, envp)
+        guard spawned == 0 else { throw BenchError("could not start \(executable): errno \(spawned)") }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 {
+            guard errno == EINTR else { throw BenchError("waitpid failed: errno \(errno)") }
+        }
+        var end = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &end)
+        let milliseconds = Double(end.tv_sec - start.tv_sec) * 1000 + Double(end.tv_nsec - start.tv_nsec) / 1_000_000
+        let output = (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? ""
+        guard status == 0 else { throw BenchError("\(executable) \(arguments.joined(separator: " ")) exited with status \(status)") }
+        let rss = (try? String(contentsOfFile: rssPath, encoding: .utf8))?.split(separator: "\n").last.flatMap { Int($0) }
+        guard let rss else { throw BenchError("/usr/bin/time reported no peak RSS") }
+        return Run(milliseconds: milliseconds, peakKiB: rss, output: output)
+    }
+}

@@ -1,0 +1,101 @@
+import BusTestSupport
+import ClientDriver
+import DBus
+import Foundation
+import PreferencesClient
+import PreferencesModel
+import PreferencesProtocol
+import PreferencesProxy
+import PrefsdTestSupport
+import Synchronization
+import Testing
+
+/// Collects a driver's news.
+final class NewsLog: Sendable {
+    private let news = Mutex<[String]>([])
+    func add(_ item: ClientNews) {
+        let line = switch item {
+        case .loadFinished(let domain, let loaded): "loadFinished \(domain.name) \(loaded)"
+        case .changed(let domain, let keys, let byWrite): "changed \(domain.name) \(keys) \(byWrite)"
+        case .forcedChanged(let domain, let keys): "forced \(domain.name) \(keys)"
+        case .writeFailed(let domain, let keys, _): "writeFailed \(domain.name) \(keys)"
+        case .writesSettled: "writesSettled"
+        }
+        news.withLock { $0.append(line) }
+    }
+    func wait(for line: String) async -> Bool {
+        let deadline = ContinuousClock.now + .seconds(10)
+        while ContinuousClock.now < deadline {
+            if news.withLock({ $0.contains(line) }) { return true }
+            try? await Task.sleep(for: .milliseconds(10))
+        }
+        return false
+    }
+}
+
+@Suite struct ClientDriverTests {
+    static let domain = ClientDomain("com.example.Driver")
+
+    @Test("a domain's first load is one round trip: ReadDomain and ForcedKeys both reach prefsd before it answers either")
+    func firstLoadIsOneRoundTrip() async throws {
+        let bus = try PrivateBus()
+        let prefsd = try await HeldPrefsd(bus: bus)
+        let proxy = PreferencesProxy(connection: try DBusConnection.connect(address: bus.address))
+        defer { proxy.close() }
+        let log = NewsLog()
+        let driver = ClientDriver(proxy: proxy) { log.add($0) }
+
+        #expect(driver.follow(Self.domain) == .loading)
+        let calls = await prefsd.waitForCalls(2)
+        #expect(calls.map(\.member) == ["ReadDomain", "ForcedKeys"])
+        #expect(driver.phase(of: Self.domain) == .loading)
+        let read = try #require(calls.first { $0.member == "ReadDomain" })
+        let forced = try #require(calls.first { $0.member == "ForcedKeys" })
+        try prefsd.answer(read, [HeldPrefsd.dictionary(["Color": .string("blue")])])
+        try prefsd.answer(forced, [.stringArray(["Locked"])])
+        #expect(await log.wait(for: "loadFinished com.example.Driver true"))
+        #expect(driver.value("Color", in: Self.domain) == .string("blue"))
+        #expect(driver.forcedKeys(in: Self.domain) == ["Locked"])
+        // A second read costs nothing: the next call prefsd gets is a sentinel sent after
+        // it on the same connection (calls of one connection arrive in order).
+        #expect(await driver.load(Self.domain))
+        proxy.perform(PreferencesCall.read("io.github.prefsd.Sentinel", "k")) { _ in }
+        let after = await prefsd.waitForCalls(3)
+        #expect(after.dropFirst(2).map(\.member) == ["Read"])
+    }
+
+    @Test("writes made while one is in flight go out as one Apply once it is answered")
+    func writesCoalesce() async throws {
+        let bus = try PrivateBus()
+        let prefsd = try await HeldPrefsd(bus: bus)
+        let proxy = PreferencesProxy(connection: try DBusConnection.connect(address: bus.address))
+        defer { proxy.close() }
+        let log = NewsLog()
+        let driver = ClientDriver(proxy: proxy) { log.add($0) }
+        driver.follow(Self.domain)
+        for call in await prefsd.waitForCalls(2) {
+            try prefsd.answer(call, [call.member == "ReadDomain" ? HeldPrefsd.dictionary([:]) : .stringArray([])])
+        }
+        #expect(await log.wait(for: "loadFinished com.example.Driver true"))
+        prefsd.clear()
+
+        #expect(driver.write([("A", .integer(1))], in: Self.domain))
+        let first = await prefsd.waitForCalls(1)
+        #expect(first.map(\.member) == ["Apply"])
+        // Laid over the cache at once, while prefsd has not answered.
+        #expect(driver.write([("B", .integer(2))], in: Self.domain))
+        #expect(driver.write([("C", .integer(3)), ("A", nil)], in: Self.domain))
+        #expect(driver.entries(of: Self.domain) == ["B": .integer(2), "C": .integer(3)])
+        try prefsd.answer(first[0])
+        let calls = await prefsd.waitForCalls(2)
+        #expect(calls.map(\.member) == ["Apply", "Apply"])
+        let second = try #require(calls.last)
+        #expect(second.body.count == 3)
+        if case .array(_, let entries) = second.body[1] { #expect(entries.count == 2) }  // B and C set
+        #expect(second.body[2] == .stringArray(["A"]))  // A removed
+        try prefsd.answer(second)
+        #expect(await log.wait(for: "writesSettled"))
+        #expect(driver.entries(of: Self.domain) == ["B": .integer(2), "C": .integer(3)])
+        #expect(!driver.hasPendingWrites())
+    }
+}
