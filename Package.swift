@@ -26,6 +26,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
     ],
     targets: [
         // MARK: The bus
@@ -59,6 +60,13 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // Roaming: the hybrid logical clock, the machines' files and the merge, without I/O
+        // beyond the folder's files (no bus, no store): wired to both by the service.
+        .target(
+            name: "PreferencesRoaming",
+            dependencies: ["PreferencesModel"],
+            swiftSettings: strict
+        ),
         .target(
             name: "PreferencesService",
             dependencies: [
@@ -67,6 +75,7 @@ let package = Package(
                 "GVariantCoding",
                 "PreferencesModel",
                 "PreferencesProtocol",
+                "PreferencesRoaming",
                 "PreferencesStore",
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -155,6 +164,7 @@ let package = Package(
             dependencies: [
                 "DBus",
                 "PreferencesProtocol",
+                "PreferencesRoaming",
                 "PreferencesService",
                 "PreferencesStore",
                 "SettingsBundle",
@@ -222,7 +232,9 @@ let package = Package(
                 "PreferencesModel",
                 "PreferencesProtocol",
                 "PreferencesProxy",
+                "PreferencesRoaming",
                 "PreferencesStore",
+                "SyncthingTestSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -246,6 +258,11 @@ let package = Package(
         .target(
             name: "BusTestSupport",
             dependencies: ["DBus"],
+            swiftSettings: strict
+        ),
+        .target(
+            name: "SyncthingTestSupport",
+            dependencies: ["BusTestSupport"],
             swiftSettings: strict
         ),
         .target(
@@ -351,6 +368,20 @@ let package = Package(
         .testTarget(
             name: "ReliabilityTests",
             dependencies: ["DBus", "PrefsdTestSupport", "PreferencesModel", "PreferencesProtocol", "PreferencesProxy"],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "PreferencesRoamingTests",
+            dependencies: [
+                "PreferencesModel", "PreferencesRoaming",
+                .product(name: "PropertyBased", package: "swift-property-based"),
+            ],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "RoamingTests",
+            // Real Syncthing instances on loopback, each beside its own bus, store and prefsd.
+            dependencies: ["DBus", "PrefsdTestSupport", "PreferencesModel", "PreferencesProtocol", "PreferencesRoaming", "SyncthingTestSupport"],
             swiftSettings: strict
         ),
         .testTarget(

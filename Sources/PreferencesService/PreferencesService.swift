@@ -15,7 +15,7 @@ import Synchronization
 public final class PreferencesService: Sendable {
     /// What the lock guards. The domains are mutated in place, never copied out, so a
     /// write costs the same with 10 or 100,000 keys stored.
-    private struct Core: Sendable {
+    struct Core: Sendable {
         /// Calls that arrived before the service was ready, in order; at most
         /// ``ServiceLimits/waitingCalls`` of them, of ``ServiceLimits/waitingBytes``.
         var waiting: [DBusMessage] = []
@@ -37,8 +37,10 @@ public final class PreferencesService: Sendable {
     let configuration: ServiceConfiguration
     let logger: Logger
     private let standardInterfaces: StandardInterfaces
-    private let core = Mutex(Core())
+    let core = Mutex(Core())
     private let watcher = Mutex<DirectoryWatcher?>(nil)
+    /// The roaming folder's coordinator, once started (see `PreferencesService+Roaming.swift`).
+    let roaming = Mutex<RoamingCoordinator?>(nil)
     /// The administrator's defaults and dconf databases, followed live; its queue runs
     /// every reload of administrator settings, managed domains included.
     let administration = AdministratorWatch()
@@ -106,6 +108,7 @@ public final class PreferencesService: Sendable {
         // A managed file changed while the store loaded is put in force now, on the
         // watcher's queue like every reload.
         watcher.withLock { $0?.trigger() }
+        startRoaming()
         administration.schedule { [self] in reloadAdministratorSettings() }
     }
 
@@ -168,6 +171,7 @@ public final class PreferencesService: Sendable {
     /// Waits until every accepted write is durable and answered, then closes the store.
     public func stop() {
         watcher.withLock { $0?.cancel() }
+        stopRoaming()
         administration.stop()
         core.withLock { $0.store }?.close()
         connection.flush()
@@ -435,7 +439,8 @@ public final class PreferencesService: Sendable {
 
     /// Emits `Changed` for a committed change of a persistent domain, or `VolatileChanged`
     /// for a change of a volatile one, its body bounded as the contract says.
-    private func emit(_ change: Change, volatile: Bool) {
+    func emit(_ change: Change, volatile: Bool) {
+        if !volatile { roaming.withLock { $0 }?.committed(change) }
         let member = volatile ? PreferencesBus.volatileChangedSignal : PreferencesBus.changedSignal
         emitSignal(.signal(path: PreferencesBus.objectPath, interface: PreferencesBus.interface, member: member, body: change.signalBody()))
     }

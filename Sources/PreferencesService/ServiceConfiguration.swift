@@ -20,6 +20,8 @@ public struct ServiceConfiguration: Sendable {
     /// Keys whose changes the journal records without values, per domain: those settings
     /// bundles mark `IsSecure` (prefsd reads them at start).
     public var secureKeys: [DomainName: Set<String>] = [:]
+    /// The roaming folder (`prefsd --roaming-dir`); `nil`: no roaming.
+    public var roaming: RoamingConfiguration?
     /// The administrator's defaults, `<domain>.plist` files (`/etc/prefsd/defaults`;
     /// `prefsd --defaults-dir`).
     public var defaultsDirectory = defaultDefaultsDirectory

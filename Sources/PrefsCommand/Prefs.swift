@@ -29,7 +29,7 @@ public struct Prefs: AsyncParsableCommand {
         subcommands: [
             Read.self, ReadType.self, Write.self, Delete.self, Rename.self, Domains.self, Find.self,
             Export.self, Import.self, Monitor.self, IsForced.self, Volatile.self, DconfImport.self, DconfExport.self,
-            History.self, Undo.self, Restore.self,
+            History.self, Undo.self, Restore.self, Roaming.self,
         ]
     )
 

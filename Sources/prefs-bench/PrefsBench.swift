@@ -49,6 +49,9 @@ struct PrefsBench: ParsableCommand {
     @Flag(help: "Measure only what the change journal costs: Write p50 beside a prefsd with --history-entries 0, and the journal's size after --history-changes changes of one key.")
     var onlyHistory = false
 
+    @Flag(help: "Measure only roaming: a write on A to its Changed on B through two Syncthing instances on 127.0.0.1, and remote changes applied per second (needs syncthing).")
+    var onlyRoaming = false
+
     @Option(help: ArgumentHelp("Changes of one key made for the journal's size row (through the store's writer, in process).", valueName: "n"))
     var historyChanges = 1_000_000
 
@@ -78,6 +81,7 @@ struct PrefsBench: ParsableCommand {
             return try GSettingsProcessBench(quick: quick).run()
         }
         if onlyHistory { return try HistoryBench(quick: quick, changes: historyChanges).run() }
+        if onlyRoaming { return try RoamingBench(quick: quick).run() }
         try Benchmark(options: self).run()
     }
 }

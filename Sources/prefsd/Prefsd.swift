@@ -3,6 +3,7 @@ import DBus
 import Foundation
 import Logging
 import PreferencesProtocol
+import PreferencesRoaming
 import PreferencesService
 import PreferencesStore
 import SettingsBundle
@@ -130,6 +131,26 @@ struct Prefsd: AsyncParsableCommand {
         valueName: "directory"))
     var settingsDirectories: [String] = []
 
+    @Option(name: .customLong("roaming-dir"), help: ArgumentHelp(
+        "The roaming folder a sync engine (Syncthing) keeps the same on every machine (default: $XDG_DATA_HOME/prefsd/roaming).",
+        valueName: "dir"))
+    var roamingDirectory: String?
+
+    @Option(help: ArgumentHelp("Largest roaming file, this machine's or another's, in bytes.", valueName: "bytes"))
+    var maxRoamingFileSize = RoamingLimits.default.fileBytes
+
+    @Option(name: .customLong("roaming-machine-id-file"), help: ArgumentHelp(
+        "Test hook: read the machine ID the roaming identity derives from here, not /etc/machine-id.", valueName: "file", visibility: .hidden))
+    var roamingMachineIDFile: String?
+
+    @Option(name: .customLong("roaming-clock-offset"), help: ArgumentHelp(
+        "Test hook: add this many milliseconds to the clock of roaming changes.", valueName: "ms", visibility: .hidden))
+    var roamingClockOffset: Int64 = 0
+
+    @Option(name: .customLong("roaming-apply-delay"), help: ArgumentHelp(
+        "Test hook: pause this many milliseconds before and after committing other machines' changes.", valueName: "ms", visibility: .hidden))
+    var roamingApplyDelay: Int = 0
+
     @Option(help: ArgumentHelp("trace, debug, info, notice, warning, error or critical.", valueName: "level"))
     var logLevel: String = "info"
 
@@ -143,7 +164,8 @@ struct Prefsd: AsyncParsableCommand {
                               ("--max-keys-per-domain", maxKeysPerDomain), ("--max-volatile-domains", maxVolatileDomains),
                               ("--max-managed-file-size", maxManagedFileSize), ("--max-reply-size", maxReplySize),
                               ("--max-held-calls", maxHeldCalls), ("--max-held-size", maxHeldSize),
-                              ("--max-waiting-calls", maxWaitingCalls), ("--max-waiting-size", maxWaitingSize)] where value <= 0 {
+                              ("--max-waiting-calls", maxWaitingCalls), ("--max-waiting-size", maxWaitingSize),
+                              ("--max-roaming-file-size", maxRoamingFileSize)] where value <= 0 {
             throw ValidationError("\(name) must be a positive number, not \(value)")
         }
         for (name, value) in [("--max-app-store-size", maxAppStoreSize), ("--max-app-domains", maxAppDomains),
@@ -200,6 +222,14 @@ struct Prefsd: AsyncParsableCommand {
         configuration.dconfDatabaseDirectory = URL(fileURLWithPath: dconfDatabaseDirectory, isDirectory: true)
         let locator = settingsDirectories.isEmpty ? SettingsBundleLocator() : SettingsBundleLocator(searchDirectories: settingsDirectories)
         configuration.secureKeys = SecureKeys.installed(locator: locator, logger: logger)
+        var roaming = RoamingConfiguration(
+            directory: roamingDirectory.map { URL(fileURLWithPath: $0, isDirectory: true) } ?? RoamingConfiguration.defaultDirectory()
+        )
+        if let roamingMachineIDFile { roaming.machineIDFile = URL(fileURLWithPath: roamingMachineIDFile) }
+        roaming.clockOffsetMilliseconds = roamingClockOffset
+        roaming.applyDelayMilliseconds = max(0, roamingApplyDelay)
+        roaming.limits.fileBytes = maxRoamingFileSize
+        configuration.roaming = roaming
         do {
             let daemon = try await Daemon.start(
                 configuration: configuration, busAddress: busAddress, replace: replace, shutdown: shutdown, logger: logger

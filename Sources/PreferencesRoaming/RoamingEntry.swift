@@ -1,0 +1,79 @@
+import PreferencesModel
+
+/// Names one key of one domain.
+public struct RoamingKey: Sendable, Hashable, Comparable, CustomStringConvertible {
+    /// The domain.
+    public var domain: DomainName
+    /// The key.
+    public var key: String
+
+    /// Makes a key.
+    public init(_ domain: DomainName, _ key: String) {
+        self.domain = domain
+        self.key = key
+    }
+
+    public static func < (lhs: RoamingKey, rhs: RoamingKey) -> Bool {
+        if lhs.domain != rhs.domain { return lhs.domain.rawValue < rhs.domain.rawValue }
+        return lhs.key.utf8.lexicographicallyPrecedes(rhs.key.utf8)
+    }
+
+    public var description: String { "\(domain) \"\(key)\"" }
+}
+
+/// When, and on which machine, a change was made: the order in which changes win.
+/// The later time wins; of two changes at the same time, the one of the greater machine
+/// identity (compared as text).
+public struct RoamingStamp: Sendable, Hashable, Comparable, CustomStringConvertible {
+    /// The hybrid logical clock time of the change.
+    public var time: HybridTime
+    /// The machine that made it.
+    public var machine: MachineID
+
+    /// Makes a stamp.
+    public init(time: HybridTime, machine: MachineID) {
+        self.time = time
+        self.machine = machine
+    }
+
+    public static func < (lhs: RoamingStamp, rhs: RoamingStamp) -> Bool {
+        if lhs.time != rhs.time { return lhs.time < rhs.time }
+        return lhs.machine < rhs.machine
+    }
+
+    public var description: String { "\(time)@\(machine.rawValue.prefix(8))" }
+}
+
+/// One change of one key as a machine wrote it in its file: the new value, or `nil` for a
+/// removal (a tombstone), and its stamp.
+public struct RoamingEntry: Sendable, Equatable {
+    /// The key that changed.
+    public var key: RoamingKey
+    /// The new value, or `nil` when the key was removed.
+    public var value: PropertyListValue?
+    /// When and where.
+    public var stamp: RoamingStamp
+
+    /// Makes an entry.
+    public init(key: RoamingKey, value: PropertyListValue?, stamp: RoamingStamp) {
+        self.key = key
+        self.value = value
+        self.stamp = stamp
+    }
+
+    /// Whether the entry removes its key.
+    public var isTombstone: Bool { value == nil }
+}
+
+extension Sequence where Element == RoamingEntry {
+    /// The winning entry of each key: the one with the greatest stamp. The same entries in
+    /// any order, any number of times, give the same answer.
+    public func winners() -> [RoamingKey: RoamingEntry] {
+        var best: [RoamingKey: RoamingEntry] = [:]
+        for entry in self {
+            if let current = best[entry.key], current.stamp >= entry.stamp { continue }
+            best[entry.key] = entry
+        }
+        return best
+    }
+}

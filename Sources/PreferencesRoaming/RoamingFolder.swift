@@ -1,0 +1,172 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+
+/// The roaming folder on disk, and this machine's own directory beside it.
+///
+/// Each machine writes only `<identity>.prefsd-roaming` in the folder, and always whole:
+/// the new version is written and flushed under a temporary name in the local directory
+/// (outside the folder, so the sync engine never sees it, on the same filesystem), then
+/// renamed over the old one. The local directory also keeps what this machine adopted and
+/// a copy of every file set aside.
+public struct RoamingFolder: Sendable {
+    /// The folder the sync engine keeps the same on every machine.
+    public let directory: URL
+    /// This machine's directory beside it: `<folder>.local` (temporary files, the adopted
+    /// state, files set aside).
+    public let localDirectory: URL
+
+    /// The suffix of every machine's file.
+    public static let suffix = ".prefsd-roaming"
+
+    /// Makes a folder; nothing is created until a file is written.
+    public init(directory: URL) {
+        self.directory = directory.standardizedFileURL
+        let base = self.directory.lastPathComponent
+        localDirectory = self.directory.deletingLastPathComponent().appendingPathComponent(base + ".local", isDirectory: true)
+    }
+
+    /// The name of a machine's file.
+    public static func fileName(for machine: MachineID) -> String { machine.rawValue + suffix }
+
+    /// The machine a file name belongs to, or `nil` when it is not `<identity>.prefsd-roaming`.
+    public static func machine(ofFileName name: String) -> MachineID? {
+        guard name.hasSuffix(suffix) else { return nil }
+        return MachineID(name.dropLast(suffix.count))
+    }
+
+    /// What identifies one version of a file: when it changes, the file is read again.
+    public struct Fingerprint: Sendable, Hashable {
+        /// Its size in bytes.
+        public var size: Int64
+        /// Its modification time, in nanoseconds.
+        public var modified: Int64
+        /// Its inode (a rename-in gives a new one).
+        public var inode: UInt64
+    }
+
+    /// The files in the folder whose names end with ``suffix``, with their fingerprints.
+    public func listing() -> [String: Fingerprint] {
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory.path) else { return [:] }
+        var result: [String: Fingerprint] = [:]
+        for name in names where name.hasSuffix(Self.suffix) && !name.hasPrefix(".") {
+            var info = stat()
+            guard lstat(directory.appendingPathComponent(name).path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { continue }
+            result[name] = Fingerprint(size: Int64(info.st_size),
+                                       modified: Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec),
+                                       inode: UInt64(info.st_ino))
+        }
+        return result
+    }
+
+    /// Reads a file of the folder, refusing one larger than `limit` without reading it.
+    public func read(_ name: String, limit: Int) throws(RoamingError) -> [UInt8] {
+        try Self.read(directory.appendingPathComponent(name), limit: limit)
+    }
+
+    /// Reads a file, refusing one larger than `limit` without reading it; `nil` when it
+    /// does not exist.
+    public static func readIfPresent(_ url: URL, limit: Int) throws(RoamingError) -> [UInt8]? {
+        guard FileManager.default.fileExists(atPath: url.path) else { return nil }
+        return try read(url, limit: limit)
+    }
+
+    static func read(_ url: URL, limit: Int) throws(RoamingError) -> [UInt8] {
+        let descriptor = open(url.path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
+        guard descriptor >= 0 else { throw .io("cannot open \(url.path): \(String(cString: strerror(errno)))") }
+        defer { close(descriptor) }
+        var info = stat()
+        guard fstat(descriptor, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else {
+            throw .io("\(url.path) is not a regular file")
+        }
+        guard info.st_size <= limit else {
+            throw .overLimit("the file has \(info.st_size) bytes, over the \(limit) a roaming file may have")
+        }
+        var bytes: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 65_536)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, $0.count) }
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw .io("cannot read \(url.path): \(String(cString: strerror(errno)))")
+            }
+            if count == 0 { break }
+            bytes.append(contentsOf: buffer[0..<count])
+            if bytes.count > limit { throw .overLimit("the file has more than the \(limit) bytes a roaming file may have") }
+        }
+        return bytes
+    }
+
+    /// Writes this machine's file whole into the folder (temporary file in the local
+    /// directory, flushed, renamed in, the folder flushed).
+    public func writeOwn(_ bytes: [UInt8], machine: MachineID) throws(RoamingError) {
+        try Self.ensureDirectory(directory)
+        try writeWhole(bytes, to: directory.appendingPathComponent(Self.fileName(for: machine)))
+    }
+
+    /// Writes a file of the local directory whole.
+    public func writeLocal(_ bytes: [UInt8], name: String) throws(RoamingError) {
+        try writeWhole(bytes, to: localDirectory.appendingPathComponent(name))
+    }
+
+    /// Where the adopted state is kept.
+    public var adoptedURL: URL { localDirectory.appendingPathComponent("adopted.prefsd-roaming") }
+
+    /// Keeps a copy of a file set aside in `<local>/set-aside/` under its own name (the
+    /// latest bad version only, so a machine rewriting a bad file cannot fill the disk);
+    /// returns the copy's path. The folder itself is left alone: removing the file there
+    /// would remove it on every machine.
+    @discardableResult
+    public func setAside(_ name: String, bytes: [UInt8]) -> String? {
+        let directory = localDirectory.appendingPathComponent("set-aside", isDirectory: true)
+        let copy = directory.appendingPathComponent(name)
+        do {
+            try Self.ensureDirectory(directory)
+            try writeWhole(bytes, to: copy)
+            return copy.path
+        } catch {
+            return nil
+        }
+    }
+
+    private func writeWhole(_ bytes: [UInt8], to destination: URL) throws(RoamingError) {
+        let temporaryDirectory = localDirectory.appendingPathComponent("tmp", isDirectory: true)
+        try Self.ensureDirectory(temporaryDirectory)
+        let temporary = temporaryDirectory.appendingPathComponent("\(destination.lastPathComponent).\(getpid()).tmp")
+        let descriptor = open(temporary.path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else { throw .io("cannot create \(temporary.path): \(String(cString: strerror(errno)))") }
+        var written = 0
+        while written < bytes.count {
+            let count = bytes.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress! + written, bytes.count - written) }
+            if count < 0 {
+                if errno == EINTR { continue }
+                let message = String(cString: strerror(errno))
+                close(descriptor); unlink(temporary.path)
+                throw .io("cannot write \(temporary.path): \(message)")
+            }
+            written += count
+        }
+        guard fsync(descriptor) == 0 else {
+            let message = String(cString: strerror(errno))
+            close(descriptor); unlink(temporary.path)
+            throw .io("cannot flush \(temporary.path): \(message)")
+        }
+        close(descriptor)
+        guard rename(temporary.path, destination.path) == 0 else {
+            let message = String(cString: strerror(errno))
+            unlink(temporary.path)
+            throw .io("cannot rename \(temporary.path) to \(destination.path): \(message) (the folder and \(localDirectory.path) must be on one filesystem)")
+        }
+        let folder = open(destination.deletingLastPathComponent().path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        if folder >= 0 { fsync(folder); close(folder) }
+    }
+
+    static func ensureDirectory(_ url: URL) throws(RoamingError) {
+        do {
+            try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        } catch {
+            throw .io("cannot create \(url.path): \(error.localizedDescription)")
+        }
+    }
+}

@@ -1,0 +1,385 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Dispatch
+import Foundation
+import Logging
+import PreferencesModel
+import PreferencesRoaming
+import Synchronization
+
+/// Keeps this machine's roaming domains and the roaming folder in step, on a queue of its
+/// own: publishes this machine's changes to its file, applies the other machines' later
+/// changes as ordinary commits, and shows what it did in `io.github.prefsd.Roaming.Status`.
+///
+/// Every pass (``reconcile()``) reads the folder's changed files, takes a snapshot of the
+/// roaming domains, asks the ledger for a plan and carries it out. Passes are scheduled by
+/// the folder's watcher and by every committed change of a roaming domain (or of the
+/// selection), coalesced, and never overlap.
+final class RoamingCoordinator: Sendable {
+    /// The volatile domain that shows the status.
+    static let statusDomain: DomainName = {
+        do { return try DomainName("io.github.prefsd.Roaming.Status") } catch { preconditionFailure("\(error)") }
+    }()
+
+    private struct State: Sendable {
+        var ledger: RoamingLedger
+        /// The version of each other machine's file last read (or set aside).
+        var seen: [String: RoamingFolder.Fingerprint] = [:]
+        /// Files set aside, by name: why, and where the copy is.
+        var setAside: [String: (reason: String, copy: String?)] = [:]
+        /// Other machines' changes that could not be applied, and why.
+        var waiting: [RoamingKey: (machine: String, reason: String)] = [:]
+        /// Why this machine's file could not be written, if it could not.
+        var ownProblem: String?
+        /// Problems of the selection.
+        var selectionProblems: [String] = []
+        /// The domains that roam, for the commit hook.
+        var domains: Set<DomainName> = []
+        /// Keys of roaming domains committed since the last plan (see ``RoamingLedger/plan``),
+        /// with when (milliseconds): their changes are dated from then.
+        var touched: [RoamingKey: UInt64] = [:]
+        /// The status last shown.
+        var status: [String: PropertyListValue] = [:]
+        /// When the last pass ran (for the status), in milliseconds.
+        var lastPass: UInt64 = 0
+    }
+
+    let configuration: RoamingConfiguration
+    let folder: RoamingFolder
+    private let logger: Logger
+    private weak let host: (any RoamingHost)?
+    private let queue = DispatchQueue(label: "prefsd.roaming")
+    private let state: Mutex<State>
+    private let scheduled = Mutex(false)
+    private let watcher = Mutex<DirectoryWatcher?>(nil)
+    private let checkValue: @Sendable (PropertyListValue, String) throws -> Void
+    private let hostName: String
+
+    /// Makes a coordinator for this machine; `nil` (logged) when the machine ID cannot be read.
+    init?(configuration: RoamingConfiguration, host: any RoamingHost, logger: Logger,
+          checkValue: @escaping @Sendable (PropertyListValue, String) throws -> Void) {
+        guard let text = try? String(contentsOf: configuration.machineIDFile, encoding: .utf8),
+              !text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
+            logger.notice("roaming is off: cannot read the machine ID", metadata: ["file": "\(configuration.machineIDFile.path)"])
+            return nil
+        }
+        let machine = MachineID(derivedFrom: text)
+        self.configuration = configuration
+        folder = RoamingFolder(directory: configuration.directory)
+        self.logger = logger
+        self.host = host
+        self.checkValue = checkValue
+        var name = [CChar](repeating: 0, count: 256)
+        gethostname(&name, name.count - 1)
+        let hostText = String(decoding: name.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        hostName = MachineName.sanitized(hostText, fallback: String(machine.rawValue.prefix(8)))
+        state = Mutex(State(ledger: RoamingLedger(machine: machine, name: hostName)))
+    }
+
+    /// This machine's identity.
+    var machine: MachineID { state.withLock { $0.ledger.machine } }
+
+    /// The clock, in milliseconds since 1970, with the test offset.
+    private func now() -> UInt64 {
+        var spec = timespec()
+        clock_gettime(CLOCK_REALTIME, &spec)
+        let milliseconds = Int64(spec.tv_sec) * 1000 + Int64(spec.tv_nsec) / 1_000_000 + configuration.clockOffsetMilliseconds
+        return UInt64(max(0, milliseconds))
+    }
+
+    /// Loads this machine's file and adopted state and runs a first pass.
+    func start() {
+        queue.async { [self] in
+            load()
+            reconcile()
+        }
+    }
+
+    /// Watches the folder, once roaming is in use.
+    private func watch() {
+        watcher.withLock { watcher in
+            guard watcher == nil else { return }
+            watcher = DirectoryWatcher(directory: folder.directory, delay: .milliseconds(50)) { [weak self] in self?.schedule() }
+        }
+    }
+
+    /// Stops watching and waits for a pass under way.
+    func stop() {
+        watcher.withLock { $0?.cancel(); $0 = nil }
+        queue.sync {}
+    }
+
+    /// A change was committed: notes its keys and schedules a pass when its domain roams
+    /// or is the selection (nothing is allocated for a domain that does not roam).
+    func committed(_ change: Change) {
+        let domain = change.domain
+        let roams = state.withLock { state -> Bool in
+            guard state.domains.contains(domain) else { return false }
+            let time = now()
+            for key in change.changed.keys { state.touched[RoamingKey(domain, key)] = time }
+            for key in change.removed { state.touched[RoamingKey(domain, key)] = time }
+            return true
+        }
+        guard roams || domain == RoamingSelection.domain else { return }
+        schedule()
+    }
+
+    /// Schedules a pass (coalesced with one already scheduled).
+    func schedule(after delay: DispatchTimeInterval = .milliseconds(20)) {
+        guard scheduled.withLock({ flag in defer { flag = true }; return !flag }) else { return }
+        queue.asyncAfter(deadline: .now() + delay) { [self] in
+            scheduled.withLock { $0 = false }
+            reconcile()
+        }
+    }
+
+    // MARK: The pass
+
+    private func load() {
+        let machine = self.machine
+        let limits = configuration.limits
+        var own: RoamingFile?
+        let ownURL = folder.directory.appendingPathComponent(RoamingFolder.fileName(for: machine))
+        do {
+            if let bytes = try RoamingFolder.readIfPresent(ownURL, limit: limits.fileBytes) {
+                own = try RoamingFile.decode(bytes, limits: limits, now: UInt64.max - limits.futureSkewMilliseconds, checkValue: checkValue)
+            }
+        } catch {
+            logger.error("this machine's roaming file is unreadable; starting it anew", metadata: ["file": "\(ownURL.path)", "error": "\(error)"])
+        }
+        var adopted: RoamingFile?
+        do {
+            if let bytes = try RoamingFolder.readIfPresent(folder.adoptedURL, limit: limits.fileBytes * 8) {
+                var big = limits
+                big.fileBytes *= 8
+                big.entries *= 8
+                adopted = try RoamingFile.decode(bytes, limits: big, now: UInt64.max - big.futureSkewMilliseconds, checkValue: checkValue)
+            }
+        } catch {
+            logger.error("the adopted roaming state is unreadable; other machines' changes are compared anew", metadata: ["error": "\(error)"])
+        }
+        state.withLock { state in
+            state.ledger = RoamingLedger(machine: machine, name: own?.name ?? hostName, own: own, adopted: adopted)
+        }
+    }
+
+    /// Reads the folder's new files into the ledger.
+    private func scan() {
+        let limits = configuration.limits
+        let listing = folder.listing()
+        let ownName = RoamingFolder.fileName(for: machine)
+        let clock = now()
+        let (seen, known) = state.withLock { ($0.seen, Set($0.ledger.remote.keys)) }
+        var present: Set<MachineID> = []
+        // The first machines' files by name are read, up to the bound; the others are set aside.
+        let allowed = Set(listing.keys.filter { $0 != ownName && RoamingFolder.machine(ofFileName: $0) != nil }.sorted().prefix(limits.machines))
+        for (name, fingerprint) in listing.sorted(by: { $0.key < $1.key }) where name != ownName {
+            let machineOfName = RoamingFolder.machine(ofFileName: name)
+            if let machineOfName { present.insert(machineOfName) }
+            if seen[name] == fingerprint { continue }
+            state.withLock { $0.seen[name] = fingerprint }
+            guard let expected = machineOfName else {
+                setAside(name, reason: "its name is not a machine identity (32 hexadecimal digits) followed by \(RoamingFolder.suffix)", bytes: nil)
+                continue
+            }
+            if !allowed.contains(name) {
+                setAside(name, reason: "the folder holds more than \(limits.machines) machines' files", bytes: nil)
+                continue
+            }
+            var bytes: [UInt8]?
+            do {
+                bytes = try folder.read(name, limit: limits.fileBytes)
+                let file = try RoamingFile.decode(bytes ?? [], limits: limits, now: clock, checkValue: checkValue)
+                guard file.kind == .changes, file.machine == expected else {
+                    throw RoamingError.corrupt("the file says it was written by \(file.machine), not by the machine its name gives")
+                }
+                state.withLock { state in
+                    state.ledger.receive(file)
+                    state.setAside[name] = nil
+                }
+                logger.debug("read a roaming file", metadata: ["file": "\(name)", "entries": "\(file.entries.count)"])
+            } catch let error as RoamingError {
+                if case .io = error, !FileManager.default.fileExists(atPath: folder.directory.appendingPathComponent(name).path) { continue }
+                setAside(name, reason: error.description, bytes: bytes)
+            } catch {
+                setAside(name, reason: "\(error)", bytes: bytes)
+            }
+        }
+        state.withLock { state in
+            for gone in known.subtracting(present) { state.ledger.forget(gone) }
+            let names = Set(listing.keys)
+            state.seen = state.seen.filter { names.contains($0.key) }
+            state.setAside = state.setAside.filter { names.contains($0.key) }
+        }
+    }
+
+    private func setAside(_ name: String, reason: String, bytes: [UInt8]?) {
+        // A file too large to read is reported without a copy.
+        let copy = (bytes ?? (try? folder.read(name, limit: configuration.limits.fileBytes))).flatMap { folder.setAside(name, bytes: $0) }
+        logger.warning("a roaming file was set aside", metadata: ["file": "\(name)", "reason": "\(reason)", "copy": "\(copy ?? "none")"])
+        state.withLock { $0.setAside[name] = (reason, copy) }
+    }
+
+    /// One pass: read the folder, plan, publish, apply, write, show the status.
+    func reconcile() {
+        guard let host else { return }
+        let snapshot = host.roamingSnapshot()
+        // Until a domain roams (or did), the folder is neither watched nor read, and no
+        // status is shown: a prefsd that does not roam has nothing of it.
+        let active = !snapshot.selection.domains.isEmpty || state.withLock { !$0.ledger.log.isEmpty || !$0.ledger.adopted.isEmpty }
+        guard active else { return }
+        watch()
+        scan()
+        let clock = now()
+        var ownDirty = false
+        var adoptedDirty = false
+        var touched: [RoamingKey: UInt64] = [:]
+        let plan = state.withLock { state -> RoamingLedger.Plan in
+            state.domains = snapshot.selection.domains
+            state.selectionProblems = snapshot.problems
+            if let name = snapshot.selection.machineName, name != state.ledger.name {
+                state.ledger.name = name
+                ownDirty = !state.ledger.log.isEmpty
+            }
+            // Taken after the snapshot: a commit the snapshot shows has (almost always) been
+            // noted by then, so a fresh local write is never mistaken for an old value.
+            touched = state.touched
+            state.touched = [:]
+            return state.ledger.plan(local: snapshot.local, touched: touched.keys, selection: snapshot.selection) { snapshot.forced.contains($0) }
+        }
+        if !plan.publish.isEmpty {
+            state.withLock { _ = $0.ledger.publish(plan.publish, physical: clock, changedAt: touched) }
+            ownDirty = true
+            logger.debug("publishing roaming changes", metadata: ["keys": "\(plan.publish.count)"])
+        }
+        if !plan.adopt.isEmpty {
+            state.withLock { $0.ledger.adopt(plan.adopt) }
+            adoptedDirty = true
+        }
+        var again = false
+        if !plan.apply.isEmpty {
+            let names = state.withLock { state in state.ledger.remote.mapValues(\.name) }
+            let groups = Dictionary(grouping: plan.apply) { GroupKey(domain: $0.key.domain, machine: $0.stamp.machine) }
+            for (group, entries) in groups.sorted(by: { ($0.key.domain, $0.key.machine) < ($1.key.domain, $1.key.machine) }) {
+                let name = names[group.machine] ?? String(group.machine.rawValue.prefix(8))
+                var request = RoamingApplyRequest(domain: group.domain, expected: [:], absent: [], set: [:], remove: [], who: "roaming:\(name)")
+                for entry in entries {
+                    if let current = snapshot.local[entry.key] { request.expected[entry.key.key] = current } else { request.absent.append(entry.key.key) }
+                    if let value = entry.value { request.set[entry.key.key] = value } else { request.remove.append(entry.key.key) }
+                }
+                switch apply(request, host: host) {
+                case .applied:
+                    state.withLock { state in
+                        state.ledger.adopt(entries)
+                        for entry in entries { state.waiting[entry.key] = nil }
+                    }
+                    adoptedDirty = true
+                case .declined:
+                    again = true
+                case .failed(let reason):
+                    logger.warning("changes of another machine could not be applied", metadata: ["domain": "\(group.domain)", "machine": "\(name)", "reason": "\(reason)"])
+                    state.withLock { state in
+                        for entry in entries { state.waiting[entry.key] = (name, reason) }
+                    }
+                }
+            }
+        }
+        if ownDirty { writeOwn(now: clock) }
+        if adoptedDirty {
+            let bytes = state.withLock { $0.ledger.adoptedFile.encoded() }
+            do { try folder.writeLocal(bytes, name: folder.adoptedURL.lastPathComponent) } catch {
+                logger.error("the adopted roaming state could not be saved", metadata: ["error": "\(error)"])
+            }
+        }
+        state.withLock { state in
+            state.lastPass = clock
+            state.waiting = state.waiting.filter { snapshot.selection.roams($0.key) }
+        }
+        showStatus(host: host, selection: snapshot.selection)
+        if again { schedule(after: .milliseconds(50)) }
+    }
+
+    private struct GroupKey: Hashable { var domain: DomainName; var machine: MachineID }
+
+    /// Commits one group and waits until it is durable (the store's completion runs on
+    /// another queue), with the test hook's pauses around it.
+    private func apply(_ request: RoamingApplyRequest, host: any RoamingHost) -> RoamingApplyOutcome {
+        if configuration.applyDelayMilliseconds > 0 { usleep(UInt32(configuration.applyDelayMilliseconds) * 1000) }
+        let outcome = Mutex<RoamingApplyOutcome?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        host.applyRoaming(request) { result in
+            outcome.withLock { $0 = result }
+            done.signal()
+        }
+        if done.wait(timeout: .now() + 120) == .timedOut {
+            return .failed("the store did not answer within 120 s; tried again at the next change")
+        }
+        if configuration.applyDelayMilliseconds > 0 { usleep(UInt32(configuration.applyDelayMilliseconds) * 1000) }
+        return outcome.withLock { $0 } ?? .failed("no answer from the store")
+    }
+
+    /// Compacts this machine's log when it is worth it and writes the file whole.
+    private func writeOwn(now: UInt64) {
+        let limits = configuration.limits
+        let bytes = state.withLock { state -> [UInt8] in
+            if state.ledger.log.count > 2 * state.ledger.own.count + 64 { state.ledger.compact(now: now, limits: limits) }
+            var bytes = state.ledger.file.encoded()
+            if bytes.count > limits.fileBytes / 2 {
+                state.ledger.compact(now: now, limits: limits)
+                bytes = state.ledger.file.encoded()
+            }
+            return bytes
+        }
+        guard bytes.count <= limits.fileBytes else {
+            let problem = "this machine's roaming file would take \(bytes.count) bytes, over the \(limits.fileBytes) allowed (prefsd --max-roaming-file-size): roam fewer or smaller keys"
+            logger.error("\(problem)")
+            state.withLock { $0.ownProblem = problem }
+            return
+        }
+        do {
+            try folder.writeOwn(bytes, machine: machine)
+            state.withLock { $0.ownProblem = nil }
+        } catch {
+            logger.error("this machine's roaming file could not be written", metadata: ["error": "\(error)"])
+            state.withLock { $0.ownProblem = error.description }
+        }
+    }
+
+    // MARK: Status
+
+    private func showStatus(host: any RoamingHost, selection: RoamingSelection) {
+        let values = state.withLock { state -> [String: PropertyListValue]? in
+            var values: [String: PropertyListValue] = [
+                "Machine": .string(state.ledger.machine.rawValue),
+                "MachineName": .string(state.ledger.name),
+                "Folder": .string(folder.directory.path),
+                "Domains": .array(selection.domains.sorted().map { .string($0.rawValue) }),
+                "Published": .integer(Int64(state.ledger.log.count)),
+            ]
+            values["Machines"] = .array(state.ledger.remote.sorted { $0.key < $1.key }.map { machine, known in
+                .dictionary([
+                    "Machine": .string(machine.rawValue), "Name": .string(known.name),
+                    "LastChange": .date(secondsSince1970: Double(known.newest.wall) / 1000),
+                    "Keys": .integer(Int64(known.latest.count)),
+                ])
+            })
+            values["Waiting"] = .array(state.waiting.sorted { $0.key < $1.key }.map { key, problem in
+                .dictionary(["Domain": .string(key.domain.rawValue), "Key": .string(key.key),
+                             "Machine": .string(problem.machine), "Reason": .string(problem.reason)])
+            })
+            values["SetAside"] = .array(state.setAside.sorted { $0.key < $1.key }.map { name, problem in
+                var entry: [String: PropertyListValue] = ["File": .string(name), "Reason": .string(problem.reason)]
+                if let copy = problem.copy { entry["Copy"] = .string(copy) }
+                return .dictionary(entry)
+            })
+            var problems = state.selectionProblems
+            if let own = state.ownProblem { problems.append(own) }
+            values["Problems"] = .array(problems.map { .string($0) })
+            guard values != state.status else { return nil }
+            state.status = values
+            return values
+        }
+        if let values { host.showRoamingStatus(values) }
+    }
+}

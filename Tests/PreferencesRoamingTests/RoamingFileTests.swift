@@ -1,0 +1,73 @@
+import Foundation
+import PreferencesModel
+@testable import PreferencesRoaming
+import Testing
+
+@Suite("Roaming files")
+struct RoamingFileTests {
+    let now: UInt64 = 1_700_000_000_000
+
+    func sample() -> RoamingFile {
+        let machine = Fixture.machine(1)
+        let entries = [
+            RoamingEntry(key: Fixture.key("FontSize"), value: .integer(14), stamp: RoamingStamp(time: HybridTime(wall: now - 5), machine: machine)),
+            RoamingEntry(key: Fixture.key("Theme"), value: .dictionary(["a": .array([.real(-0.0), .data(Data([1, 2]))])]),
+                         stamp: RoamingStamp(time: HybridTime(wall: now - 4, counter: 3), machine: machine)),
+            RoamingEntry(key: Fixture.key("Gone"), value: nil, stamp: RoamingStamp(time: HybridTime(wall: now - 3), machine: machine)),
+        ]
+        return RoamingFile(machine: machine, name: "laptop", entries: entries)
+    }
+
+    func decode(_ bytes: [UInt8], limits: RoamingLimits = .default) throws(RoamingError) -> RoamingFile {
+        try RoamingFile.decode(bytes, limits: limits, now: now, checkValue: Fixture.check)
+    }
+
+    @Test("a file reads back as written, byte for byte")
+    func roundTrip() throws {
+        let file = sample()
+        #expect(try decode(file.encoded()) == file)
+    }
+
+    @Test("a damaged or truncated file is refused whole")
+    func corrupt() {
+        var bytes = sample().encoded()
+        bytes[bytes.count / 2] ^= 0x40
+        #expect(throws: RoamingError.self) { try decode(bytes) }
+        #expect(throws: RoamingError.self) { try decode(Array(sample().encoded().dropLast(7))) }
+        #expect(throws: RoamingError.self) { try decode(Array("not a roaming file at all, really".utf8)) }
+        #expect(throws: RoamingError.self) { try decode([]) }
+    }
+
+    @Test("hostile files: oversized, too deep, invalid names, dated far ahead")
+    func hostile() {
+        let machine = Fixture.machine(2)
+        func file(_ key: RoamingKey, _ value: PropertyListValue?, wall: UInt64 = 1_700_000_000_000) -> [UInt8] {
+            RoamingFile(machine: machine, name: "evil", entries: [
+                RoamingEntry(key: key, value: value, stamp: RoamingStamp(time: HybridTime(wall: wall), machine: machine)),
+            ]).encoded()
+        }
+        var deep = PropertyListValue.integer(1)
+        for _ in 0..<40 { deep = .array([deep]) }
+        #expect(throws: RoamingError.invalidValue("the value of com.example.Editor \"Deep\" nests 40 deep, over the limit of 32")) {
+            try decode(file(Fixture.key("Deep"), deep))
+        }
+        #expect(throws: RoamingError.self) { try decode(file(Fixture.key("Big"), .data(Data(count: 4096))), limits: RoamingLimits(fileBytes: 1024)) }
+        var limits = RoamingLimits.default
+        limits.entries = 0
+        #expect(throws: RoamingError.self) { try decode(file(Fixture.key("A"), .integer(1)), limits: limits) }
+        #expect(throws: RoamingError.self) { try decode(file(Fixture.key("A"), .integer(1), wall: now + 31 * 86_400_000)) }
+        // An invalid domain name, spelled into the bytes by hand (the type cannot hold one).
+        var bytes = file(Fixture.key("A", in: Fixture.domain("com.example.Evil")), .integer(1))
+        let evil = Array("Evil".utf8)
+        guard let at = (0..<(bytes.count - 4)).first(where: { Array(bytes[$0..<$0 + 4]) == evil }) else {
+            Issue.record("the domain is not in the file"); return
+        }
+        bytes[at] = UInt8(ascii: "/")
+        let body = Array(bytes.dropLast(4))
+        let sum = RoamingFile.checksum(body[...])
+        bytes = body + (0..<4).map { UInt8(truncatingIfNeeded: sum >> UInt32(8 * $0)) }
+        #expect(throws: RoamingError.self) { try decode(bytes) }
+        // An empty key.
+        #expect(throws: RoamingError.self) { try decode(file(Fixture.key(""), .integer(1))) }
+    }
+}
