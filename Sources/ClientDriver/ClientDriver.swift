@@ -14,6 +14,10 @@ public enum ClientNews: Sendable {
     case forcedChanged(ClientDomain, keys: [String])
     /// A write of these keys was refused or failed; they read as before it.
     case writeFailed(ClientDomain, keys: [String], reason: String)
+    /// The writes with these tickets (from ``ClientDriver/submit(_:in:)``) ended: stored
+    /// (`failure` is `nil`), or refused or failed with prefsd's error. Told after the
+    /// news of what readers now see.
+    case writeEnded(ClientDomain, tickets: [UInt64], failure: PreferencesProxyError?)
     /// No write of this process is queued or in flight any more.
     case writesSettled
 }
@@ -39,6 +43,9 @@ public final class ClientDriver: Sendable {
     private let engine = Mutex(ClientEngine<PropertyListValue>())
     private let work = Mutex(Work())
     private let subscriptions = Mutex<[ClientDomain: PreferencesSubscription]>([:])
+    /// The error of each domain's last failed write call, until its `writeEnded` is told
+    /// (one call is in flight per domain, so it is that call's).
+    private let failures = Mutex<[ClientDomain: PreferencesProxyError]>([:])
     private let news: @Sendable (ClientNews) -> Void
 
     private struct Work: Sendable {
@@ -132,6 +139,12 @@ public final class ClientDriver: Sendable {
         run { $0.write(changes, in: domain) }
     }
 
+    /// ``write(_:in:)``, returning the write's ticket (`nil`: refused): its outcome is told
+    /// by ``ClientNews/writeEnded(_:tickets:failure:)`` quoting it.
+    public func submit(_ changes: [(key: String, value: PropertyListValue?)], in domain: ClientDomain) -> UInt64? {
+        run { $0.submit(changes, in: domain) }
+    }
+
     /// Replaces the whole domain (`nil`: removes it).
     @discardableResult
     public func replace(_ domain: ClientDomain, with values: [String: PropertyListValue]?) -> Bool {
@@ -199,6 +212,11 @@ public final class ClientDriver: Sendable {
             news(.writeFailed(domain, keys: keys, reason: reason))
         case .writesSettled:
             news(.writesSettled)
+        case .writeEnded(let domain, let tickets, let reason):
+            let failure = reason.map { reason in
+                failures.withLock { $0.removeValue(forKey: domain) } ?? .serviceUnavailable(reason)
+            }
+            news(.writeEnded(domain, tickets: tickets, failure: failure))
         }
     }
 
@@ -299,6 +317,7 @@ public final class ClientDriver: Sendable {
                 case .invalidName, .invalidValue, .invalidArguments, .forced, .quotaExceeded, .limitsExceeded: true
                 default: false
                 }
+                failures.withLock { $0[domain] = error }
                 run { $0.writeFailed(domain, token: token, reason: error.description, retryKeysAlone: alone) }
             }
         }

@@ -104,6 +104,9 @@ final class SettingsController {
             }
         case .writesSettled:
             writing = [:]
+        case .writeEnded:
+            // Failures are shown by `writeFailed`, key by key.
+            break
         }
     }
 
