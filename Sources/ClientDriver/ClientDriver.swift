@@ -1,3 +1,4 @@
+import Dispatch
 import PreferencesClient
 import PreferencesModel
 import PreferencesProxy
@@ -113,10 +114,35 @@ public final class ClientDriver: Sendable {
     }
 
     private let waiters = Mutex<[ClientDomain: [CheckedContinuation<Bool, Never>]]>([:])
+    private let blockedWaiters = Mutex<[ClientDomain: [DispatchSemaphore]]>([:])
 
     private func resumeWaiters(_ domain: ClientDomain, loaded: Bool) {
         let waiting = waiters.withLock { $0.removeValue(forKey: domain) } ?? []
         for waiter in waiting { waiter.resume(returning: loaded) }
+        let blocked = blockedWaiters.withLock { $0.removeValue(forKey: domain) } ?? []
+        for waiter in blocked { waiter.signal() }
+    }
+
+    /// Follows every domain and blocks the calling thread until each first load has
+    /// ended (or `timeout` passed): whether all are loaded. Every domain's subscription and
+    /// load go out before any answer is awaited, so the domains cost one round trip
+    /// together. For synchronous callers (the `Preferences` library); never call it on the
+    /// queue that delivers the proxy's answers.
+    public func loadBlocking(_ domains: [ClientDomain], timeout: Duration) -> Bool {
+        for domain in domains { follow(domain) }
+        let deadline = DispatchTime.now() + .nanoseconds(Int(timeout.components.seconds) * 1_000_000_000
+            + Int(timeout.components.attoseconds / 1_000_000_000))
+        var loaded = true
+        for domain in domains {
+            let semaphore = DispatchSemaphore(value: 0)
+            blockedWaiters.withLock { $0[domain, default: []].append(semaphore) }
+            // Finished before the waiter was in place: nobody signals it.
+            if phase(of: domain) == .loading, semaphore.wait(timeout: deadline) == .timedOut {
+                blockedWaiters.withLock { $0[domain]?.removeAll { $0 === semaphore } }
+            }
+            loaded = loaded && phase(of: domain) == .loaded
+        }
+        return loaded
     }
 
     /// Stops following `domain` (refused, `false`, while writes of it are pending).

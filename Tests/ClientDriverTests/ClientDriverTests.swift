@@ -127,4 +127,30 @@ final class NewsLog: Sendable {
         #expect(await log.wait(for: expected))
         #expect(driver.value("B", in: Self.domain) == nil, "the refused value is taken back")
     }
+
+    @Test("a blocking load of several domains sends every domain's reads before awaiting any answer")
+    func blockingLoadIsOneRoundTrip() async throws {
+        let bus = try PrivateBus()
+        let prefsd = try await HeldPrefsd(bus: bus)
+        let proxy = PreferencesProxy(connection: try DBusConnection.connect(address: bus.address))
+        defer { proxy.close() }
+        let driver = ClientDriver(proxy: proxy) { _ in }
+        let other = ClientDomain("com.example.Other")
+        let result = Mutex<Bool?>(nil)
+        DispatchQueue.global().async {
+            let loaded = driver.loadBlocking([Self.domain, other], timeout: .seconds(10))
+            result.withLock { $0 = loaded }
+        }
+        // Four calls reach prefsd while none is answered: both domains in one round trip.
+        let calls = await prefsd.waitForCalls(4)
+        #expect(calls.count == 4)
+        #expect(result.withLock { $0 } == nil, "still waiting for answers")
+        for call in calls {
+            try prefsd.answer(call, [call.member == "ReadDomain" ? HeldPrefsd.dictionary(["K": .integer(1)]) : .stringArray([])])
+        }
+        let deadline = ContinuousClock.now + .seconds(10)
+        while result.withLock({ $0 }) == nil, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
+        #expect(result.withLock { $0 } == true)
+        #expect(driver.value("K", in: other) == .integer(1))
+    }
 }
