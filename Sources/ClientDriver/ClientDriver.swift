@@ -1,3 +1,4 @@
+import Dispatch
 import PreferencesClient
 import PreferencesModel
 import PreferencesProxy
@@ -14,6 +15,10 @@ public enum ClientNews: Sendable {
     case forcedChanged(ClientDomain, keys: [String])
     /// A write of these keys was refused or failed; they read as before it.
     case writeFailed(ClientDomain, keys: [String], reason: String)
+    /// The writes with these tickets (from ``ClientDriver/submit(_:in:)``) ended: stored
+    /// (`failure` is `nil`), or refused or failed with prefsd's error. Told after the
+    /// news of what readers now see.
+    case writeEnded(ClientDomain, tickets: [UInt64], failure: PreferencesProxyError?)
     /// No write of this process is queued or in flight any more.
     case writesSettled
 }
@@ -39,6 +44,9 @@ public final class ClientDriver: Sendable {
     private let engine = Mutex(ClientEngine<PropertyListValue>())
     private let work = Mutex(Work())
     private let subscriptions = Mutex<[ClientDomain: PreferencesSubscription]>([:])
+    /// The error of each domain's last failed write call, until its `writeEnded` is told
+    /// (one call is in flight per domain, so it is that call's).
+    private let failures = Mutex<[ClientDomain: PreferencesProxyError]>([:])
     private let news: @Sendable (ClientNews) -> Void
 
     private struct Work: Sendable {
@@ -106,10 +114,35 @@ public final class ClientDriver: Sendable {
     }
 
     private let waiters = Mutex<[ClientDomain: [CheckedContinuation<Bool, Never>]]>([:])
+    private let blockedWaiters = Mutex<[ClientDomain: [DispatchSemaphore]]>([:])
 
     private func resumeWaiters(_ domain: ClientDomain, loaded: Bool) {
         let waiting = waiters.withLock { $0.removeValue(forKey: domain) } ?? []
         for waiter in waiting { waiter.resume(returning: loaded) }
+        let blocked = blockedWaiters.withLock { $0.removeValue(forKey: domain) } ?? []
+        for waiter in blocked { waiter.signal() }
+    }
+
+    /// Follows every domain and blocks the calling thread until each first load has
+    /// ended (or `timeout` passed): whether all are loaded. Every domain's subscription and
+    /// load go out before any answer is awaited, so the domains cost one round trip
+    /// together. For synchronous callers (the `Preferences` library); never call it on the
+    /// queue that delivers the proxy's answers.
+    public func loadBlocking(_ domains: [ClientDomain], timeout: Duration) -> Bool {
+        for domain in domains { follow(domain) }
+        let deadline = DispatchTime.now() + .nanoseconds(Int(timeout.components.seconds) * 1_000_000_000
+            + Int(timeout.components.attoseconds / 1_000_000_000))
+        var loaded = true
+        for domain in domains {
+            let semaphore = DispatchSemaphore(value: 0)
+            blockedWaiters.withLock { $0[domain, default: []].append(semaphore) }
+            // Finished before the waiter was in place: nobody signals it.
+            if phase(of: domain) == .loading, semaphore.wait(timeout: deadline) == .timedOut {
+                blockedWaiters.withLock { $0[domain]?.removeAll { $0 === semaphore } }
+            }
+            loaded = loaded && phase(of: domain) == .loaded
+        }
+        return loaded
     }
 
     /// Stops following `domain` (refused, `false`, while writes of it are pending).
@@ -130,6 +163,12 @@ public final class ClientDriver: Sendable {
     @discardableResult
     public func write(_ changes: [(key: String, value: PropertyListValue?)], in domain: ClientDomain) -> Bool {
         run { $0.write(changes, in: domain) }
+    }
+
+    /// ``write(_:in:)``, returning the write's ticket (`nil`: refused): its outcome is told
+    /// by ``ClientNews/writeEnded(_:tickets:failure:)`` quoting it.
+    public func submit(_ changes: [(key: String, value: PropertyListValue?)], in domain: ClientDomain) -> UInt64? {
+        run { $0.submit(changes, in: domain) }
     }
 
     /// Replaces the whole domain (`nil`: removes it).
@@ -199,6 +238,11 @@ public final class ClientDriver: Sendable {
             news(.writeFailed(domain, keys: keys, reason: reason))
         case .writesSettled:
             news(.writesSettled)
+        case .writeEnded(let domain, let tickets, let reason):
+            let failure = reason.map { reason in
+                failures.withLock { $0.removeValue(forKey: domain) } ?? .serviceUnavailable(reason)
+            }
+            news(.writeEnded(domain, tickets: tickets, failure: failure))
         }
     }
 
@@ -299,6 +343,7 @@ public final class ClientDriver: Sendable {
                 case .invalidName, .invalidValue, .invalidArguments, .forced, .quotaExceeded, .limitsExceeded: true
                 default: false
                 }
+                failures.withLock { $0[domain] = error }
                 run { $0.writeFailed(domain, token: token, reason: error.description, retryKeysAlone: alone) }
             }
         }

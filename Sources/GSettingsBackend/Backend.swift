@@ -394,6 +394,9 @@ final class Backend: @unchecked Sendable {
             news.reports.append("prefsd: a GSettings change under " + GSettingsPath.settingsPath(ofDomain: domain.name) + " was not saved: " + reason)
         case .writesSettled:
             g_cond_broadcast(&lock.pointee.cond)
+        case .writeEnded:
+            // GSettings waits for no single write: failures are reported by `writeFailed`.
+            break
         }
     }
 

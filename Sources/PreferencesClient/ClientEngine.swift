@@ -31,6 +31,7 @@ public struct ClientEngine<Value: Equatable & Sendable>: Sendable {
     private var actions: [ClientAction<Value>] = []
     private var lastToken: UInt64 = 0
     private var lastGeneration: UInt64 = 0
+    private var lastTicket: UInt64 = 0
     /// The unique name of prefsd's connection, once known (from a name-owner change or
     /// the sender of an answer).
     public private(set) var owner: String?
@@ -258,13 +259,26 @@ public struct ClientEngine<Value: Equatable & Sendable>: Sendable {
     /// cache at once and queued on the domain's lane. Refused (`false`, nothing changed)
     /// when the domain is volatile (replace it whole) or not loaded, or a key is forced.
     public mutating func write(_ changes: [(key: String, value: Value?)], in domain: ClientDomain) -> Bool {
-        guard !domain.isVolatile, var record = domains[domain], record.everLoaded else { return false }
-        for change in changes where record.forced.contains(change.key) { return false }
-        guard !changes.isEmpty else { return true }
+        submit(changes, in: domain) != nil
+    }
+
+    /// ``write(_:in:)``, returning the write's ticket (`nil`: refused, nothing changed):
+    /// its outcome is told by ``ClientAction/writeEnded(_:tickets:failure:)`` quoting it,
+    /// once the call that carried it (merged with the writes made meanwhile) is answered.
+    /// A write of no key is accepted and told ended at once.
+    public mutating func submit(_ changes: [(key: String, value: Value?)], in domain: ClientDomain) -> UInt64? {
+        guard !domain.isVolatile, var record = domains[domain], record.everLoaded else { return nil }
+        for change in changes where record.forced.contains(change.key) { return nil }
+        lastTicket += 1
+        let ticket = lastTicket
+        guard !changes.isEmpty else {
+            actions.append(.writeEnded(domain, tickets: [ticket], failure: nil))
+            return ticket
+        }
         var writes: [String: LocalWrite<Value>] = [:]
         for change in changes {
             lastGeneration += 1
-            let write = LocalWrite(value: change.value, generation: lastGeneration)
+            let write = LocalWrite(value: change.value, generation: lastGeneration, tickets: [ticket])
             writes[change.key] = write
             record.local[change.key] = write
             if record.replaced != nil { record.replaced?.values[change.key] = change.value }
@@ -273,7 +287,7 @@ public struct ClientEngine<Value: Equatable & Sendable>: Sendable {
         domains[domain] = record
         actions.append(.changed(domain, keys: changes.map { $0.key }, byWrite: true))
         if flush { actions.append(.flushNeeded(domain)) }
-        return true
+        return ticket
     }
 
     /// Replaces the whole domain with `values` (`nil`: removes it), laid over the cache
@@ -336,6 +350,7 @@ public struct ClientEngine<Value: Equatable & Sendable>: Sendable {
             }
             domains[domain] = record
             tellChanges(domain, keys: keys, before: before)
+            actions.append(.writeEnded(domain, tickets: Self.tickets(of: batch), failure: nil))
         case .replace(let values, let generation):
             keys = Array(record.knownKeys.union(values.map { Set($0.keys) } ?? []))
             let before = keys.map { record.effective($0) }
@@ -365,6 +380,7 @@ public struct ClientEngine<Value: Equatable & Sendable>: Sendable {
             domains[domain] = record
             actions.append(.writeFailed(domain, keys: keys.sorted(), reason: reason))
             tellChanges(domain, keys: keys, before: before)
+            actions.append(.writeEnded(domain, tickets: Self.tickets(of: batch), failure: reason))
         case .replace(let values, let generation):
             let keys = Array(record.knownKeys.union(values.map { Set($0.keys) } ?? []))
             let before = keys.map { record.effective($0) }
@@ -374,6 +390,13 @@ public struct ClientEngine<Value: Equatable & Sendable>: Sendable {
             tellChanges(domain, keys: keys, before: before)
         }
         laneMoved(domain)
+    }
+
+    /// The tickets a batch carries, each once, oldest first.
+    private static func tickets(of batch: [String: LocalWrite<Value>]) -> [UInt64] {
+        var tickets = Set<UInt64>()
+        for write in batch.values { tickets.formUnion(write.tickets) }
+        return tickets.sorted()
     }
 
     private mutating func laneMoved(_ domain: ClientDomain) {

@@ -10,6 +10,10 @@ struct Stamped<Value: Sendable>: Sendable {
 struct LocalWrite<Value: Sendable>: Sendable {
     var value: Value?
     var generation: UInt64
+    /// The tickets of the writes this one stands for (see ``ClientEngine/submit(_:in:)``):
+    /// its own, and those of the earlier writes of the key it replaced while queued, whose
+    /// outcome is its outcome.
+    var tickets: [UInt64] = []
 }
 
 /// One call on a domain's write lane.
@@ -113,7 +117,10 @@ struct DomainRecord<Value: Equatable & Sendable>: Sendable {
     mutating func enqueue(_ writes: [String: LocalWrite<Value>]) -> Bool {
         let wasIdle = queue.isEmpty && inFlight == nil
         if case .keys(var batch, let alone)? = queue.last, !alone {
-            for (key, write) in writes { batch[key] = write }
+            for (key, var write) in writes {
+                write.tickets = (batch[key]?.tickets ?? []) + write.tickets
+                batch[key] = write
+            }
             queue[queue.count - 1] = .keys(batch, alone: false)
         } else {
             queue.append(.keys(writes, alone: false))

@@ -109,6 +109,9 @@ final class SettingsController {
             let domains = Set(writing.keys.map(\.domain))
             writing = [:]
             for domain in domains.sorted() { window?.valuesChanged(in: domain) }
+        case .writeEnded:
+            // Failures are shown by `writeFailed`, key by key.
+            break
         }
     }
 

@@ -81,7 +81,7 @@ public final class SettingsPortalBackend: Sendable {
             put(domain.name, driver.entries(of: domain))
         case .loadFinished(let domain, loaded: false):
             logger.warning("cannot read a domain from prefsd", metadata: ["domain": "\(domain.name)"])
-        case .forcedChanged, .writeFailed, .writesSettled:
+        case .forcedChanged, .writeFailed, .writesSettled, .writeEnded:
             // Forced values arrive as changes; the backend writes nothing.
             break
         }

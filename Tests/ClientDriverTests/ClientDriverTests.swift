@@ -20,6 +20,7 @@ final class NewsLog: Sendable {
         case .forcedChanged(let domain, let keys): "forced \(domain.name) \(keys)"
         case .writeFailed(let domain, let keys, _): "writeFailed \(domain.name) \(keys)"
         case .writesSettled: "writesSettled"
+        case .writeEnded(let domain, let tickets, let failure): "writeEnded \(domain.name) \(tickets) \(failure.map { "\($0)" } ?? "stored")"
         }
         news.withLock { $0.append(line) }
     }
@@ -97,5 +98,59 @@ final class NewsLog: Sendable {
         #expect(await log.wait(for: "writesSettled"))
         #expect(driver.entries(of: Self.domain) == ["B": .integer(2), "C": .integer(3)])
         #expect(!driver.hasPendingWrites())
+    }
+
+    @Test("each write's outcome is told by its ticket: stored, or refused with prefsd's own error")
+    func writeOutcomes() async throws {
+        let bus = try PrivateBus()
+        let prefsd = try await HeldPrefsd(bus: bus)
+        let proxy = PreferencesProxy(connection: try DBusConnection.connect(address: bus.address))
+        defer { proxy.close() }
+        let log = NewsLog()
+        let driver = ClientDriver(proxy: proxy) { log.add($0) }
+        driver.follow(Self.domain)
+        for call in await prefsd.waitForCalls(2) {
+            try prefsd.answer(call, [call.member == "ReadDomain" ? HeldPrefsd.dictionary([:]) : .stringArray([])])
+        }
+        #expect(await log.wait(for: "loadFinished com.example.Driver true"))
+        prefsd.clear()
+
+        let stored = try #require(driver.submit([("A", .integer(1))], in: Self.domain))
+        let first = await prefsd.waitForCalls(1)
+        try prefsd.answer(first[0])
+        #expect(await log.wait(for: "writeEnded com.example.Driver [\(stored)] stored"))
+
+        let refused = try #require(driver.submit([("B", .integer(2))], in: Self.domain))
+        let second = await prefsd.waitForCalls(2)
+        try prefsd.connection.send(second[1].makeError(name: PreferencesErrorName.quotaExceeded.busName, message: "too big"))
+        let expected = "writeEnded com.example.Driver [\(refused)] \(PreferencesProxyError.quotaExceeded("too big"))"
+        #expect(await log.wait(for: expected))
+        #expect(driver.value("B", in: Self.domain) == nil, "the refused value is taken back")
+    }
+
+    @Test("a blocking load of several domains sends every domain's reads before awaiting any answer")
+    func blockingLoadIsOneRoundTrip() async throws {
+        let bus = try PrivateBus()
+        let prefsd = try await HeldPrefsd(bus: bus)
+        let proxy = PreferencesProxy(connection: try DBusConnection.connect(address: bus.address))
+        defer { proxy.close() }
+        let driver = ClientDriver(proxy: proxy) { _ in }
+        let other = ClientDomain("com.example.Other")
+        let result = Mutex<Bool?>(nil)
+        DispatchQueue.global().async {
+            let loaded = driver.loadBlocking([Self.domain, other], timeout: .seconds(10))
+            result.withLock { $0 = loaded }
+        }
+        // Four calls reach prefsd while none is answered: both domains in one round trip.
+        let calls = await prefsd.waitForCalls(4)
+        #expect(calls.count == 4)
+        #expect(result.withLock { $0 } == nil, "still waiting for answers")
+        for call in calls {
+            try prefsd.answer(call, [call.member == "ReadDomain" ? HeldPrefsd.dictionary(["K": .integer(1)]) : .stringArray([])])
+        }
+        let deadline = ContinuousClock.now + .seconds(10)
+        while result.withLock({ $0 }) == nil, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
+        #expect(result.withLock { $0 } == true)
+        #expect(driver.value("K", in: other) == .integer(1))
     }
 }

@@ -298,3 +298,95 @@ struct ClientEngineWritingTests {
         #expect(fake.engine.entries(of: volatile) == ["a": "9"])
     }
 }
+
+@Suite("Client engine: the outcome of each write")
+struct ClientEngineWriteOutcomeTests {
+    /// The `writeEnded` news taken from the engine: tickets and failure, in order.
+    static func ended(_ actions: [ClientAction<String>]) -> [(tickets: [UInt64], failure: String?)] {
+        actions.compactMap { if case .writeEnded(_, let tickets, let failure) = $0 { (tickets, failure) } else { nil } }
+    }
+
+    @Test("a write merged into a batch is told ended with it, after the news of what readers see")
+    func mergedWritesEndTogether() {
+        var fake = FakeTransport()
+        fake.load(desktop, [:], sender: ":1.5")
+        guard let first = fake.engine.submit([(key: "k", value: "1")], in: desktop) else {
+            Issue.record("first write refused")
+            return
+        }
+        fake.engine.flushAll()
+        fake.drain()
+        // Two writes of the same key while the first is in flight: they merge into one call.
+        let second = fake.engine.submit([(key: "k", value: "2")], in: desktop)
+        let third = fake.engine.submit([(key: "k", value: "3"), (key: "j", value: "x")], in: desktop)
+        fake.drain()
+        fake.engine.writeAnswered(desktop, token: fake.applies[0].token, serial: 4, sender: ":1.5")
+        for action in fake.drain() { if case .flushNeeded(let domain) = action { fake.engine.flush(domain) } }
+        fake.drain()
+        #expect(Self.ended(fake.sent).map(\.tickets) == [[first]])
+        #expect(fake.applies.count == 2)
+        #expect(fake.applies[1].set == ["k": "3", "j": "x"])
+        fake.engine.writeAnswered(desktop, token: fake.applies[1].token, serial: 5, sender: ":1.5")
+        let last = fake.drain()
+        let tickets = [second, third].compactMap { $0 }
+        #expect(Self.ended(last).map(\.tickets) == [tickets.sorted()])
+        #expect(Self.ended(last).first?.failure == nil)
+        guard case .writesSettled? = last.last else {
+            Issue.record("writesSettled does not come last")
+            return
+        }
+    }
+
+    @Test("a refused write is told ended with the reason, after readers see prefsd's value again")
+    func refusedWriteEnds() {
+        var fake = FakeTransport()
+        fake.load(desktop, ["k": "v1"], sender: ":1.5")
+        let ticket = fake.engine.submit([(key: "k", value: "bad")], in: desktop)
+        fake.engine.flushAll()
+        fake.drain()
+        fake.engine.writeFailed(desktop, token: fake.applies[0].token, reason: "quota")
+        let actions = fake.drain()
+        #expect(Self.ended(actions).map(\.tickets) == [[ticket].compactMap { $0 }])
+        #expect(Self.ended(actions).first?.failure == "quota")
+        let changedAt = actions.firstIndex { if case .changed = $0 { true } else { false } }
+        let endedAt = actions.firstIndex { if case .writeEnded = $0 { true } else { false } }
+        guard let changedAt, let endedAt else {
+            Issue.record("no changed or no writeEnded news")
+            return
+        }
+        #expect(changedAt < endedAt)
+    }
+
+    @Test("a batch refused for one key and sent again key by key tells each write its own outcome")
+    func splitBatchEndsPerKey() {
+        var fake = FakeTransport()
+        fake.load(desktop, [:], sender: ":1.5")
+        let good = fake.engine.submit([(key: "a", value: "1")], in: desktop)
+        let bad = fake.engine.submit([(key: "b", value: "bad")], in: desktop)
+        fake.engine.flushAll()
+        fake.drain()
+        #expect(fake.applies.count == 1)
+        fake.engine.writeFailed(desktop, token: fake.applies[0].token, reason: "invalid", retryKeysAlone: true)
+        #expect(Self.ended(fake.drain()).isEmpty, "nothing ended: the keys go again alone")
+        fake.engine.flushAll()
+        fake.drain()
+        fake.engine.writeAnswered(desktop, token: fake.applies[1].token, serial: 3, sender: ":1.5")
+        fake.engine.flushAll()
+        fake.drain()
+        fake.engine.writeFailed(desktop, token: fake.applies[2].token, reason: "invalid")
+        fake.drain()
+        let outcomes = Self.ended(fake.sent)
+        #expect(outcomes.count == 2)
+        #expect(outcomes.first { $0.tickets == [good].compactMap { $0 } }?.failure == nil)
+        #expect(outcomes.first { $0.tickets == [bad].compactMap { $0 } }?.failure == "invalid")
+    }
+
+    @Test("a refused write gets no ticket and changes nothing")
+    func refusedAtOnce() {
+        var fake = FakeTransport()
+        fake.load(desktop, ["k": "v"], sender: ":1.5", forced: ["k"])
+        #expect(fake.engine.submit([(key: "k", value: "x")], in: desktop) == nil)
+        #expect(fake.engine.submit([(key: "k", value: "x")], in: ClientDomain("not.followed")) == nil)
+        #expect(fake.drain().isEmpty)
+    }
+}
