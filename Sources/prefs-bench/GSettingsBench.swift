@@ -49,6 +49,11 @@ struct GSettingsBench {
         try GIOProgram.check(runCommand("glib-compile-schemas", [schemas.path]), "glib-compile-schemas")
         let module = try Self.module()
         try FileManager.default.createSymbolicLink(at: modules.appendingPathComponent("libgioprefsd.so"), withDestinationURL: module)
+        // Helper processes load GIO modules from an empty directory (`helperEnvironment`):
+        // dconf's module goes beside prefsd's, or `GSETTINGS_BACKEND=dconf` would find no
+        // dconf and GLib would measure its memory backend under dconf's name.
+        try FileManager.default.createSymbolicLink(at: modules.appendingPathComponent(GIOProgram.dconfModuleName),
+                                                   withDestinationURL: try GIOProgram.dconfModule())
         // As `make install` does: with the cache, GIO loads the module only when prefsd is
         // the backend chosen (without it, every GIO program would load it at start).
         try GIOProgram.check(runCommand("gio-querymodules", [modules.path]), "gio-querymodules")
@@ -88,7 +93,7 @@ struct GSettingsBench {
                     "HOME": dconf.directory.path,
                 ]
                 log("GSettings reads with GSETTINGS_BACKEND=\(backend), round \(round) of \(rounds)")
-                try GIOProgram.check(runCommand(runner, ["write"], environment: environment), "\(backend): write")
+                try GIOProgram.checkBackend(runCommand(runner, ["write"], environment: environment), backend)
                 let read = try runCommand(runner, ["read", "\(batches)", "\(perBatch)"], environment: environment, timeout: .seconds(300))
                 try GIOProgram.check(read, "\(backend): read")
                 samples[backend, default: []].append(try Self.figures(read.stdout, backend))
