@@ -117,7 +117,7 @@ public enum PreferencesCall {
     }
 
     /// The `Version` property (`org.freedesktop.DBus.Properties.Get`): the service's
-    /// version, like `0.2.0`.
+    /// version, like `0.3.0`.
     public static func version() -> PreferencesRequest<String> {
         PreferencesRequest(
             interface: StandardInterface.properties, member: "Get",

@@ -247,5 +247,5 @@ struct Prefsd: AsyncParsableCommand {
 
 /// The version `prefsd --version` and the `Version` property report.
 enum Version {
-    static let current = "0.2.0"
+    static let current = "0.3.0"
 }
