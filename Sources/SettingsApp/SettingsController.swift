@@ -110,14 +110,22 @@ final class SettingsController {
                 window?.showError("“\(label)” was not saved: \(reason).")
             }
         case .writesSettled:
+            // The widgets kept what the user set while the writes were on their way: they
+            // show what prefsd reads now (after a reset, an administrator's default).
+            let domains = Set(writing.keys.map(\.domain))
             writing = [:]
+            for domain in domains.sorted() { window?.valuesChanged(in: domain) }
         }
     }
 
     /// The values of a domain: prefsd's, with this window's writes on their way over them
-    /// (forced keys with the forced value).
+    /// (forced keys with the forced value), over the administrator's defaults.
     func values(in domain: String) -> [String: PropertyListValue] {
-        driver.entries(of: ClientDomain(domain))
+        let entries = driver.entries(of: ClientDomain(domain))
+        // What prefsd reads for a key the user removed: the administrator's default (the
+        // engine holds the removal alone, as it wrote it).
+        guard let defaults = administratorDefaults[domain] else { return entries }
+        return defaults.merging(entries) { _, value in value }
     }
 
     /// Every domain: those with a bundle (sorted by title), then the others (sorted).
@@ -132,9 +140,9 @@ final class SettingsController {
         bundles[domain]?.title ?? domain
     }
 
-    /// The value a setting shows: the stored one, else the bundle's default.
+    /// The value a setting shows: the stored one, else the administrator's default, else the bundle's default.
     func effectiveValue(_ domain: String, _ key: String) -> PropertyListValue? {
-        driver.value(key, in: ClientDomain(domain)) ?? bundles[domain]?.defaultValues[key]
+        driver.value(key, in: ClientDomain(domain)) ?? administratorDefault(domain, key) ?? bundles[domain]?.defaultValues[key]
     }
 
     /// Whether an administrator forces the key.
