@@ -33,9 +33,9 @@ final class SettingsController {
     lazy var handle = MainThreadHandle(self)
     /// The domains whose history is being read, each with whether to read it again after.
     var historyLoads: [String: Bool] = [:]
-    /// The administrator's defaults of each domain followed (`AdministratorDefaults`), and
-    /// the domains whose defaults are being read (with whether to read them again after).
+    /// The administrator's defaults of each domain followed (`AdministratorDefaults`).
     var administratorDefaults: [String: [String: PropertyListValue]] = [:]
+    /// The domains whose administrator defaults are being read, each with whether to read them again after.
     var administratorLoads: [String: Bool] = [:]
 
     init(proxy: PreferencesProxy, locator: SettingsBundleLocator, languages: [String]) {
