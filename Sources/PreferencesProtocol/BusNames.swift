@@ -48,6 +48,8 @@ public enum PreferencesMethod: String, Sendable, CaseIterable {
     case history = "History"
     case revertTo = "RevertTo"
     case revertKeyTo = "RevertKeyTo"
+    /// Beyond the contract: the administrator's defaults of a domain (not its locks).
+    case administratorDefaults = "AdministratorDefaults"
 
     /// The D-Bus signature of the method's input arguments.
     public var inputSignature: String {
@@ -55,7 +57,7 @@ public enum PreferencesMethod: String, Sendable, CaseIterable {
         case .read, .remove, .isForced: "ss"
         case .write: "ssv"
         case .domains, .volatileDomains: ""
-        case .readDomain, .removeDomain, .readVolatileDomain, .removeVolatileDomain, .forcedKeys: "s"
+        case .readDomain, .removeDomain, .readVolatileDomain, .removeVolatileDomain, .forcedKeys, .administratorDefaults: "s"
         case .apply: "sa{sv}as"
         case .applyIf: "sa{sv}asa{sv}as"
         case .replaceDomain, .setVolatileDomain: "sa{sv}"

@@ -43,7 +43,7 @@ extension CallerIdentity {
             guard case .array(let element, let list)? = body.first else { return body }
             let readable = list.filter { $0.stringValue.map(mayRead) ?? false }
             return [.array(element: element, readable)] + body.dropFirst()
-        case .read, .readDomain, .readVolatileDomain, .isForced, .forcedKeys:
+        case .read, .readDomain, .readVolatileDomain, .isForced, .forcedKeys, .administratorDefaults:
             let domain = body.first?.stringValue ?? ""
             guard mayRead(domain) else { throw .accessDenied(refusal(reading: domain)) }
             return body

@@ -29,6 +29,8 @@ enum ErrorMessages {
         return reason
     }
 
+    /// What a setting holding only an administrator's default says (not the user's own value).
+    static let administratorDefault = "Default set by your administrator"
     /// The reason a locked setting shows.
     static let lockedReason = "Locked by your administrator (managed preferences or a dconf lock); it cannot be changed here."
 }

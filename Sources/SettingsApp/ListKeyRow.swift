@@ -11,6 +11,7 @@ final class ListKeyRow: RawKeyRow {
     private let header: ActionRow
     private let view = TextView()
     private let apply: Button
+    private let delete: Button
     private var stored: PropertyListValue?
     private unowned let controller: SettingsController
 
@@ -40,7 +41,7 @@ final class ListKeyRow: RawKeyRow {
         apply.setAccessibleLabel("Apply \(key)")
         let reset = Button(iconName: "edit-undo-symbolic", label: "Reset \(key) to its stored value")
         reset.addStyleClass("flat")
-        let delete = Button(iconName: "user-trash-symbolic", label: "Delete \(key)")
+        delete = Button(iconName: "user-trash-symbolic", label: "Delete \(key)")
         delete.addStyleClass("flat")
         buttons.append(apply)
         buttons.append(reset)
@@ -63,7 +64,10 @@ final class ListKeyRow: RawKeyRow {
         apply.isSensitive = !locked
         widget.tooltip = locked ? ErrorMessages.lockedReason : nil
         if locked { view.setAccessibleDescription(ErrorMessages.lockedReason) }
-        header.subtitle = locked ? "\(value.typeName), locked" : value.typeName
+        // Only the administrator's default: not the user's value, and nothing of theirs to delete.
+        let administrators = !locked && controller.readsAdministratorDefault(domain, key)
+        header.subtitle = locked ? "\(value.typeName), locked" : administrators ? "\(value.typeName), default set by your administrator" : value.typeName
+        delete.isSensitive = !administrators
         guard value != stored, !controller.isWriting(domain, key) else { return }
         stored = value
         view.text = OpenStepPropertyList.describe(value)

@@ -90,6 +90,7 @@ private final class KeyRow: RawKeyRow {
     let entry: EntryRow
     var widget: Widget { entry }
     private let typeLabel = Label("")
+    private let delete: Button
     private var stored: PropertyListValue?
     private unowned let controller: SettingsController
 
@@ -98,6 +99,7 @@ private final class KeyRow: RawKeyRow {
         self.key = key
         self.controller = controller
         entry = EntryRow(title: key)
+        delete = Button(iconName: "user-trash-symbolic", label: "Delete \(key)")
         entry.showApplyButton()
         typeLabel.addStyleClass("dim-label")
         typeLabel.centerVertically()
@@ -105,7 +107,6 @@ private final class KeyRow: RawKeyRow {
         let reset = Button(iconName: "edit-undo-symbolic", label: "Reset \(key) to its stored value")
         reset.addStyleClass("flat")
         reset.centerVertically()
-        let delete = Button(iconName: "user-trash-symbolic", label: "Delete \(key)")
         delete.addStyleClass("flat")
         delete.centerVertically()
         entry.addSuffix(reset)
@@ -125,7 +126,10 @@ private final class KeyRow: RawKeyRow {
         entry.isSensitive = !locked
         entry.tooltip = locked ? ErrorMessages.lockedReason : nil
         if locked { entry.setAccessibleDescription(ErrorMessages.lockedReason) }
-        typeLabel.text = locked ? "\(value.typeName), locked" : value.typeName
+        // Only the administrator's default: not the user's value, and nothing of theirs to delete.
+        let administrators = !locked && controller.readsAdministratorDefault(domain, key)
+        typeLabel.text = locked ? "\(value.typeName), locked" : administrators ? "\(value.typeName), default set by your administrator" : value.typeName
+        delete.isSensitive = !administrators
         guard value != stored, !controller.isWriting(domain, key) else { return }
         stored = value
         entry.text = ValueEditing.text(value)

@@ -71,14 +71,18 @@ final class SchemaKeyPage: DomainPage {
 
     func refresh() {
         let state = SchemaKeyState(key, in: instance, controller: controller)
-        defaultRow.subtitle = SchemaKeyState.oneLine(key.defaultText)
+        defaultRow.subtitle = state.administratorDefault == nil ? SchemaKeyState.oneLine(key.defaultText)
+            : "\(SchemaKeyState.oneLine(state.defaultText)), set by your administrator (the schema's: \(SchemaKeyState.oneLine(key.defaultText)))"
         valueRow.subtitle = state.locked ? "\(SchemaKeyState.oneLine(key.text(state.stored))) (locked)"
-            : state.isSet ? SchemaKeyState.oneLine(key.text(state.stored)) : "the default"
+            : state.isSet ? SchemaKeyState.oneLine(key.text(state.stored))
+            : state.readsAdministratorDefault ? "default set by your administrator: \(SchemaKeyState.oneLine(state.defaultText))"
+            : "the default"
         let editable = !state.locked && state.prefsdKey != nil
         lockLabel.text = state.prefsdKey == nil
             ? "This key's path cannot be stored in prefsd (see the README's path rule)." : ErrorMessages.lockedReason
         lockLabel.isVisible = !editable
-        reset.isSensitive = editable && state.stored != nil
+        // Reset only removes the user's own value: offered when there is one.
+        reset.isSensitive = editable && state.own != nil
         editor.setEditable(editable, reason: state.locked ? ErrorMessages.lockedReason : nil)
         guard let prefsdKey = state.prefsdKey, !controller.isWriting(domain, prefsdKey) else { return }
         editor.show(state.stored)

@@ -42,6 +42,9 @@ class SettingBinding {
         controller.write(domain, key, value, label: label)
     }
 
+    /// Whether the key holds only the administrator's default (no value of the user's own).
+    var readsAdministratorDefault: Bool { controller.readsAdministratorDefault(domain, key) }
+
     /// Sets the widget to `value`; subclasses override.
     func show(_ value: PropertyListValue?) {}
 
@@ -50,8 +53,11 @@ class SettingBinding {
 }
 
 /// A row's subtitle saying a setting is locked.
-private func lockSubtitle(_ row: ActionRow, _ locked: Bool, otherwise: String = "") {
-    row.subtitle = locked ? "Locked by your administrator" : otherwise
+/// A row's subtitle saying a setting is locked, or holds only the administrator's default
+/// (not a value of the user's own).
+private func lockSubtitle(_ row: ActionRow, _ locked: Bool, administrators: Bool, otherwise: String = "") {
+    row.subtitle = locked ? "Locked by your administrator"
+        : administrators && otherwise.isEmpty ? ErrorMessages.administratorDefault : otherwise
 }
 
 /// `PSToggleSwitchSpecifier`: a row with a switch.
@@ -71,7 +77,7 @@ final class ToggleBinding: SettingBinding {
     }
 
     override func show(_ value: PropertyListValue?) { toggle.isOn = specifier.isOn(value) }
-    override func showLock(_ locked: Bool) { lockSubtitle(actionRow, locked) }
+    override func showLock(_ locked: Bool) { lockSubtitle(actionRow, locked, administrators: readsAdministratorDefault) }
 }
 
 /// `PSTextFieldSpecifier`: an entry row (a password row when `IsSecure`).
@@ -124,7 +130,7 @@ final class SliderBinding: SettingBinding {
         if scale.value != number { scale.value = number }
     }
 
-    override func showLock(_ locked: Bool) { lockSubtitle(actionRow, locked) }
+    override func showLock(_ locked: Bool) { lockSubtitle(actionRow, locked, administrators: readsAdministratorDefault) }
 }
 
 /// `PSMultiValueSpecifier`: a combo row of the titles, storing the values.
@@ -150,12 +156,12 @@ final class ChoiceBinding: SettingBinding {
         } else {
             strayValue = value.map { "Stored: \(ValueEditing.text($0))" } ?? ""
         }
-        lockSubtitle(combo, locked, otherwise: strayValue)
+        lockSubtitle(combo, locked, administrators: readsAdministratorDefault, otherwise: strayValue)
     }
 
     override func showLock(_ locked: Bool) {
         self.locked = locked
-        lockSubtitle(combo, locked, otherwise: strayValue)
+        lockSubtitle(combo, locked, administrators: readsAdministratorDefault, otherwise: strayValue)
     }
 }
 

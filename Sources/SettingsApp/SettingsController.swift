@@ -33,6 +33,10 @@ final class SettingsController {
     lazy var handle = MainThreadHandle(self)
     /// The domains whose history is being read, each with whether to read it again after.
     var historyLoads: [String: Bool] = [:]
+    /// The administrator's defaults of each domain followed (`AdministratorDefaults`).
+    var administratorDefaults: [String: [String: PropertyListValue]] = [:]
+    /// The domains whose administrator defaults are being read, each with whether to read them again after.
+    var administratorLoads: [String: Bool] = [:]
 
     init(proxy: PreferencesProxy, locator: SettingsBundleLocator, languages: [String]) {
         self.proxy = proxy
@@ -86,6 +90,7 @@ final class SettingsController {
         for name in names.sorted() where driver.follow(ClientDomain(name)) == .loading {
             loading.insert(name)
         }
+        for name in names { loadAdministratorDefaults(name) }
         if loading.isEmpty { window?.domainsLoaded() }
     }
 
@@ -96,6 +101,8 @@ final class SettingsController {
             guard loading.remove(domain.name) != nil, loading.isEmpty else { return }
             window?.domainsLoaded()
         case .changed(let domain, _, _), .forcedChanged(let domain, _):
+            // An administrator's defaults file or database that changed is told as a change.
+            loadAdministratorDefaults(domain.name)
             window?.valuesChanged(in: domain.name)
         case .writeFailed(let domain, let keys, let reason):
             for key in keys {
@@ -116,9 +123,13 @@ final class SettingsController {
     }
 
     /// The values of a domain: prefsd's, with this window's writes on their way over them
-    /// (forced keys with the forced value).
+    /// (forced keys with the forced value), over the administrator's defaults.
     func values(in domain: String) -> [String: PropertyListValue] {
-        driver.entries(of: ClientDomain(domain))
+        let entries = driver.entries(of: ClientDomain(domain))
+        // What prefsd reads for a key the user removed: the administrator's default (the
+        // engine holds the removal alone, as it wrote it).
+        guard let defaults = administratorDefaults[domain] else { return entries }
+        return defaults.merging(entries) { _, value in value }
     }
 
     /// Every domain: those with a bundle (sorted by title), then the others (sorted).
@@ -133,9 +144,9 @@ final class SettingsController {
         bundles[domain]?.title ?? domain
     }
 
-    /// The value a setting shows: the stored one, else the bundle's default.
+    /// The value a setting shows: the stored one, else the administrator's default, else the bundle's default.
     func effectiveValue(_ domain: String, _ key: String) -> PropertyListValue? {
-        driver.value(key, in: ClientDomain(domain)) ?? bundles[domain]?.defaultValues[key]
+        driver.value(key, in: ClientDomain(domain)) ?? administratorDefault(domain, key) ?? bundles[domain]?.defaultValues[key]
     }
 
     /// Whether an administrator forces the key.
@@ -163,8 +174,8 @@ final class SettingsController {
     /// Removes every key a bundle gives a default for (back to the defaults), in one batch.
     func resetToDefaults(_ domain: String) {
         guard let bundle = bundles[domain] else { return }
-        let stored = values(in: domain)
-        let keys = bundle.defaultValues.keys.filter { stored[$0] != nil && !isForced(domain, $0) }.sorted()
+        // Only the user's own values: an administrator's default stays (there is nothing to remove).
+        let keys = bundle.defaultValues.keys.filter { ownValue(domain, $0) != nil }.sorted()
         guard !keys.isEmpty else { return }
         guard driver.write(keys.map { (key: $0, value: PropertyListValue?.none) }, in: ClientDomain(domain)) else { return refusedAtOnce(domain, title(of: domain)) }
         for key in keys { writing[WriteKey(domain: domain, key: key)] = title(of: domain) }

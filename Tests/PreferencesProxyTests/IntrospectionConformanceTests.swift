@@ -48,6 +48,7 @@ struct IntrospectionConformanceTests {
         case .history: return shape(PreferencesCall.history("d", key: "k", after: 1, limit: 2))
         case .revertTo: return shape(PreferencesCall.revertTo("d", sequence: 1))
         case .revertKeyTo: return shape(PreferencesCall.revertKeyTo("d", key: "k", sequence: 1))
+        case .administratorDefaults: return shape(PreferencesCall.administratorDefaults("d"))
         }
     }
 
