@@ -315,6 +315,7 @@ public struct ClientEngine<Value: Equatable & Sendable>: Sendable {
         let operation = record.queue.removeFirst()
         lastToken += 1
         record.inFlight = (operation, lastToken)
+        record.inFlightFloor = record.newestSerial
         domains[domain] = record
         switch operation {
         case .keys(let batch, _):
@@ -345,7 +346,11 @@ public struct ClientEngine<Value: Equatable & Sendable>: Sendable {
             keys = Array(batch.keys)
             let before = keys.map { record.effective($0) }
             for (key, write) in batch {
-                if trusted { record.record(key, write.value, serial: serial) }
+                // A removal may reveal a value prefsd keeps under the user's (an
+                // administrator's default), which its `Changed` for this commit carries: that
+                // signal, sent before this answer, wins over the removal whichever comes first.
+                // So a removal is recorded as of the call's sending, not of its answer.
+                if trusted { record.record(key, write.value, serial: write.value == nil ? record.inFlightFloor : serial) }
                 if record.local[key]?.generation == write.generation { record.local[key] = nil }
             }
             domains[domain] = record

@@ -49,6 +49,8 @@ struct DomainRecord<Value: Equatable & Sendable>: Sendable {
     var loadedFrom: String?
 
     var confirmed: [String: Stamped<Value>] = [:]
+    /// The newest serial of prefsd's messages recorded for the domain.
+    var newestSerial: UInt32 = 0
     var forced: Set<String> = []
     var forcedSerial: UInt32 = 0
 
@@ -60,6 +62,9 @@ struct DomainRecord<Value: Equatable & Sendable>: Sendable {
     /// The lane: operations queued, and the one in flight with its token.
     var queue: [LaneOperation<Value>] = []
     var inFlight: (operation: LaneOperation<Value>, token: UInt64)?
+    /// ``newestSerial`` when the call in flight was sent: every message newer than it may
+    /// tell what the call's commit left (see ``ClientEngine/writeAnswered(_:token:serial:sender:)``).
+    var inFlightFloor: UInt32 = 0
 
     var phase: ClientDomainPhase {
         if everLoaded { return .loaded }
@@ -85,6 +90,7 @@ struct DomainRecord<Value: Equatable & Sendable>: Sendable {
 
     /// Records `value` for `key` as of `serial`, unless a newer message told it already.
     mutating func record(_ key: String, _ value: Value?, serial: UInt32) {
+        newestSerial = max(newestSerial, serial)
         if let known = confirmed[key], known.serial > serial { return }
         confirmed[key] = Stamped(value: value, serial: serial)
     }

@@ -106,6 +106,32 @@ struct GSettingsAdministratorTests {
         #expect(try fixture.gsettings("writable", GSettingsFixture.schema, "int32").stdout == "false\n")
     }
 
+    @Test("a program that resets a key reads the administrator's default back in the same process, not the schema's")
+    func resetInProcess() async throws {
+        let files = try siteFiles()
+        defer { files.removeAll() }
+        let service = try await ServiceFixture(arguments: files.arguments)
+        let fixture = try GSettingsFixture(service: service)
+        let (program, output) = try fixture.startPython("""
+        s = Gio.Settings.new('org.example.Test')
+        print('start', s.get_int('int32'), flush=True)
+        s.set_int('int32', 7)
+        Gio.Settings.sync()
+        print('set', s.get_int('int32'), flush=True)
+        s.reset('int32')
+        Gio.Settings.sync()
+        def report():
+            print('now', s.get_int('int32'), flush=True)
+            return True
+        GLib.timeout_add(100, report)
+        GLib.MainLoop().run()
+        """)
+        defer { stop(program) }
+        try await waitFor("set 7", in: output)
+        // prefsd's Changed for the removal carries the default it reveals (42).
+        try await waitFor("now 42", in: output)
+    }
+
     @Test("a plist default under /etc/prefsd/defaults is served to GSettings and `reset` brings it back")
     func plistDefault() async throws {
         let files = try AdministratorFiles(profile: "")

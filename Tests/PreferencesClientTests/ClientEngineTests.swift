@@ -245,6 +245,41 @@ struct ClientEngineWritingTests {
         #expect(fake.changedKeys.isEmpty, "readers saw mine throughout")
     }
 
+    @Test("a removal that reveals an administrator's default reads as the default prefsd's Changed carries, whichever of it and the answer comes first")
+    func removalRevealsDefault() {
+        for signalFirst in [true, false] {
+            var fake = FakeTransport()
+            fake.load(desktop, ["k": "mine"], serial: 1, sender: ":1.5")
+            _ = fake.engine.write([(key: "k", value: nil)], in: desktop)
+            fake.engine.flushAll()
+            fake.drain()
+            #expect(fake.engine.value("k", in: desktop) == nil)
+            // prefsd commits the removal; a read now answers the administrator's default,
+            // which its Changed (serial 3) carries before the answer (serial 4).
+            let signal = { (fake: inout FakeTransport) in
+                fake.engine.changed(desktop, changed: ["k": "site"], removed: [], serial: 3, sender: ":1.5")
+            }
+            if signalFirst { signal(&fake) }
+            fake.engine.writeAnswered(desktop, token: fake.applies[0].token, serial: 4, sender: ":1.5")
+            if !signalFirst { signal(&fake) }
+            #expect(fake.engine.value("k", in: desktop) == "site", "signal first: \(signalFirst)")
+            #expect(fake.engine.confirmedValue("k", in: desktop) == "site")
+        }
+    }
+
+    @Test("a removal answered with no Changed (nothing was there to reveal) reads as removed")
+    func removalWithoutSignal() {
+        var fake = FakeTransport()
+        fake.load(desktop, ["k": "mine"], serial: 1, sender: ":1.5")
+        _ = fake.engine.write([(key: "k", value: nil)], in: desktop)
+        fake.engine.flushAll()
+        fake.drain()
+        fake.engine.changed(desktop, changed: [:], removed: ["k"], serial: 3, sender: ":1.5")
+        fake.engine.writeAnswered(desktop, token: fake.applies[0].token, serial: 4, sender: ":1.5")
+        #expect(fake.engine.value("k", in: desktop) == nil)
+        #expect(fake.engine.entries(of: desktop)["k"] == nil)
+    }
+
     @Test("a refused write reads as prefsd holds the key again, and is told as a change")
     func refusedWrite() {
         var fake = FakeTransport()
