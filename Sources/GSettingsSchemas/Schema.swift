@@ -2,7 +2,7 @@ import CGIO
 
 /// An installed GSettings schema: its id, its path (none for a relocatable schema) and
 /// its keys, read through `g_settings_schema_*`.
-public final class Schema: @unchecked Sendable {
+public final class Schema: Sendable {
     // @unchecked: built once, every property a `let` of immutable values.
 
     /// The schema id (`org.gnome.desktop.interface`).

@@ -7,6 +7,10 @@ import PreferencesModel
 /// GLib), default, and the values it allows; and the conversions between what a person
 /// types, what prefsd stores (through ``VariantCoding``, exactly as the GSettings module
 /// stores it) and what is shown.
+///
+/// `@unchecked Sendable`: every stored property is a constant, and the one that is not a
+/// Swift value, the `GSettingsSchemaKey` handle, is an immutable GLib object whose reference
+/// count is atomic; GLib's schema functions only read it, from any thread.
 public final class SchemaKey: @unchecked Sendable {
     // @unchecked: the GSettingsSchemaKey is immutable once loaded and GLib's reference
     // counting is atomic; every property here is a `let`.

@@ -4,7 +4,7 @@ import GSettingsPaths
 /// The GSettings schemas installed on this machine (GLib's default schema source:
 /// `XDG_DATA_DIRS`, `GSETTINGS_SCHEMA_DIR`), loaded once, and which of them describe a
 /// prefsd domain under the GSettings path rule (``GSettingsPath``).
-public final class SchemaSource: @unchecked Sendable {
+public final class SchemaSource: Sendable {
     // @unchecked: built once, every property a `let` of immutable values.
 
     /// Schemas with a fixed path, by id.

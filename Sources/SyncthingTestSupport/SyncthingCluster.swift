@@ -12,6 +12,10 @@ public struct SyncthingError: Error, CustomStringConvertible {
 /// generated with `--no-default-folder --skip-port-probing` and configured before its first
 /// start (global and local discovery, relays, NAT, usage and crash reporting and upgrades
 /// off; peers at static tcp://127.0.0.1 addresses; the fs watcher on, 1 s delay).
+///
+/// `@unchecked Sendable`: a test drives its cluster from one task at a time (it starts the
+/// instances, asks them through their REST API, and calls `stop()` last); `instances` is
+/// written only by the initializer and by `stop()`, and a `Process` is not `Sendable`.
 public final class SyncthingCluster: @unchecked Sendable {
     /// One instance.
     public struct Instance {
