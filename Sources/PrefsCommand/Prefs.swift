@@ -41,6 +41,12 @@ public struct Prefs: AsyncParsableCommand {
         }.joined(separator: "\n")
     }
 
+    /// The verbs `prefs` takes as its first word: each subcommand's name and aliases, and
+    /// `help`.
+    static var verbs: [String] {
+        configuration.subcommands.flatMap { [$0._commandName] + $0.configuration.aliases } + ["help"]
+    }
+
     /// Creates the command (ArgumentParser fills in its options).
     public init() {}
 
@@ -48,6 +54,10 @@ public struct Prefs: AsyncParsableCommand {
     /// one line on standard error, and returns the exit status.
     public static func execute(arguments: [String]) async -> Int32 {
         let normalized = ArgumentNormalizer.normalize(arguments)
+        if let word = normalized.first, !word.hasPrefix("-"), !verbs.contains(word) {
+            Output.error(PrefsError.usage("'\(word)' is not a verb of prefs; the verbs are \(verbs.joined(separator: ", "))").description)
+            return PrefsExitCode.usage.rawValue
+        }
         do {
             var command = try parseAsRoot(normalized)
             if var asyncCommand = command as? any AsyncParsableCommand {

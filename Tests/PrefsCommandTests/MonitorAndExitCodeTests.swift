@@ -123,6 +123,13 @@ struct ExitCodeTests {
             #expect(result.status == 2, "\(usage): \(result.stderr)")
             #expect(!result.stderr.isEmpty)
         }
+        // An unknown verb is named, with the verbs there are.
+        let unknownVerb = try fixture.prefs("frobnicate", "com.example.Here")
+        #expect(unknownVerb.status == 2)
+        #expect(unknownVerb.stderr.hasPrefix("prefs: 'frobnicate' is not a verb of prefs; the verbs are read, read-type, write,"), "\(unknownVerb.stderr)")
+        #expect(unknownVerb.stderr.contains("roaming") && unknownVerb.stderr.filter { $0 == "\n" }.count == 1, "\(unknownVerb.stderr)")
+        // Every verb the message names is one prefs takes.
+        #expect(try fixture.prefs("help", "roaming").status == 0)
         let badName = try fixture.prefs("write", "bad/name", "K", "v")
         #expect(badName.status == 5)
         #expect(badName.stderr.hasPrefix("prefs: ") && badName.stderr.filter { $0 == "\n" }.count == 1)
