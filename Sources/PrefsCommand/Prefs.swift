@@ -33,11 +33,22 @@ public struct Prefs: AsyncParsableCommand {
         ]
     )
 
-    /// The exit statuses, one per line, for help texts.
+    /// The exit statuses, one per line, for help texts; a long summary goes on over
+    /// indented lines, so that an 80-column terminal (where ArgumentParser wraps help
+    /// text) never breaks it back to the margin.
     public static var exitCodeTable: String {
         PrefsExitCode.allCases.map { code in
             let number = String(code.rawValue)
-            return "  " + number + String(repeating: " ", count: max(1, 4 - number.count)) + code.summary
+            let lead = "  " + number + String(repeating: " ", count: max(1, 4 - number.count))
+            var lines = [lead]
+            for word in code.summary.split(separator: " ") {
+                if lines[lines.count - 1].count + 1 + word.count > 78, lines[lines.count - 1].count > lead.count {
+                    lines.append(String(repeating: " ", count: lead.count))
+                }
+                let line = lines[lines.count - 1]
+                lines[lines.count - 1] = line + (line.count > lead.count ? " " : "") + word
+            }
+            return lines.joined(separator: "\n")
         }.joined(separator: "\n")
     }
 

@@ -164,8 +164,12 @@ struct VerbTests {
             #expect(result.status == 0, "\(verb) --help")
             #expect(result.stdout.contains("prefs \(verb)"), "\(verb) --help shows no example or usage")
         }
-        let top = try runCommand(ServiceFixture.prefsBinary.path, ["--help"])
+        let top = try runCommand(ServiceFixture.prefsBinary.path, ["--help"], environment: ["COLUMNS": "80"])
         #expect(top.stdout.contains("69  no session bus"))
+        // On an 80-column terminal the exit-status table keeps its shape: a long line goes
+        // on indented, never back at the margin.
+        let table = top.stdout.components(separatedBy: "Exit status:\n").last?.components(separatedBy: "\n\n").first ?? ""
+        #expect(table.contains("usage error") && table.split(separator: "\n").allSatisfy { $0.hasPrefix("  ") }, "\(table)")
         #expect(try runCommand(ServiceFixture.prefsBinary.path, ["write", "com.x", "--help"]).stdout.contains("-array-add"))
         for shell in ["bash", "zsh", "fish"] {
             let script = try runCommand(ServiceFixture.prefsBinary.path, ["--generate-completion-script", shell])
