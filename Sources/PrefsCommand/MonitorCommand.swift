@@ -15,11 +15,13 @@ extension Prefs {
             commandName: "monitor",
             abstract: "Print one line per change as it happens, until interrupted.",
             discussion: """
-                Watches the given domains, or every domain when none is given. Each committed \
-                change prints one line, flushed at once:
+                Watches the given domains, or every domain when none is given, persistent \
+                and volatile. Each committed change prints one line, flushed at once:
                   com.example.Editor: FontSize = 14; Theme = dark; removed Recent
+                  com.example.Session (volatile): Token = abc
                 --json prints one JSON object per line instead:
                   {"domain":"com.example.Editor","changed":{"FontSize":14},"removed":[]}
+                (with "volatile":true for a volatile domain's change).
                 Stops with status 0 on SIGINT (Ctrl-C) or SIGTERM; with 69 if the bus goes away.
 
                 Examples:
@@ -78,11 +80,15 @@ extension Prefs {
                         Output.line(json
                             ? OutputFormatter.changeJSON(domain: change.domain, changed: change.changed, removed: change.removed)
                             : OutputFormatter.changeLine(domain: change.domain, changed: change.changed, removed: change.removed))
+                    case .volatileChanged(let change):
+                        Output.line(json
+                            ? OutputFormatter.changeJSON(domain: change.domain, changed: change.changed, removed: change.removed, volatile: true)
+                            : OutputFormatter.changeLine(domain: change.domain, changed: change.changed, removed: change.removed, volatile: true))
                     case .reloadNeeded(_, let reason):
                         Output.error(reason)
                     case .disconnected:
                         ending.yield(.disconnected)
-                    case .volatileChanged, .forcedKeysChanged, .ownerChanged:
+                    case .forcedKeysChanged, .ownerChanged:
                         break
                     }
                 }

@@ -76,17 +76,19 @@ public enum OutputFormatter {
     public static func compact(_ value: PropertyListValue) -> String { ValueText.compact(value) }
 
     /// The line `prefs monitor` prints for one `Changed` signal:
-    /// `DOMAIN: KEY = VALUE; KEY2 = VALUE2; removed OLD, OTHER`.
-    public static func changeLine(domain: String, changed: [String: PropertyListValue], removed: [String]) -> String {
+    /// `DOMAIN: KEY = VALUE; KEY2 = VALUE2; removed OLD, OTHER`; for a volatile domain's
+    /// (`VolatileChanged`), `DOMAIN (volatile): …`.
+    public static func changeLine(domain: String, changed: [String: PropertyListValue], removed: [String], volatile: Bool = false) -> String {
         var parts = changed.sorted { $0.key < $1.key }.map { "\(OpenStepPropertyList.quoteIfNeeded($0.key)) = \(compact($0.value))" }
         if !removed.isEmpty {
             parts.append("removed " + removed.sorted().map(OpenStepPropertyList.quoteIfNeeded).joined(separator: ", "))
         }
-        return PrefsError.oneLine("\(domain): " + parts.joined(separator: "; "))
+        return PrefsError.oneLine("\(domain)\(volatile ? " (volatile)" : ""): " + parts.joined(separator: "; "))
     }
 
-    /// The JSON line `prefs monitor --json` prints for one `Changed` signal.
-    public static func changeJSON(domain: String, changed: [String: PropertyListValue], removed: [String]) -> String {
-        "{\"domain\":\(jsonString(domain)),\"changed\":\(compactJSON(.dictionary(changed))),\"removed\":\(compactJSON(.array(removed.sorted().map(PropertyListValue.string))))}"
+    /// The JSON line `prefs monitor --json` prints for one `Changed` signal; a volatile
+    /// domain's (`VolatileChanged`) also has `"volatile":true`.
+    public static func changeJSON(domain: String, changed: [String: PropertyListValue], removed: [String], volatile: Bool = false) -> String {
+        "{\"domain\":\(jsonString(domain)),\(volatile ? "\"volatile\":true," : "")\"changed\":\(compactJSON(.dictionary(changed))),\"removed\":\(compactJSON(.array(removed.sorted().map(PropertyListValue.string))))}"
     }
 }

@@ -87,6 +87,26 @@ struct MonitorTests {
         #expect(await stop(monitor, signal: SIGINT) == 0)
     }
 
+    @Test("monitor without a domain prints a volatile domain's changes too, marked volatile, in text and JSON")
+    func volatileDomains() async throws {
+        let fixture = try await ServiceFixture()
+        let (monitor, output) = try startMonitor(fixture, [])
+        // `volatile set` makes a new domain (it refuses a name in use): one per attempt.
+        _ = try await writeUntilSeen(fixture, output: output, expected: "(volatile): Token = t") { attempt in
+            expectSuccess(try fixture.prefs("volatile", "set", "com.example.Session\(attempt)", "{ Token = t\(attempt); }"))
+        }
+        #expect(await stop(monitor, signal: SIGTERM) == 0)
+        let (jsonMonitor, jsonOutput) = try startMonitor(fixture, ["--json"])
+        let text = try await writeUntilSeen(fixture, output: jsonOutput, expected: "\"volatile\":true") { attempt in
+            expectSuccess(try fixture.prefs("volatile", "set", "com.example.Json\(attempt)", "{ Token = j\(attempt); }"))
+        }
+        let line = try #require(text.split(separator: "\n").first { $0.contains("\"volatile\":true") })
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+        #expect((object["domain"] as? String)?.hasPrefix("com.example.Json") == true, "\(line)")
+        #expect(((object["changed"] as? [String: Any])?["Token"] as? String)?.hasPrefix("j") == true, "\(line)")
+        #expect(await stop(jsonMonitor, signal: SIGTERM) == 0)
+    }
+
     @Test("monitor prints the values a change left out of its signal (invalidated), re-read from prefsd")
     func invalidatedValues() async throws {
         let fixture = try await ServiceFixture()
