@@ -13,7 +13,7 @@ final class ListKeyRow: RawKeyRow {
     private let apply: Button
     private let delete: Button
     private var stored: PropertyListValue?
-    private unowned let controller: SettingsController
+    unowned let controller: SettingsController
 
     /// Whether `value` is edited in a ``ListKeyRow`` (an array or a dictionary).
     static func isList(_ value: PropertyListValue) -> Bool {
@@ -39,24 +39,22 @@ final class ListKeyRow: RawKeyRow {
         let buttons = Box(vertical: false, spacing: 6)
         apply = Button(label: "Apply")
         apply.setAccessibleLabel("Apply \(key)")
-        let reset = Button(iconName: "edit-undo-symbolic", label: "Reset \(key) to its stored value")
-        reset.addStyleClass("flat")
-        delete = Button(iconName: "user-trash-symbolic", label: "Delete \(key)")
-        delete.addStyleClass("flat")
+        let reset = Self.makeResetButton(key)
+        delete = Self.makeDeleteButton(key)
         buttons.append(apply)
         buttons.append(reset)
         buttons.append(delete)
         box.append(buttons)
         widget = box
-        apply.onClicked { [weak self] in self?.save() }
+        apply.onClicked { [weak self] in
+            guard let self else { return }
+            self.save(self.view.text, as: self.stored?.typeName ?? "array")
+        }
         reset.onClicked { [weak self] in
             guard let self, let stored = self.stored else { return }
             self.view.text = OpenStepPropertyList.describe(stored)
         }
-        delete.onClicked { [weak self] in
-            guard let self else { return }
-            self.controller.write(self.domain, self.key, nil, label: self.key)
-        }
+        removesKey(delete)
     }
 
     func show(_ value: PropertyListValue, locked: Bool) {
@@ -64,21 +62,11 @@ final class ListKeyRow: RawKeyRow {
         apply.isSensitive = !locked
         widget.tooltip = locked ? ErrorMessages.lockedReason : nil
         if locked { view.setAccessibleDescription(ErrorMessages.lockedReason) }
-        // Only the administrator's default: not the user's value, and nothing of theirs to delete.
-        let administrators = !locked && controller.readsAdministratorDefault(domain, key)
-        header.subtitle = locked ? "\(value.typeName), locked" : administrators ? "\(value.typeName), default set by your administrator" : value.typeName
-        delete.isSensitive = !administrators
+        let caption = caption(for: value, locked: locked)
+        header.subtitle = caption.text
+        delete.isSensitive = !caption.administrators
         guard value != stored, !controller.isWriting(domain, key) else { return }
         stored = value
         view.text = OpenStepPropertyList.describe(value)
-    }
-
-    private func save() {
-        let typeName = stored?.typeName ?? "array"
-        do {
-            controller.write(domain, key, try ValueEditing.parse(view.text, as: typeName), label: key)
-        } catch {
-            controller.window?.showError("“\(key)” was not saved: \(error.message).")
-        }
     }
 }

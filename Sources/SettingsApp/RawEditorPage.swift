@@ -74,14 +74,6 @@ final class RawEditorPage: DomainPage {
     }
 }
 
-/// One key's row in the raw editor.
-protocol RawKeyRow: AnyObject {
-    /// The row's widget in the keys group.
-    var widget: Widget { get }
-    /// Shows the stored value (unless a write of it is on its way) and whether it is locked.
-    func show(_ value: PropertyListValue, locked: Bool)
-}
-
 /// One key of the raw editor: an entry row titled with the key, its type after it, and
 /// buttons to reset the field and delete the key. (Arrays and dictionaries: ``ListKeyRow``.)
 private final class KeyRow: RawKeyRow {
@@ -92,55 +84,43 @@ private final class KeyRow: RawKeyRow {
     private let typeLabel = Label("")
     private let delete: Button
     private var stored: PropertyListValue?
-    private unowned let controller: SettingsController
+    unowned let controller: SettingsController
 
     init(domain: String, key: String, controller: SettingsController) {
         self.domain = domain
         self.key = key
         self.controller = controller
         entry = EntryRow(title: key)
-        delete = Button(iconName: "user-trash-symbolic", label: "Delete \(key)")
+        delete = Self.makeDeleteButton(key)
         entry.showApplyButton()
         typeLabel.addStyleClass("dim-label")
         typeLabel.centerVertically()
         entry.addSuffix(typeLabel)
-        let reset = Button(iconName: "edit-undo-symbolic", label: "Reset \(key) to its stored value")
-        reset.addStyleClass("flat")
+        let reset = Self.makeResetButton(key)
         reset.centerVertically()
-        delete.addStyleClass("flat")
         delete.centerVertically()
         entry.addSuffix(reset)
         entry.addSuffix(delete)
-        entry.onApply { [weak self] in self?.apply() }
+        entry.onApply { [weak self] in
+            guard let self else { return }
+            self.save(self.entry.text, as: self.stored?.typeName ?? "string")
+        }
         reset.onClicked { [weak self] in
             guard let self, let stored = self.stored else { return }
             self.entry.text = ValueEditing.text(stored)
         }
-        delete.onClicked { [weak self] in
-            guard let self else { return }
-            self.controller.write(self.domain, self.key, nil, label: self.key)
-        }
+        removesKey(delete)
     }
 
     func show(_ value: PropertyListValue, locked: Bool) {
         entry.isSensitive = !locked
         entry.tooltip = locked ? ErrorMessages.lockedReason : nil
         if locked { entry.setAccessibleDescription(ErrorMessages.lockedReason) }
-        // Only the administrator's default: not the user's value, and nothing of theirs to delete.
-        let administrators = !locked && controller.readsAdministratorDefault(domain, key)
-        typeLabel.text = locked ? "\(value.typeName), locked" : administrators ? "\(value.typeName), default set by your administrator" : value.typeName
-        delete.isSensitive = !administrators
+        let caption = caption(for: value, locked: locked)
+        typeLabel.text = caption.text
+        delete.isSensitive = !caption.administrators
         guard value != stored, !controller.isWriting(domain, key) else { return }
         stored = value
         entry.text = ValueEditing.text(value)
-    }
-
-    private func apply() {
-        let typeName = stored?.typeName ?? "string"
-        do {
-            controller.write(domain, key, try ValueEditing.parse(entry.text, as: typeName), label: key)
-        } catch {
-            controller.window?.showError("“\(key)” was not saved: \(error.message).")
-        }
     }
 }
