@@ -399,6 +399,19 @@ let package = Package(
             dependencies: ["GSettingsPaths"],
             swiftSettings: strict
         ),
+        // The README's Swift program, built as it is shown there (DocumentationTests runs it).
+        .executableTarget(
+            name: "preferences-program",
+            dependencies: ["Preferences"],
+            path: "examples/preferences-program",
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "DocumentationTests",
+            // The README's and docs/ pages' links and examples; the examples run on a private bus.
+            dependencies: ["PreferencesProtocol", "PrefsCommand", "PrefsdTestSupport", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            swiftSettings: strict
+        ),
         .testTarget(
             name: "GSettingsBackendTests",
             // Drives libgioprefsd.so (built by scripts/build-gio-module, which scripts/run-tests
