@@ -1,0 +1,50 @@
+import Foundation
+import PrefsCommand
+import PrefsdTestSupport
+import Testing
+
+/// What the pages say of the executables' command lines, against the executables.
+@Suite("README and docs/ against the command lines")
+struct FlagTests {
+    @Test("every prefsd flag the pages name is one prefsd takes")
+    func prefsdFlags() throws {
+        let help = try runCommand(ServiceFixture.binary.path, ["--help-hidden"])
+        #expect(help.status == 0, "prefsd --help-hidden exited \(help.status): \(help.stderr)")
+        let taken = Set(Self.flags(in: help.stdout + help.stderr))
+        // prefsd's flags by their families; benchmarks.md names prefs-bench's flags instead.
+        let family = #"--(max|history|roaming|managed|defaults|dconf|settings|store|address|replace|log)[a-z-]*"#
+        for name in Repository.pages where name != "docs/benchmarks.md" {
+            let page = try MarkdownPage(name)
+            for (index, line) in page.lines.enumerated() {
+                // A bare `--history` is the Settings app's (`prefs-settings DOMAIN --history`).
+                for flag in Self.flags(in: line, matching: family) where !taken.contains(flag) && flag != "--history" {
+                    Issue.record("\(page.place(index + 1)): \(flag) is not a flag of prefsd (prefsd --help-hidden)")
+                }
+            }
+        }
+    }
+
+    @Test("docs/prefs.md's exit-status table is prefs's")
+    func prefsExitStatuses() throws {
+        let page = try MarkdownPage("docs/prefs.md")
+        var documented: Set<Int32> = []
+        for (_, line) in page.prose {
+            let cells = line.split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces) }
+            if cells.count == 2, let status = Int32(cells[0]) { documented.insert(status) }
+        }
+        #expect(documented == Set(PrefsExitCode.allCases.map(\.rawValue)), "docs/prefs.md lists the statuses \(documented.sorted()); prefs has \(PrefsExitCode.allCases.map(\.rawValue))")
+    }
+
+    /// The `--flags` in `text`, optionally only those matching `pattern`.
+    static func flags(in text: String, matching pattern: String = #"--[a-z][a-z0-9-]*"#) -> [String] {
+        var found: [String] = []
+        var rest = Substring(text)
+        while let range = rest.range(of: pattern, options: .regularExpression) {
+            // A flag is a whole word: not the tail of a longer one (`--max-` in `--max-…`).
+            let flag = String(rest[range])
+            if !flag.hasSuffix("-") { found.append(flag) }
+            rest = rest[range.upperBound...]
+        }
+        return found
+    }
+}
