@@ -35,6 +35,15 @@ struct FlagTests {
         #expect(documented == Set(PrefsExitCode.allCases.map(\.rawValue)), "docs/prefs.md lists the statuses \(documented.sorted()); prefs has \(PrefsExitCode.allCases.map(\.rawValue))")
     }
 
+    @Test("docs/prefs.md's verb table has a row for every verb of prefs")
+    func prefsVerbs() throws {
+        let page = try MarkdownPage("docs/prefs.md")
+        let rows = page.prose.map(\.text).filter { $0.hasPrefix("| `") }
+        for verb in Prefs.configuration.subcommands.map({ $0._commandName }) {
+            #expect(rows.contains { $0.hasPrefix("| `\(verb) ") || $0.hasPrefix("| `\(verb)`") }, "docs/prefs.md has no row for the verb \(verb)")
+        }
+    }
+
     /// The `--flags` in `text`, optionally only those matching `pattern`.
     static func flags(in text: String, matching pattern: String = #"--[a-z][a-z0-9-]*"#) -> [String] {
         var found: [String] = []
