@@ -48,6 +48,10 @@ public final class ClientDriver: Sendable {
     /// (one call is in flight per domain, so it is that call's).
     private let failures = Mutex<[ClientDomain: PreferencesProxyError]>([:])
     private let news: @Sendable (ClientNews) -> Void
+    /// Why each domain's last load failed (see ``loadFailure(of:)``).
+    private let loadFailures = Mutex<[ClientDomain: PreferencesProxyError]>([:])
+    /// Threads waiting in ``waitForLoads(timeout:)``.
+    private let loadWaiters = Mutex<[DispatchSemaphore]>([])
 
     private struct Work: Sendable {
         var pending: [ClientAction<PropertyListValue>] = []
@@ -81,6 +85,21 @@ public final class ClientDriver: Sendable {
     /// The keys an administrator forces in the domain.
     public func forcedKeys(in domain: ClientDomain) -> Set<String> {
         engine.withLock { $0.forcedKeys(in: domain) }
+    }
+
+    /// Whether an administrator forces `key` in the domain.
+    public func isForced(_ key: String, in domain: ClientDomain) -> Bool {
+        engine.withLock { $0.isForced(key, in: domain) }
+    }
+
+    /// The domains followed.
+    public var followedDomains: [ClientDomain] {
+        engine.withLock { $0.followedDomains }
+    }
+
+    /// Why the domain's last load failed, until one succeeds (`nil`: none failed).
+    public func loadFailure(of domain: ClientDomain) -> PreferencesProxyError? {
+        loadFailures.withLock { $0[domain] }
     }
 
     /// Whether a write of this process is queued or in flight (in `domain`, or in any).
@@ -145,6 +164,35 @@ public final class ClientDriver: Sendable {
         return loaded
     }
 
+    /// Blocks the calling thread until no load is on its way (first loads and reloads,
+    /// such as those of the values a signal left out), or `timeout` passed: whether none is.
+    /// Never call it on the queue that delivers the proxy's answers.
+    public func waitForLoads(timeout: Duration) -> Bool {
+        let deadline = DispatchTime.now() + .nanoseconds(Int(timeout.components.seconds) * 1_000_000_000
+            + Int(timeout.components.attoseconds / 1_000_000_000))
+        while engine.withLock({ $0.isLoading() }) {
+            let semaphore = DispatchSemaphore(value: 0)
+            loadWaiters.withLock { $0.append(semaphore) }
+            // Ended before the waiter was in place: nobody signals it.
+            guard engine.withLock({ $0.isLoading() }) else { break }
+            if semaphore.wait(timeout: deadline) == .timedOut {
+                loadWaiters.withLock { $0.removeAll { $0 === semaphore } }
+                return !engine.withLock { $0.isLoading() }
+            }
+        }
+        return true
+    }
+
+    /// Wakes ``waitForLoads(timeout:)`` once no load is on its way.
+    private func loadEnded() {
+        guard !engine.withLock({ $0.isLoading() }) else { return }
+        let waiting = loadWaiters.withLock { waiters in
+            defer { waiters = [] }
+            return waiters
+        }
+        for waiter in waiting { waiter.signal() }
+    }
+
     /// Stops following `domain` (refused, `false`, while writes of it are pending).
     @discardableResult
     public func forget(_ domain: ClientDomain) -> Bool {
@@ -175,6 +223,12 @@ public final class ClientDriver: Sendable {
     @discardableResult
     public func replace(_ domain: ClientDomain, with values: [String: PropertyListValue]?) -> Bool {
         run { $0.replace(domain, with: values) }
+    }
+
+    /// ``replace(_:with:)``, returning the replacement's ticket (`nil`: refused): its
+    /// outcome is told by ``ClientNews/writeEnded(_:tickets:failure:)`` quoting it.
+    public func submitReplace(_ domain: ClientDomain, with values: [String: PropertyListValue]?) -> UInt64? {
+        run { $0.submitReplace(domain, with: values) }
     }
 
     // MARK: Driving the engine
@@ -284,12 +338,16 @@ public final class ClientDriver: Sendable {
             proxy.answer(PreferencesCall.readVolatileDomain(domain.name)) { [self] result in
                 switch result {
                 case .success(let answer):
+                    loaded(domain)
                     run { $0.loadAnswered(domain, token: token, values: answer.value, forced: [], serial: answer.serial, sender: nil) }
                 case .failure(.notFound):
+                    loaded(domain)
                     run { $0.loadAnswered(domain, token: token, values: [:], forced: [], serial: 0, sender: nil) }
                 case .failure(let error):
+                    failed(domain, error)
                     run { $0.loadFailed(domain, token: token, reason: error.description) }
                 }
+                loadEnded()
             }
             return
         }
@@ -310,22 +368,41 @@ public final class ClientDriver: Sendable {
         var complete: Bool { values != nil && forced != nil }
     }
 
+    /// The load's outcome is known: waiters of ``waitForLoads(timeout:)`` may go on.
     private func finishLoad(_ domain: ClientDomain, token: UInt64, _ answers: LoadAnswers) {
+        feedLoad(domain, token: token, answers)
+        loadEnded()
+    }
+
+    private func loaded(_ domain: ClientDomain) {
+        loadFailures.withLock { _ = $0.removeValue(forKey: domain) }
+    }
+
+    private func failed(_ domain: ClientDomain, _ error: PreferencesProxyError) {
+        loadFailures.withLock { $0[domain] = error }
+    }
+
+    private func feedLoad(_ domain: ClientDomain, token: UInt64, _ answers: LoadAnswers) {
         let forced: (keys: Set<String>, serial: UInt32?)
         switch answers.forced {
         case .success(let answer)?: forced = (Set(answer.value), answer.serial)
         case .failure(.notFound)?, nil: forced = ([], nil)
-        case .failure(let error)?: return run { $0.loadFailed(domain, token: token, reason: error.description) }
+        case .failure(let error)?:
+            failed(domain, error)
+            return run { $0.loadFailed(domain, token: token, reason: error.description) }
         }
         switch answers.values {
         case .success(let answer)?:
+            loaded(domain)
             run {
                 $0.loadAnswered(domain, token: token, values: answer.value, forced: forced.keys, serial: answer.serial,
                                 forcedSerial: forced.serial, sender: nil)
             }
         case .failure(.notFound)?, nil:
+            loaded(domain)
             run { $0.loadAnswered(domain, token: token, values: [:], forced: forced.keys, serial: 0, forcedSerial: forced.serial, sender: nil) }
         case .failure(let error)?:
+            failed(domain, error)
             run { $0.loadFailed(domain, token: token, reason: error.description) }
         }
     }

@@ -153,4 +153,31 @@ final class NewsLog: Sendable {
         #expect(result.withLock { $0 } == true)
         #expect(driver.value("K", in: other) == .integer(1))
     }
+
+    @Test("waitForLoads returns once no load is on its way, and a failed load's error is kept until one succeeds")
+    func waitingForLoads() async throws {
+        let bus = try PrivateBus()
+        let prefsd = try await HeldPrefsd(bus: bus)
+        let proxy = PreferencesProxy(connection: try DBusConnection.connect(address: bus.address))
+        defer { proxy.close() }
+        let driver = ClientDriver(proxy: proxy) { _ in }
+        let waited = Mutex<Bool?>(nil)
+        driver.follow(Self.domain)
+        DispatchQueue.global().async {
+            let settled = driver.waitForLoads(timeout: .seconds(10))
+            waited.withLock { $0 = settled }
+        }
+        let calls = await prefsd.waitForCalls(2)
+        #expect(waited.withLock { $0 } == nil, "a load is on its way")
+        let read = try #require(calls.first { $0.member == "ReadDomain" })
+        let forced = try #require(calls.first { $0.member == "ForcedKeys" })
+        try prefsd.answer(forced, [.stringArray([])])
+        try prefsd.connection.send(read.makeError(name: PreferencesErrorName.accessDenied.busName, message: "not yours"))
+        let deadline = ContinuousClock.now + .seconds(10)
+        while waited.withLock({ $0 }) == nil, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
+        #expect(waited.withLock { $0 } == true)
+        #expect(driver.phase(of: Self.domain) == .unavailable)
+        #expect(driver.loadFailure(of: Self.domain) == .accessDenied("not yours"))
+        #expect(driver.waitForLoads(timeout: .seconds(1)), "nothing on its way: at once")
+    }
 }
