@@ -9,17 +9,6 @@ import PreferencesProxy
 public typealias PreferencesError = PreferencesProxyError
 
 extension PreferencesProxyError {
-    /// Whether the error is about what was written (a name, a value, a forced key, a quota)
-    /// rather than about reaching prefsd or its disk: another write may still succeed.
-    var concernsValues: Bool {
-        switch self {
-        case .serviceUnavailable, .storageFailed: false
-        case .notFound, .invalidName, .invalidValue, .forced, .exists, .quotaExceeded, .accessDenied,
-             .invalidArguments, .limitsExceeded, .invalidRequest, .contended, .unexpectedReply, .refused:
-            true
-        }
-    }
-
     /// The same error (the library's calls fail with the proxy's errors as they are).
     init(_ error: PreferencesProxyError) {
         self = error
