@@ -340,7 +340,7 @@ public final class ClientDriver: Sendable {
                 case .success(let answer):
                     loaded(domain)
                     run { $0.loadAnswered(domain, token: token, values: answer.value, forced: [], serial: answer.serial, sender: nil) }
-                case .failure(.notFound):
+                case .failure(.refused(.notFound)):
                     loaded(domain)
                     run { $0.loadAnswered(domain, token: token, values: [:], forced: [], serial: 0, sender: nil) }
                 case .failure(let error):
@@ -386,7 +386,7 @@ public final class ClientDriver: Sendable {
         let forced: (keys: Set<String>, serial: UInt32?)
         switch answers.forced {
         case .success(let answer)?: forced = (Set(answer.value), answer.serial)
-        case .failure(.notFound)?, nil: forced = ([], nil)
+        case .failure(.refused(.notFound))?, nil: forced = ([], nil)
         case .failure(let error)?:
             failed(domain, error)
             return run { $0.loadFailed(domain, token: token, reason: error.description) }
@@ -398,7 +398,7 @@ public final class ClientDriver: Sendable {
                 $0.loadAnswered(domain, token: token, values: answer.value, forced: forced.keys, serial: answer.serial,
                                 forcedSerial: forced.serial, sender: nil)
             }
-        case .failure(.notFound)?, nil:
+        case .failure(.refused(.notFound))?, nil:
             loaded(domain)
             run { $0.loadAnswered(domain, token: token, values: [:], forced: forced.keys, serial: 0, forcedSerial: forced.serial, sender: nil) }
         case .failure(let error)?:
@@ -417,7 +417,8 @@ public final class ClientDriver: Sendable {
                 // A value or name prefsd does not take spoils the batch for the others:
                 // each key goes again by itself.
                 let alone: Bool = switch error {
-                case .invalidName, .invalidValue, .invalidArguments, .forced, .quotaExceeded, .limitsExceeded: true
+                case .refused(.invalidName), .refused(.invalidValue), .refused(.invalidArguments), .refused(.forced),
+                     .refused(.quotaExceeded), .limitsExceeded: true
                 default: false
                 }
                 failures.withLock { $0[domain] = error }
