@@ -58,10 +58,23 @@ public final class ClientDriver: Sendable {
         var draining = false
     }
 
+    /// The shortest time between two calls of a domain's lane (zero: each goes as soon as
+    /// the one before is answered), unless ``flushingAtOnce(_:)`` waits.
+    private let flushInterval: Duration
+    /// When each domain's lane last sent a call, and the lanes whose next call waits for
+    /// the interval.
+    private let lanes = Mutex<(lastSent: [ClientDomain: ContinuousClock.Instant], waiting: Set<ClientDomain>)>(([:], []))
+    /// Callers of ``flushingAtOnce(_:)`` under way: while there are any, nothing waits.
+    private let urgent = Atomic<Int>(0)
+
     /// A driver calling prefsd through `proxy` and telling `news` what changed (called on
-    /// the thread that drains the engine's actions: it must not block).
-    public init(proxy: PreferencesProxy, news: @escaping @Sendable (ClientNews) -> Void) {
+    /// the thread that drains the engine's actions: it must not block). `flushInterval`:
+    /// the shortest time between two write calls of a domain; the writes made meanwhile
+    /// merge into the next call, so a key set in a tight loop costs one commit per
+    /// interval (zero: a call goes as soon as the one before it is answered).
+    public init(proxy: PreferencesProxy, flushInterval: Duration = .zero, news: @escaping @Sendable (ClientNews) -> Void) {
         self.proxy = proxy
+        self.flushInterval = flushInterval
         self.news = news
     }
 
@@ -219,6 +232,42 @@ public final class ClientDriver: Sendable {
         run { $0.submit(changes, in: domain) }
     }
 
+    /// Runs `body` with every lane's calls sent at once, none waiting for the flush
+    /// interval (a caller waiting for the writes to be settled, as `synchronize()` does).
+    public func flushingAtOnce<Result>(_ body: () -> Result) -> Result {
+        urgent.add(1, ordering: .sequentiallyConsistent)
+        defer { urgent.subtract(1, ordering: .sequentiallyConsistent) }
+        run { $0.flushAll() }
+        return body()
+    }
+
+    /// Sends the domain's next call now, or once the flush interval since its last call
+    /// has passed (one timer per lane).
+    private func flushSoon(_ domain: ClientDomain) {
+        let now = ContinuousClock.now
+        let wait = lanes.withLock { lanes -> Duration? in
+            guard flushInterval > .zero, urgent.load(ordering: .sequentiallyConsistent) == 0,
+                  let last = lanes.lastSent[domain], now < last + flushInterval else {
+                lanes.lastSent[domain] = now
+                return nil
+            }
+            // A timer is armed already: it sends the call.
+            guard lanes.waiting.insert(domain).inserted else { return .zero }
+            return last + flushInterval - now
+        }
+        guard let wait else { return run { $0.flush(domain) } }
+        guard wait > .zero else { return }
+        let nanoseconds = Int(wait.components.seconds) * 1_000_000_000 + Int(wait.components.attoseconds / 1_000_000_000)
+        DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(nanoseconds)) { [weak self] in
+            guard let self else { return }
+            lanes.withLock { lanes in
+                lanes.waiting.remove(domain)
+                lanes.lastSent[domain] = .now
+            }
+            run { $0.flush(domain) }
+        }
+    }
+
     /// Replaces the whole domain (`nil`: removes it).
     @discardableResult
     public func replace(_ domain: ClientDomain, with values: [String: PropertyListValue]?) -> Bool {
@@ -271,7 +320,7 @@ public final class ClientDriver: Sendable {
         case .load(let domain, let token):
             load(domain, token: token)
         case .flushNeeded(let domain):
-            run { $0.flush(domain) }
+            flushSoon(domain)
         case .apply(let domain, let set, let remove, let token):
             send(PreferencesCall.apply(domain.name, set: set, remove: remove), domain, token)
         case .replace(let domain, let values, let token):

@@ -180,4 +180,42 @@ final class NewsLog: Sendable {
         #expect(driver.loadFailure(of: Self.domain) == .refused(.accessDenied("not yours")))
         #expect(driver.waitForLoads(timeout: .seconds(1)), "nothing on its way: at once")
     }
+
+    @Test("with a flush interval, writes made after an answered call wait and merge into one; flushingAtOnce sends them now")
+    func flushInterval() async throws {
+        let bus = try PrivateBus()
+        let prefsd = try await HeldPrefsd(bus: bus)
+        let proxy = PreferencesProxy(connection: try DBusConnection.connect(address: bus.address))
+        defer { proxy.close() }
+        let log = NewsLog()
+        // Longer than any test: only flushingAtOnce sends the second call.
+        let driver = ClientDriver(proxy: proxy, flushInterval: .seconds(600)) { log.add($0) }
+        driver.follow(Self.domain)
+        for call in await prefsd.waitForCalls(2) {
+            try prefsd.answer(call, [call.member == "ReadDomain" ? HeldPrefsd.dictionary([:]) : .stringArray([])])
+        }
+        #expect(await log.wait(for: "loadFinished com.example.Driver true"))
+        prefsd.clear()
+
+        let first = try #require(driver.submit([("A", .integer(1))], in: Self.domain))
+        let sent = await prefsd.waitForCalls(1)
+        #expect(sent.map(\.member) == ["Apply"], "the first write goes at once")
+        try prefsd.answer(sent[0])
+        #expect(await log.wait(for: "writeEnded com.example.Driver [\(first)] stored"))
+        driver.write([("B", .integer(2))], in: Self.domain)
+        driver.write([("C", .integer(3))], in: Self.domain)
+        // A sentinel on the same connection: had the writes gone out, they would reach prefsd before it.
+        proxy.perform(PreferencesCall.read("io.github.prefsd.Sentinel", "k")) { _ in }
+        let waiting = await prefsd.waitForCalls(2)
+        #expect(waiting.dropFirst().map(\.member) == ["Read"], "the writes wait for the interval")
+        #expect(driver.hasPendingWrites())
+        #expect(driver.value("C", in: Self.domain) == .integer(3), "readers see them meanwhile")
+
+        DispatchQueue.global().async { driver.flushingAtOnce {} }
+        let flushed = await prefsd.waitForCalls(3)
+        let apply = try #require(flushed.dropFirst(2).first)
+        #expect(apply.member == "Apply")
+        #expect(apply.body.dropFirst().first == HeldPrefsd.dictionary(["B": .integer(2), "C": .integer(3)]), "merged into one call")
+    }
 }
+
