@@ -149,16 +149,19 @@ extension BusSession {
     }
 
     /// Waits until every write made so far is answered (durable on disk when it
-    /// succeeded). Returns the failures since the last call, and forgets them.
+    /// succeeded), sending at once the calls that wait for the flush interval. Returns the
+    /// failures since the last call, and forgets them.
     func waitForWrites() -> [PreferencesError] {
         if let driver = currentDriver {
-            while driver.hasPendingWrites(), currentDriver === driver {
-                let waiter = DispatchSemaphore(value: 0)
-                writes.withLock { $0.waiters.append(waiter) }
-                // Settled before the waiter was in place: nobody signals it.
-                guard driver.hasPendingWrites() else { break }
-                // Each call has its time-out; look again now and then all the same.
-                _ = waiter.wait(timeout: .now() + .seconds(1))
+            driver.flushingAtOnce {
+                while driver.hasPendingWrites(), currentDriver === driver {
+                    let waiter = DispatchSemaphore(value: 0)
+                    writes.withLock { $0.waiters.append(waiter) }
+                    // Settled before the waiter was in place: nobody signals it.
+                    guard driver.hasPendingWrites() else { break }
+                    // Each call has its time-out; look again now and then all the same.
+                    _ = waiter.wait(timeout: .now() + .seconds(1))
+                }
             }
         }
         return writes.withLock { writes in

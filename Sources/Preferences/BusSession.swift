@@ -18,6 +18,9 @@ import Synchronization
 final class BusSession: Sendable {
     /// How long a method call may take, activation of prefsd included.
     static let callTimeout: Duration = .seconds(25)
+    /// The shortest time between two write calls of a domain, unless `synchronize()`
+    /// waits: a key set in a tight loop costs one commit per interval.
+    static let flushInterval: Duration = .milliseconds(20)
 
     private static let sessions = Mutex<[String: BusSession]>([:])
 
@@ -94,7 +97,9 @@ final class BusSession: Sendable {
         let events: PreferencesSubscription
         do throws(PreferencesProxyError) {
             let proxy = try PreferencesProxy.connect(address: address)
-            driver = ClientDriver(proxy: proxy) { [weak self] news in self?.receive(news, connection: number) }
+            driver = ClientDriver(proxy: proxy, flushInterval: Self.flushInterval) { [weak self] news in
+                self?.receive(news, connection: number)
+            }
             // A lost connection brings no more signals: a new one is made on next use.
             events = try proxy.observeBlocking([]) { [weak self] event in
                 if case .disconnected = event { self?.disconnected(number) }
