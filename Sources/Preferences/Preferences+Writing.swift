@@ -73,7 +73,10 @@ extension Preferences {
             completion?(.failure(error))
             return
         }
-        if session.currentDriver?.isForced(PreferenceKey.normalized(key), in: ClientDomain(domain.rawValue)) == true {
+        // Loaded first (the engine writes only over what it knows), so a forced key is known.
+        let clientDomain = ClientDomain(domain.rawValue)
+        session.ensureLoaded([clientDomain])
+        if session.currentDriver?.isForced(PreferenceKey.normalized(key), in: clientDomain) == true {
             let error = PreferencesError.refused(.forced("\(domainName) \"\(key)\" is forced by the administrator's managed preferences and cannot be changed"))
             session.recordRefusal(error)
             completion?(.failure(error))
