@@ -37,6 +37,17 @@ final class NewsLog: Sendable {
 @Suite struct ClientDriverTests {
     static let domain = ClientDomain("com.example.Driver")
 
+    /// Follows ``domain`` and answers its load as an empty domain with no forced key;
+    /// returns once it is loaded, with prefsd's record of calls cleared.
+    static func loadEmpty(_ driver: ClientDriver, _ prefsd: HeldPrefsd, _ log: NewsLog) async throws {
+        driver.follow(domain)
+        for call in await prefsd.waitForCalls(2) {
+            try prefsd.answer(call, [call.member == "ReadDomain" ? HeldPrefsd.dictionary([:]) : .stringArray([])])
+        }
+        #expect(await log.wait(for: "loadFinished com.example.Driver true"))
+        prefsd.clear()
+    }
+
     @Test("a domain's first load is one round trip: ReadDomain and ForcedKeys both reach prefsd before it answers either")
     func firstLoadIsOneRoundTrip() async throws {
         let bus = try PrivateBus()
@@ -73,12 +84,7 @@ final class NewsLog: Sendable {
         defer { proxy.close() }
         let log = NewsLog()
         let driver = ClientDriver(proxy: proxy) { log.add($0) }
-        driver.follow(Self.domain)
-        for call in await prefsd.waitForCalls(2) {
-            try prefsd.answer(call, [call.member == "ReadDomain" ? HeldPrefsd.dictionary([:]) : .stringArray([])])
-        }
-        #expect(await log.wait(for: "loadFinished com.example.Driver true"))
-        prefsd.clear()
+        try await Self.loadEmpty(driver, prefsd, log)
 
         #expect(driver.write([("A", .integer(1))], in: Self.domain))
         let first = await prefsd.waitForCalls(1)
@@ -108,12 +114,7 @@ final class NewsLog: Sendable {
         defer { proxy.close() }
         let log = NewsLog()
         let driver = ClientDriver(proxy: proxy) { log.add($0) }
-        driver.follow(Self.domain)
-        for call in await prefsd.waitForCalls(2) {
-            try prefsd.answer(call, [call.member == "ReadDomain" ? HeldPrefsd.dictionary([:]) : .stringArray([])])
-        }
-        #expect(await log.wait(for: "loadFinished com.example.Driver true"))
-        prefsd.clear()
+        try await Self.loadEmpty(driver, prefsd, log)
 
         let stored = try #require(driver.submit([("A", .integer(1))], in: Self.domain))
         let first = await prefsd.waitForCalls(1)
@@ -190,12 +191,7 @@ final class NewsLog: Sendable {
         let log = NewsLog()
         // Longer than any test: only flushingAtOnce sends the second call.
         let driver = ClientDriver(proxy: proxy, flushInterval: .seconds(600)) { log.add($0) }
-        driver.follow(Self.domain)
-        for call in await prefsd.waitForCalls(2) {
-            try prefsd.answer(call, [call.member == "ReadDomain" ? HeldPrefsd.dictionary([:]) : .stringArray([])])
-        }
-        #expect(await log.wait(for: "loadFinished com.example.Driver true"))
-        prefsd.clear()
+        try await Self.loadEmpty(driver, prefsd, log)
 
         let first = try #require(driver.submit([("A", .integer(1))], in: Self.domain))
         let sent = await prefsd.waitForCalls(1)
