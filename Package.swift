@@ -102,7 +102,7 @@ let package = Package(
         ),
         .target(
             name: "Preferences",
-            dependencies: ["DBus", "PreferencesModel", "PreferencesProtocol", "PreferencesProxy", "SettingsBundle"],
+            dependencies: ["ClientDriver", "DBus", "PreferencesClient", "PreferencesModel", "PreferencesProtocol", "PreferencesProxy", "SettingsBundle"],
             swiftSettings: strict
         ),
 

@@ -48,16 +48,33 @@ public final class ClientDriver: Sendable {
     /// (one call is in flight per domain, so it is that call's).
     private let failures = Mutex<[ClientDomain: PreferencesProxyError]>([:])
     private let news: @Sendable (ClientNews) -> Void
+    /// Why each domain's last load failed (see ``loadFailure(of:)``).
+    private let loadFailures = Mutex<[ClientDomain: PreferencesProxyError]>([:])
+    /// Threads waiting in ``waitForLoads(timeout:)``.
+    private let loadWaiters = Mutex<[DispatchSemaphore]>([])
 
     private struct Work: Sendable {
         var pending: [ClientAction<PropertyListValue>] = []
         var draining = false
     }
 
+    /// The shortest time between two calls of a domain's lane (zero: each goes as soon as
+    /// the one before is answered), unless ``flushingAtOnce(_:)`` waits.
+    private let flushInterval: Duration
+    /// When each domain's lane last sent a call, and the lanes whose next call waits for
+    /// the interval.
+    private let lanes = Mutex<(lastSent: [ClientDomain: ContinuousClock.Instant], waiting: Set<ClientDomain>)>(([:], []))
+    /// Callers of ``flushingAtOnce(_:)`` under way: while there are any, nothing waits.
+    private let urgent = Atomic<Int>(0)
+
     /// A driver calling prefsd through `proxy` and telling `news` what changed (called on
-    /// the thread that drains the engine's actions: it must not block).
-    public init(proxy: PreferencesProxy, news: @escaping @Sendable (ClientNews) -> Void) {
+    /// the thread that drains the engine's actions: it must not block). `flushInterval`:
+    /// the shortest time between two write calls of a domain; the writes made meanwhile
+    /// merge into the next call, so a key set in a tight loop costs one commit per
+    /// interval (zero: a call goes as soon as the one before it is answered).
+    public init(proxy: PreferencesProxy, flushInterval: Duration = .zero, news: @escaping @Sendable (ClientNews) -> Void) {
         self.proxy = proxy
+        self.flushInterval = flushInterval
         self.news = news
     }
 
@@ -81,6 +98,21 @@ public final class ClientDriver: Sendable {
     /// The keys an administrator forces in the domain.
     public func forcedKeys(in domain: ClientDomain) -> Set<String> {
         engine.withLock { $0.forcedKeys(in: domain) }
+    }
+
+    /// Whether an administrator forces `key` in the domain.
+    public func isForced(_ key: String, in domain: ClientDomain) -> Bool {
+        engine.withLock { $0.isForced(key, in: domain) }
+    }
+
+    /// The domains followed.
+    public var followedDomains: [ClientDomain] {
+        engine.withLock { $0.followedDomains }
+    }
+
+    /// Why the domain's last load failed, until one succeeds (`nil`: none failed).
+    public func loadFailure(of domain: ClientDomain) -> PreferencesProxyError? {
+        loadFailures.withLock { $0[domain] }
     }
 
     /// Whether a write of this process is queued or in flight (in `domain`, or in any).
@@ -145,6 +177,35 @@ public final class ClientDriver: Sendable {
         return loaded
     }
 
+    /// Blocks the calling thread until no load is on its way (first loads and reloads,
+    /// such as those of the values a signal left out), or `timeout` passed: whether none is.
+    /// Never call it on the queue that delivers the proxy's answers.
+    public func waitForLoads(timeout: Duration) -> Bool {
+        let deadline = DispatchTime.now() + .nanoseconds(Int(timeout.components.seconds) * 1_000_000_000
+            + Int(timeout.components.attoseconds / 1_000_000_000))
+        while engine.withLock({ $0.isLoading() }) {
+            let semaphore = DispatchSemaphore(value: 0)
+            loadWaiters.withLock { $0.append(semaphore) }
+            // Ended before the waiter was in place: nobody signals it.
+            guard engine.withLock({ $0.isLoading() }) else { break }
+            if semaphore.wait(timeout: deadline) == .timedOut {
+                loadWaiters.withLock { $0.removeAll { $0 === semaphore } }
+                return !engine.withLock { $0.isLoading() }
+            }
+        }
+        return true
+    }
+
+    /// Wakes ``waitForLoads(timeout:)`` once no load is on its way.
+    private func loadEnded() {
+        guard !engine.withLock({ $0.isLoading() }) else { return }
+        let waiting = loadWaiters.withLock { waiters in
+            defer { waiters = [] }
+            return waiters
+        }
+        for waiter in waiting { waiter.signal() }
+    }
+
     /// Stops following `domain` (refused, `false`, while writes of it are pending).
     @discardableResult
     public func forget(_ domain: ClientDomain) -> Bool {
@@ -171,10 +232,52 @@ public final class ClientDriver: Sendable {
         run { $0.submit(changes, in: domain) }
     }
 
+    /// Runs `body` with every lane's calls sent at once, none waiting for the flush
+    /// interval (a caller waiting for the writes to be settled, as `synchronize()` does).
+    public func flushingAtOnce<Result>(_ body: () -> Result) -> Result {
+        urgent.add(1, ordering: .sequentiallyConsistent)
+        defer { urgent.subtract(1, ordering: .sequentiallyConsistent) }
+        run { $0.flushAll() }
+        return body()
+    }
+
+    /// Sends the domain's next call now, or once the flush interval since its last call
+    /// has passed (one timer per lane).
+    private func flushSoon(_ domain: ClientDomain) {
+        let now = ContinuousClock.now
+        let wait = lanes.withLock { lanes -> Duration? in
+            guard flushInterval > .zero, urgent.load(ordering: .sequentiallyConsistent) == 0,
+                  let last = lanes.lastSent[domain], now < last + flushInterval else {
+                lanes.lastSent[domain] = now
+                return nil
+            }
+            // A timer is armed already: it sends the call.
+            guard lanes.waiting.insert(domain).inserted else { return .zero }
+            return last + flushInterval - now
+        }
+        guard let wait else { return run { $0.flush(domain) } }
+        guard wait > .zero else { return }
+        let nanoseconds = Int(wait.components.seconds) * 1_000_000_000 + Int(wait.components.attoseconds / 1_000_000_000)
+        DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(nanoseconds)) { [weak self] in
+            guard let self else { return }
+            lanes.withLock { lanes in
+                lanes.waiting.remove(domain)
+                lanes.lastSent[domain] = .now
+            }
+            run { $0.flush(domain) }
+        }
+    }
+
     /// Replaces the whole domain (`nil`: removes it).
     @discardableResult
     public func replace(_ domain: ClientDomain, with values: [String: PropertyListValue]?) -> Bool {
         run { $0.replace(domain, with: values) }
+    }
+
+    /// ``replace(_:with:)``, returning the replacement's ticket (`nil`: refused): its
+    /// outcome is told by ``ClientNews/writeEnded(_:tickets:failure:)`` quoting it.
+    public func submitReplace(_ domain: ClientDomain, with values: [String: PropertyListValue]?) -> UInt64? {
+        run { $0.submitReplace(domain, with: values) }
     }
 
     // MARK: Driving the engine
@@ -217,7 +320,7 @@ public final class ClientDriver: Sendable {
         case .load(let domain, let token):
             load(domain, token: token)
         case .flushNeeded(let domain):
-            run { $0.flush(domain) }
+            flushSoon(domain)
         case .apply(let domain, let set, let remove, let token):
             send(PreferencesCall.apply(domain.name, set: set, remove: remove), domain, token)
         case .replace(let domain, let values, let token):
@@ -284,12 +387,16 @@ public final class ClientDriver: Sendable {
             proxy.answer(PreferencesCall.readVolatileDomain(domain.name)) { [self] result in
                 switch result {
                 case .success(let answer):
+                    loaded(domain)
                     run { $0.loadAnswered(domain, token: token, values: answer.value, forced: [], serial: answer.serial, sender: nil) }
-                case .failure(.notFound):
+                case .failure(.refused(.notFound)):
+                    loaded(domain)
                     run { $0.loadAnswered(domain, token: token, values: [:], forced: [], serial: 0, sender: nil) }
                 case .failure(let error):
+                    failed(domain, error)
                     run { $0.loadFailed(domain, token: token, reason: error.description) }
                 }
+                loadEnded()
             }
             return
         }
@@ -310,22 +417,41 @@ public final class ClientDriver: Sendable {
         var complete: Bool { values != nil && forced != nil }
     }
 
+    /// The load's outcome is known: waiters of ``waitForLoads(timeout:)`` may go on.
     private func finishLoad(_ domain: ClientDomain, token: UInt64, _ answers: LoadAnswers) {
+        feedLoad(domain, token: token, answers)
+        loadEnded()
+    }
+
+    private func loaded(_ domain: ClientDomain) {
+        loadFailures.withLock { _ = $0.removeValue(forKey: domain) }
+    }
+
+    private func failed(_ domain: ClientDomain, _ error: PreferencesProxyError) {
+        loadFailures.withLock { $0[domain] = error }
+    }
+
+    private func feedLoad(_ domain: ClientDomain, token: UInt64, _ answers: LoadAnswers) {
         let forced: (keys: Set<String>, serial: UInt32?)
         switch answers.forced {
         case .success(let answer)?: forced = (Set(answer.value), answer.serial)
-        case .failure(.notFound)?, nil: forced = ([], nil)
-        case .failure(let error)?: return run { $0.loadFailed(domain, token: token, reason: error.description) }
+        case .failure(.refused(.notFound))?, nil: forced = ([], nil)
+        case .failure(let error)?:
+            failed(domain, error)
+            return run { $0.loadFailed(domain, token: token, reason: error.description) }
         }
         switch answers.values {
         case .success(let answer)?:
+            loaded(domain)
             run {
                 $0.loadAnswered(domain, token: token, values: answer.value, forced: forced.keys, serial: answer.serial,
                                 forcedSerial: forced.serial, sender: nil)
             }
-        case .failure(.notFound)?, nil:
+        case .failure(.refused(.notFound))?, nil:
+            loaded(domain)
             run { $0.loadAnswered(domain, token: token, values: [:], forced: forced.keys, serial: 0, forcedSerial: forced.serial, sender: nil) }
         case .failure(let error)?:
+            failed(domain, error)
             run { $0.loadFailed(domain, token: token, reason: error.description) }
         }
     }
@@ -340,7 +466,8 @@ public final class ClientDriver: Sendable {
                 // A value or name prefsd does not take spoils the batch for the others:
                 // each key goes again by itself.
                 let alone: Bool = switch error {
-                case .invalidName, .invalidValue, .invalidArguments, .forced, .quotaExceeded, .limitsExceeded: true
+                case .refused(.invalidName), .refused(.invalidValue), .refused(.invalidArguments), .refused(.forced),
+                     .refused(.quotaExceeded), .limitsExceeded: true
                 default: false
                 }
                 failures.withLock { $0[domain] = error }

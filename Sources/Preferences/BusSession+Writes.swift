@@ -1,5 +1,6 @@
-import DBus
+import ClientDriver
 import Dispatch
+import PreferencesClient
 import PreferencesModel
 import PreferencesProtocol
 import PreferencesProxy
@@ -8,175 +9,164 @@ extension BusSession {
     /// What a caller is told when its write is answered.
     typealias Completion = @Sendable (Result<Void, PreferencesError>) -> Void
 
-    /// Sets (or, with `nil`, removes) a key: the cache shows it at once, in every object of
-    /// the process, and the write goes to the service in the background (merged with the
-    /// other writes of the domain made while one is in flight, see `WriteLane`); `completion`
-    /// runs with its outcome. A refused write is taken back from the cache, so the previous
-    /// value shows again.
+    /// A write's ticket: the connection it went out on, and the engine's ticket.
+    struct Ticket: Hashable, Sendable {
+        var connection: UInt64
+        var ticket: UInt64
+    }
+
+    /// The outcome of writes, for their callers and for `synchronize()`.
+    struct Writes: Sendable {
+        /// Callers waiting for a write's outcome.
+        var completions: [Ticket: Completion] = [:]
+        /// Submissions whose caller has not registered its completion yet, and the outcomes
+        /// that came meanwhile (kept only while one is under way).
+        var registering = 0
+        var early: [Ticket: Result<Void, PreferencesError>] = [:]
+        /// The failures since `synchronize()` last asked.
+        var failures: [PreferencesError] = []
+        /// `synchronize()` calls waiting for every write to be answered.
+        var waiters: [DispatchSemaphore] = []
+    }
+
+    /// Sets (or, with `nil`, removes) a key: the engine shows it at once, in every object of
+    /// the process, and sends it on the domain's lane (merged with the other writes of the
+    /// domain made while one is in flight); `completion` runs with its outcome. A refused
+    /// write is taken back, so the previous value shows again.
     func write(
         _ value: PropertyListValue?, key: String, domain: DomainName, origin: Preferences?, completion: Completion? = nil
     ) {
-        guard connection(orReportTo: completion) != nil else { return }
-        let generation = mutate(domain: domain, keys: [key], origin: origin) { $0.beginWrite(domain, key, value) }
-        enqueue(domain, .key(key, PendingKey(value: value, generation: generation, completions: completion.map { [$0] } ?? [])))
+        let clientDomain = ClientDomain(domain.rawValue)
+        let submitted = submit(clientDomain, keys: [key], origin: origin, completion: completion) { driver in
+            driver.submit([(key: key, value: value)], in: clientDomain)
+        }
+        guard submitted else { return }
     }
 
-    /// Replaces (`values`) or removes (`nil`) a persistent domain: the cache shows it at once,
-    /// the call goes to the service after the writes of the domain made before it.
-    func replaceDomain(_ domain: DomainName, with values: [String: PropertyListValue]?, origin: Preferences?) {
-        guard connection(orReportTo: nil) != nil else { return }
-        let generation = mutate(domain: domain, origin: origin) { $0.beginReplace(domain, values ?? [:]) }
-        let message = values.map { PreferencesCall.replaceDomain(domain.rawValue, $0).message }
-            ?? PreferencesCall.removeDomain(domain.rawValue).message
-        enqueue(domain, .call(message) { [self] (_: Result<DBusMessage, DBusError>) in
-            // After a success the service's signals, sent before this answer, have brought
-            // the new contents into a loaded domain; a refusal shows the old ones again.
-            settle(domain) { $0.endReplace(domain, generation: generation) }
-        })
-    }
-
-    /// Calls a method of the volatile namespace without waiting; `answered` runs with the
-    /// outcome before `synchronize()` hears of it.
-    func sendVolatile(_ message: DBusMessage, answered: @escaping @Sendable (Bool) -> Void) {
-        guard let connection = connection(orReportTo: nil) else { return answered(false) }
-        writes.withLock { $0.inFlight += 1 }
-        connection.call(message, timeout: Self.callTimeout) { [self] reply in
-            let result = reply.map { _ in () }.mapError(PreferencesError.init)
-            answered((try? result.get()) != nil)
-            record(result, wasInFlight: true)
+    /// Replaces (`values`) or removes (`nil`) a whole domain, persistent or volatile: the
+    /// engine shows it at once and sends it after the writes of the domain made before it.
+    func replace(_ domain: ClientDomain, with values: [String: PropertyListValue]?, origin: Preferences?) {
+        submit(domain, keys: nil, origin: origin, completion: nil) { driver in
+            driver.submitReplace(domain, with: values)
         }
     }
 
-    /// Drops local changes once answered. Objects hear of it only when the domain is
-    /// loaded: the cache then holds what the answer leaves (the values the signals before it
-    /// brought, or the old ones after a refusal); in a domain not loaded it knows nothing
-    /// after, and the next read loads the domain, so nothing is said to have changed.
-    private func settle(_ domain: DomainName, keys: Set<String>? = nil, _ body: (inout DomainCache) -> Void) {
-        let loaded = state.withLock { $0.cache.isLoaded(domain) }
-        mutate(domain: domain, keys: keys, notify: loaded, body)
-    }
-
-    /// The connection, or `nil` after reporting why there is none.
-    private func connection(orReportTo completion: Completion?) -> DBusConnection? {
+    /// Loads the domain (the engine changes only what it knows), makes the change, tells the
+    /// objects what it changed and registers `completion` for its outcome.
+    /// - Parameter keys: the keys written, or `nil` for a whole-domain change.
+    /// - Returns: whether the change was made (else its failure is reported).
+    @discardableResult
+    private func submit(
+        _ domain: ClientDomain, keys: [String]?, origin: Preferences?, completion: Completion?,
+        _ change: (ClientDriver) -> UInt64?
+    ) -> Bool {
+        let driver: ClientDriver, connection: UInt64
         do {
-            return try connection()
+            (driver, connection) = try connect()
         } catch {
-            record(.failure(error), wasInFlight: false)
-            completion?(.failure(error))
-            return nil
+            report(error, to: completion)
+            return false
         }
-    }
-
-    // MARK: The lanes
-
-    /// Queues an operation on its domain's lane: a key write joins the key batch at the end
-    /// of the lane when there is one, and a new operation is counted in flight.
-    private func enqueue(_ domain: DomainName, _ item: LaneItem) {
-        writes.withLock { writes in
-            var lane = writes.lanes[domain] ?? WriteLane()
-            if lane.merge(item) == false {
-                writes.inFlight += 1
-            }
-            writes.lanes[domain] = lane
+        guard ensureLoaded([domain]) else {
+            let reason = driver.loadFailure(of: domain) ?? .serviceUnavailable("prefsd did not answer the reading of \(domain.name)")
+            report(reason.isServiceUnavailable ? reason : .serviceUnavailable(reason.description), to: completion)
+            return false
         }
-        pump(domain)
-    }
-
-    /// Sends the next operation of a domain's lane when none is in flight, a key batch no
-    /// sooner than `WriteLane.interval` after the previous one (unless `synchronize()` waits).
-    private func pump(_ domain: DomainName) {
-        let now = ContinuousClock.now
-        let next = writes.withLock { writes -> WriteLane.Operation? in
-            guard var lane = writes.lanes[domain] else { return nil }
-            defer { writes.lanes[domain] = lane }
-            switch lane.next(now: now, flushing: writes.flushing > 0) {
-            case .send(let operation): return operation
-            case .wait(let delay):
-                let (seconds, attoseconds) = delay.components
-                let nanoseconds = Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000)
-                DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(nanoseconds)) { [weak self] in
-                    self?.writes.withLock { $0.lanes[domain]?.timerArmed = false }
-                    self?.pump(domain)
-                }
+        let name = DomainName(known: domain.name)
+        let before = keys.map { keys in keys.map { driver.value($0, in: domain) } } ?? []
+        let beforeEntries = keys == nil ? driver.entries(of: domain) : [:]
+        if completion != nil { writes.withLock { $0.registering += 1 } }
+        guard let ticket = change(driver) else {
+            if completion != nil { writes.withLock { $0.registering -= 1 } }
+            let forced = driver.forcedKeys(in: domain)
+            report(.refused(.forced("\(domain.name) has keys the administrator's managed preferences force (\(forced.sorted().joined(separator: ", "))); they cannot be changed")), to: completion)
+            return false
+        }
+        if let completion {
+            let key = Ticket(connection: connection, ticket: ticket)
+            let early = writes.withLock { writes -> Result<Void, PreferencesError>? in
+                writes.registering -= 1
+                defer { if writes.registering == 0 { writes.early = [:] } }
+                if let outcome = writes.early.removeValue(forKey: key) { return outcome }
+                writes.completions[key] = completion
                 return nil
-            case .nothing: return nil
             }
+            if let early { completion(early) }
         }
-        guard let next else { return }
-        let message = next.message(domain)
-        let finish: @Sendable (Result<DBusMessage, DBusError>) -> Void = { [self] reply in
-            let result = reply.map { _ in () }.mapError(PreferencesError.init)
-            if case .keys(let batch) = next.payload, batch.count > 1, case .failure(let error) = result, error.concernsValues {
-                // One bad value must not take the others with it: each key is sent again alone.
-                writes.withLock { writes in
-                    writes.lanes[domain, default: WriteLane()].busy = false
-                    writes.inFlight += (writes.lanes[domain]?.split(next) ?? 1) - 1
-                }
-                return pump(domain)
-            }
-            if case .keys(let batch) = next.payload {
-                // After a success the service's Changed signal, sent before this answer, has
-                // already brought the values into the domain; a refusal takes them back.
-                settle(domain, keys: Set(batch.keys)) { cache in
-                    for (key, pending) in batch { cache.endWrite(domain, key, generation: pending.generation) }
-                }
-            }
-            next.answered?(reply)
-            writes.withLock { $0.lanes[domain, default: WriteLane()].busy = false }
-            record(result, wasInFlight: true)
-            if case .keys(let batch) = next.payload {
-                for completion in batch.values.flatMap(\.completions) { completion(result) }
-            }
-            pump(domain)
+        // The objects searching the domain hear of it; the one it was made through always does.
+        let changed: [String]
+        let domainChanged: Bool
+        if let keys {
+            changed = keys
+            domainChanged = zip(keys, before).contains { driver.value($0.0, in: domain) != $0.1 }
+        } else {
+            let after = driver.entries(of: domain)
+            changed = Array(Set(beforeEntries.keys).union(after.keys))
+            domainChanged = after != beforeEntries
         }
-        do {
-            let proxy = try proxy()
-            proxy.connection.call(message, timeout: Self.callTimeout) { reply in
-                // Handled after the events of the signals prefsd sent before this answer:
-                // the cache has the new values before the local ones are dropped.
-                proxy.afterDelivered { finish(reply) }
-            }
-        } catch {
-            finish(.failure(.disconnected))
-        }
+        tell(domain.isVolatile ? nil : name, keys: domain.isVolatile ? [] : changed, posting: domainChanged, origin: origin)
+        return true
     }
 
-    /// Counts a finished write (or one that could not start) and wakes `synchronize()`.
-    private func record(_ result: Result<Void, PreferencesError>, wasInFlight: Bool) {
-        let waiters = writes.withLock { writes -> [DispatchSemaphore] in
-            if case .failure(let error) = result { writes.failures.append(error) }
-            if wasInFlight { writes.inFlight -= 1 }
-            guard writes.inFlight == 0 else { return [] }
+    /// The writes with these tickets ended: their callers hear of it, a failure is kept for
+    /// `synchronize()`.
+    func ended(_ tickets: [UInt64], connection: UInt64, failure: PreferencesProxyError?) {
+        let outcome: Result<Void, PreferencesError> = failure.map { .failure($0) } ?? .success(())
+        let completions = writes.withLock { writes -> [Completion] in
+            if let failure { writes.failures.append(failure) }
+            var completions: [Completion] = []
+            for ticket in tickets {
+                let key = Ticket(connection: connection, ticket: ticket)
+                if let completion = writes.completions.removeValue(forKey: key) {
+                    completions.append(completion)
+                } else if writes.registering > 0 {
+                    writes.early[key] = outcome
+                }
+            }
+            return completions
+        }
+        for completion in completions { completion(outcome) }
+    }
+
+    /// Reports a write that could not be made to its caller and to `synchronize()`.
+    private func report(_ error: PreferencesError, to completion: Completion?) {
+        recordRefusal(error)
+        completion?(.failure(error))
+    }
+
+    /// Counts a write refused before it was sent, so `synchronize()` reports it.
+    func recordRefusal(_ error: PreferencesError) {
+        writes.withLock { $0.failures.append(error) }
+    }
+
+    /// Wakes the `synchronize()` calls waiting for writes.
+    func wakeWriteWaiters() {
+        let waiters = writes.withLock { writes in
             defer { writes.waiters = [] }
             return writes.waiters
         }
         for waiter in waiters { waiter.signal() }
     }
 
-    /// Waits until every write made so far is answered (durable on disk when it succeeded),
-    /// sending at once the batches that wait for their interval. Returns the failures since
-    /// the last call, and forgets them.
+    /// Waits until every write made so far is answered (durable on disk when it
+    /// succeeded), sending at once the calls that wait for the flush interval. Returns the
+    /// failures since the last call, and forgets them.
     func waitForWrites() -> [PreferencesError] {
-        let (waiter, waiting) = writes.withLock { writes -> (DispatchSemaphore?, [DomainName]) in
-            guard writes.inFlight > 0 else { return (nil, []) }
-            let semaphore = DispatchSemaphore(value: 0)
-            writes.waiters.append(semaphore)
-            writes.flushing += 1
-            return (semaphore, Array(writes.lanes.keys))
-        }
-        if let waiter {
-            for domain in waiting { pump(domain) }
-            waiter.wait()
-            writes.withLock { $0.flushing -= 1 }
+        if let driver = currentDriver {
+            driver.flushingAtOnce {
+                while driver.hasPendingWrites(), currentDriver === driver {
+                    let waiter = DispatchSemaphore(value: 0)
+                    writes.withLock { $0.waiters.append(waiter) }
+                    // Settled before the waiter was in place: nobody signals it.
+                    guard driver.hasPendingWrites() else { break }
+                    // Each call has its time-out; look again now and then all the same.
+                    _ = waiter.wait(timeout: .now() + .seconds(1))
+                }
+            }
         }
         return writes.withLock { writes in
             defer { writes.failures = [] }
             return writes.failures
         }
-    }
-
-    /// Counts a write refused before it was sent, so `synchronize()` reports it.
-    func recordRefusal(_ error: PreferencesError) {
-        writes.withLock { $0.failures.append(error) }
     }
 }

@@ -1,21 +1,26 @@
-import DBus
+import ClientDriver
 import Dispatch
-import Foundation
+import PreferencesClient
 import PreferencesModel
 import PreferencesProtocol
 import PreferencesProxy
 import Synchronization
 
-/// One process's link to prefsd on one bus: the connection, made on first use; the cache
-/// of domains it keeps true with the service's signals; and the writes in flight. Every
-/// preferences object on the same bus shares it.
+/// One process's link to prefsd on one bus, shared by every preferences object on it: the
+/// connection, made on first use, and its ``ClientDriver`` — the client engine, the one
+/// cache of prefsd's domains, kept true by prefsd's signals, with this process's writes laid
+/// over it and sent on the engine's coalescing lanes. The session adds what the library
+/// needs around it: loading for synchronous readers, the outcome of writes for their callers
+/// and for `synchronize()`, and telling the preferences objects what changed.
 ///
-/// Locking: `state` guards the cache and the subscribers. A preferences object's own lock
-/// may be taken while `state` is held, never the other way round, and no lock is held
-/// across a call on the bus.
+/// Locking: no lock of the session is held while the driver is called, nor while a
+/// preferences object's lock is taken, nor across a call on the bus.
 final class BusSession: Sendable {
     /// How long a method call may take, activation of prefsd included.
     static let callTimeout: Duration = .seconds(25)
+    /// The shortest time between two write calls of a domain, unless `synchronize()`
+    /// waits: a key set in a tight loop costs one commit per interval.
+    static let flushInterval: Duration = .milliseconds(20)
 
     private static let sessions = Mutex<[String: BusSession]>([:])
 
@@ -32,9 +37,16 @@ final class BusSession: Sendable {
 
     private let address: String?
     private let link = Mutex(Link.idle)
-    let state = Mutex(State())
+    /// Counts the connections made, so that news of one gone is told apart.
+    private let connections = Atomic<UInt64>(0)
+    /// The preferences objects to tell about changes.
+    let subscribers = Mutex<[ObjectIdentifier: Subscriber]>([:])
+    /// The outcome of writes, for their callers and for `synchronize()`.
     let writes = Mutex(Writes())
-    /// Bumped on every change to the cache; objects keep resolved values while it stands.
+    /// Domains whose first load failed, not tried again before the instant given, so that
+    /// reads without prefsd stay fast.
+    let retryAfter = Mutex<[ClientDomain: ContinuousClock.Instant]>([:])
+    /// Bumped on every change a reader may see; objects keep resolved values while it stands.
     let generation = Atomic<UInt64>(1)
     /// Where observers, notifications and change streams are called: never the bus
     /// connection's own queue, so they may read preferences freely.
@@ -45,54 +57,11 @@ final class BusSession: Sendable {
 
     private enum Link: Sendable {
         case idle
-        /// The proxy, and the subscription that tells of prefsd's restarts and of the end
-        /// of the connection.
-        case connected(PreferencesProxy, PreferencesSubscription)
+        /// The driver (on its proxy), its connection's number, and the subscription that
+        /// tells of the end of the connection.
+        case connected(ClientDriver, UInt64, PreferencesSubscription)
         /// The bus could not be reached; not tried again before `retryAfter`.
         case unavailable(reason: String, retryAfter: ContinuousClock.Instant)
-    }
-
-    struct State: Sendable {
-        var cache = DomainCache()
-        /// Domains being loaded, with the signals that arrived meanwhile.
-        var loading: [DomainName: Loading] = [:]
-        /// Each loaded domain's subscription.
-        var watches: [DomainName: Watch] = [:]
-        var lastWatch: UInt64 = 0
-        /// The preferences objects to tell about changes.
-        var subscribers: [ObjectIdentifier: Subscriber] = [:]
-        /// Domains whose load failed, not tried again before the instant given, so that
-        /// reads without prefsd stay fast.
-        var retryAfter: [DomainName: ContinuousClock.Instant] = [:]
-        /// Volatile domains this process set (contents) or removed (`nil`), not answered yet.
-        var volatilePending: [DomainName: PendingVolatile] = [:]
-        var volatileGeneration: UInt64 = 0
-    }
-
-    /// A change of a volatile domain sent and not answered yet.
-    struct PendingVolatile: Sendable {
-        var values: [String: PropertyListValue]?
-        var generation: UInt64
-    }
-
-    /// A domain being loaded (or read again), with the events of its subscription that
-    /// came meanwhile.
-    struct Loading: Sendable {
-        let done = DispatchGroup()
-        /// The subscription whose events count (see `Watch`).
-        let watch: UInt64
-        var buffered: [PreferencesEvent] = []
-        /// prefsd's owner changed meanwhile: the answer may come from the one gone.
-        var stale = false
-    }
-
-    /// A loaded domain's subscription to its signals (on the proxy), and the serial of the
-    /// answer it was loaded from: a change with a serial not above it is in the cache already.
-    struct Watch: Sendable {
-        /// Tells this subscription's events from those of one cancelled before.
-        let identifier: UInt64
-        let subscription: PreferencesSubscription
-        var serial: UInt32
     }
 
     /// A preferences object told about changes, held weakly.
@@ -101,113 +70,82 @@ final class BusSession: Sendable {
         init(_ preferences: Preferences) { self.preferences = preferences }
     }
 
-    struct Writes: Sendable {
-        /// Operations queued or sent and not answered yet.
-        var inFlight = 0
-        /// Each persistent domain's writes, in order (a domain's lane is kept once made).
-        var lanes: [DomainName: WriteLane] = [:]
-        /// `synchronize()` calls waiting: batches are sent without waiting for their interval.
-        var flushing = 0
-        var failures: [PreferencesError] = []
-        var waiters: [DispatchSemaphore] = []
-    }
-
     private init(address: String?) {
         self.address = address
     }
 
     // MARK: The connection
 
-    /// The connection, made on first use (see `proxy()`).
-    func connection() throws(PreferencesError) -> DBusConnection {
-        try proxy().connection
+    /// The driver on the current connection, if one is made (never connects).
+    var currentDriver: ClientDriver? {
+        if case .connected(let driver, _, _) = link.withLock({ $0 }) { return driver }
+        return nil
     }
 
-    /// The proxy to prefsd, on a connection made on first use. When the bus cannot be
-    /// reached the reason is remembered for a second, so reads that fall back on local
-    /// domains stay fast.
-    func proxy() throws(PreferencesError) -> PreferencesProxy {
+    /// The driver and its connection's number, on a connection made on first use. When the
+    /// bus cannot be reached the reason is remembered for a second, so reads that fall
+    /// back on local domains stay fast.
+    func connect() throws(PreferencesError) -> (driver: ClientDriver, connection: UInt64) {
         let now = ContinuousClock.now
         switch link.withLock({ $0 }) {
-        case .connected(let proxy, _): return proxy
+        case .connected(let driver, let number, _): return (driver, number)
         case .unavailable(let reason, let retryAfter) where now < retryAfter: throw .serviceUnavailable(reason)
         default: break
         }
-        let made: PreferencesProxy
+        let number = connections.add(1, ordering: .relaxed).newValue
+        let driver: ClientDriver
         let events: PreferencesSubscription
         do throws(PreferencesProxyError) {
-            made = try PreferencesProxy.connect(address: address)
-            // A prefsd that exits and is started again has lost its volatile domains, and
-            // a lost connection brings no more signals: load again after either.
-            events = try made.observeBlocking([]) { [weak self, weak made] event in
-                guard let self, let made else { return }
-                switch event {
-                case .ownerChanged: unloadAll()
-                case .disconnected: disconnected(made)
-                default: break
-                }
+            let proxy = try PreferencesProxy.connect(address: address)
+            driver = ClientDriver(proxy: proxy, flushInterval: Self.flushInterval) { [weak self] news in
+                self?.receive(news, connection: number)
+            }
+            // A lost connection brings no more signals: a new one is made on next use.
+            events = try proxy.observeBlocking([]) { [weak self] event in
+                if case .disconnected = event { self?.disconnected(number) }
             }
         } catch {
-            let reason = PreferencesError(error).description
+            let reason = error.description
             link.withLock { $0 = .unavailable(reason: reason, retryAfter: now + .seconds(1)) }
             throw .serviceUnavailable(reason)
         }
-        let winner = link.withLock { link -> PreferencesProxy in
-            if case .connected(let existing, _) = link { return existing }
-            link = .connected(made, events)
-            return made
+        let winner = link.withLock { link -> (ClientDriver, UInt64) in
+            if case .connected(let existing, let existingNumber, _) = link { return (existing, existingNumber) }
+            link = .connected(driver, number, events)
+            return (driver, number)
         }
-        if winner !== made { made.close() }
+        if winner.0 !== driver {
+            events.cancel()
+            driver.proxy.close()
+        }
+        generation.add(1, ordering: .releasing)
         return winner
     }
 
-    /// The bus connection of `proxy` is lost: a new one is made on next use.
-    private func disconnected(_ proxy: PreferencesProxy) {
+    /// The driver, made on first use.
+    func driver() throws(PreferencesError) -> ClientDriver {
+        try connect().driver
+    }
+
+    /// The connection numbered `number` is lost: a new one (with a cache loaded again) is
+    /// made on next use.
+    private func disconnected(_ number: UInt64) {
         let gone = link.withLock { link -> Link? in
-            guard case .connected(let current, _) = link, current === proxy else { return nil }
+            guard case .connected(_, let current, _) = link, current == number else { return nil }
             defer { link = .idle }
             return link
         }
-        _ = gone  // its subscription ends here, out of the lock
-        // Without a connection no signal keeps the cache true: load again on next use.
-        unloadAll()
+        guard case .connected(let driver, _, let events)? = gone else { return }
+        events.cancel()
+        driver.proxy.close()
+        generation.add(1, ordering: .releasing)
+        retryAfter.withLock { $0 = [:] }
+        // The writes in flight fail with the connection and are answered through the
+        // driver; wake `synchronize()` in case none was.
+        wakeWriteWaiters()
     }
 
-    /// Forgets every loaded domain, and ends its subscription; each is loaded again when
-    /// next read. A load under way when this is called is not kept.
-    func unloadAll() {
-        let ended = mutateState(notify: false) { state -> [Watch] in
-            for domain in state.cache.domains.keys { state.cache.unload(domain) }
-            for domain in state.loading.keys { state.loading[domain]?.stale = true }
-            defer { state.watches = [:] }
-            return Array(state.watches.values)
-        }
-        for watch in ended { watch.subscription.cancel() }
-    }
-
-    /// Sends one of the proxy's requests, blocking the calling thread; returns its reply
-    /// read, and the reply's serial (signals with a higher one were sent after it).
-    func callBlocking<Reply>(_ request: PreferencesRequest<Reply>) throws(PreferencesError) -> (value: Reply, serial: UInt32) {
-        let proxy = try proxy()
-        do throws(PreferencesProxyError) {
-            return try proxy.answerBlocking(request, timeout: Self.callTimeout)
-        } catch {
-            throw PreferencesError(error)
-        }
-    }
-
-    /// One round trip to prefsd (the proxy's catch-up): when this returns, every change
-    /// prefsd sent before it has been handed to the cache, values a signal left out
-    /// included, so the cache holds every change committed before it was called.
-    /// - Returns: false when prefsd could not be reached.
-    func catchUp() -> Bool {
-        guard let proxy = try? proxy(), proxy.catchUpBlocking() else { return false }
-        // Domains read again because the proxy could not re-read what a signal left out
-        // hold their signals back until they are read: wait for them.
-        let refreshing = state.withLock { $0.loading.values.map(\.done) }
-        for done in refreshing { _ = done.wait(timeout: .now() + .seconds(30)) }
-        return true
-    }
+    // MARK: Delivery
 
     /// Runs `work` on the delivery queue, after the work handed over before it.
     func deliver(_ work: @escaping @Sendable () -> Void) {
@@ -230,96 +168,33 @@ final class BusSession: Sendable {
         }
     }
 
-    // MARK: Changing the cache
-
-    /// Changes the cache and tells the preferences objects that search the domain: each
-    /// observer whose effective value changed, and `didChangeNotification` for each object
-    /// that saw the domain change (or whose effective values changed), and for `origin`,
-    /// the object that made the change, always.
-    /// - Parameters:
-    ///   - domain: the domain the change is about, or `nil` for any.
-    ///   - keys: the keys that may change, or `nil` for every key of the domain, before or after.
-    ///   - notify: false for loads and unloads, which change no value anyone has seen.
-    ///   - origin: the object the change was made through, if any.
-    @discardableResult
-    func mutate<Result: Sendable>(
-        domain: DomainName? = nil, keys: Set<String>? = nil, notify: Bool = true, origin: Preferences? = nil,
-        _ body: (inout DomainCache) -> Result
-    ) -> Result {
-        mutateState(domain: domain, keys: keys, notify: notify, origin: origin) { body(&$0.cache) }
-    }
-
-    /// `mutate`, with the whole state at hand (for a load, which also ends its `loading`).
-    @discardableResult
-    func mutateState<Result: Sendable>(
-        domain: DomainName? = nil, keys: Set<String>? = nil, notify: Bool = true, origin: Preferences? = nil,
-        _ body: (inout State) -> Result
-    ) -> Result {
-        let (result, deliveries) = state.withLock { state -> (Result, [Delivery]) in
-            guard notify, let domain else {
-                let result = body(&state)
-                generation.add(1, ordering: .releasing)
-                return (result, [])
-            }
-            var watchers = state.subscribers.values.compactMap(\.preferences).compactMap { preferences -> (Preferences, Layers)? in
-                let layers = preferences.layers
-                return layers.serviceDomains.contains(domain) ? (preferences, layers) : nil
-            }
-            if let origin, !watchers.contains(where: { $0.0 === origin }) { watchers.append((origin, origin.layers)) }
-            let result: Result
-            let affected: [String]
-            let before: Seen
-            if let keys {
-                affected = Array(keys)
-                before = Seen(domain, affected, watchers, in: state.cache)
-                result = body(&state)
-            } else {
-                // The keys of a whole-domain change are known only after it: compare with a copy.
-                let previous = state.cache
-                result = body(&state)
-                affected = Array(previous.keys(domain).union(state.cache.keys(domain)))
-                before = Seen(domain, affected, watchers, in: previous)
-            }
-            generation.add(1, ordering: .releasing)
-            let after = Seen(domain, affected, watchers, in: state.cache)
-            var deliveries: [Delivery] = []
-            for (index, (preferences, _)) in watchers.enumerated() {
-                let changes = affected.indices.compactMap { keyIndex -> PreferencesChange? in
-                    let now = after.effective[index][keyIndex]
-                    return now == before.effective[index][keyIndex] ? nil : PreferencesChange(key: affected[keyIndex], value: now)
-                }
-                if preferences === origin || !changes.isEmpty || after.domain != before.domain {
-                    deliveries.append(Delivery(preferences: preferences, changes: changes))
-                }
-            }
-            return (result, deliveries)
-        }
-        for delivery in deliveries { delivery.preferences.deliver(delivery.changes) }
-        return result
-    }
-
-    /// What a change is told to one preferences object (which also gets `didChangeNotification`).
-    struct Delivery {
-        var preferences: Preferences
-        var changes: [PreferencesChange]
-    }
-
-    /// The values of some keys as the domain shows them, and as each watcher resolves them.
-    private struct Seen {
-        var domain: [PropertyListValue?]
-        var effective: [[PropertyListValue?]]
-
-        init(_ name: DomainName, _ keys: [String], _ watchers: [(Preferences, Layers)], in cache: DomainCache) {
-            domain = keys.map { cache.value(name, $0) }
-            effective = watchers.map { _, layers in keys.map { layers.resolve($0, in: cache) } }
-        }
+    /// The live preferences objects of the session.
+    var objects: [Preferences] {
+        subscribers.withLock { $0.values.compactMap(\.preferences) }
     }
 
     /// Registers a preferences object for change delivery, forgetting those released.
     func subscribe(_ preferences: Preferences) {
-        state.withLock { state in
-            state.subscribers = state.subscribers.filter { $0.value.preferences != nil }
-            state.subscribers[ObjectIdentifier(preferences)] = Subscriber(preferences)
+        subscribers.withLock { subscribers in
+            subscribers = subscribers.filter { $0.value.preferences != nil }
+            subscribers[ObjectIdentifier(preferences)] = Subscriber(preferences)
+        }
+    }
+
+    /// Tells the objects that search `domain` (and `origin`, the object a change was made
+    /// through) that `keys` may have changed, on the delivery queue: each compares the
+    /// effective values with those it told last. `posting`: the domain's values changed,
+    /// so every object searching it posts `didChangeNotification` (the origin always does).
+    func tell(_ domain: DomainName?, keys: [String], posting: Bool, origin: Preferences? = nil) {
+        generation.add(1, ordering: .releasing)
+        let targets = objects.filter { preferences in
+            preferences === origin || domain.map { preferences.layers.serviceDomains.contains($0) } == true
+        }
+        guard !targets.isEmpty else { return }
+        deliver {
+            for preferences in targets {
+                preferences.evaluate(keys, posting: posting || preferences === origin)
+            }
         }
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import PreferencesClient
 import PreferencesModel
 import PreferencesProtocol
 
@@ -10,7 +11,7 @@ extension Preferences {
     /// be reached). Changes this process made show at once, before prefsd has answered.
     public func persistentDomain(forName domainName: String) -> [String: Any]? {
         guard let name = try? DomainName(domainName) else { return nil }
-        return session.persistentDomain(name)?.mapValues(\.foundationObject)
+        return session.entries(of: ClientDomain(name.rawValue))?.mapValues(\.foundationObject)
     }
 
     /// Replaces a persistent domain's contents, as `setPersistentDomain(_:forName:)`.
@@ -18,18 +19,18 @@ extension Preferences {
     /// (and the old contents show again).
     public func setPersistentDomain(_ domain: [String: Any], forName domainName: String) {
         guard let name = validated(domainName), let values = propertyList(domain) else { return }
-        session.replaceDomain(name, with: values, origin: self)
+        session.replace(ClientDomain(name.rawValue), with: values, origin: self)
     }
 
     /// Removes a persistent domain, as `removePersistentDomain(forName:)`; shown at once.
     public func removePersistentDomain(forName domainName: String) {
         guard let name = validated(domainName) else { return }
-        session.replaceDomain(name, with: nil, origin: self)
+        session.replace(ClientDomain(name.rawValue), with: nil, origin: self)
     }
 
     /// The names of the persistent domains, sorted (empty when prefsd cannot be reached).
     public func persistentDomainNames() -> [String] {
-        session.persistentDomainNames()
+        session.domainNames(volatile: false)
     }
 
     /// The contents of a volatile domain (empty when there is none). `NSArgumentDomain` and
@@ -38,7 +39,7 @@ extension Preferences {
     public func volatileDomain(forName domainName: String) -> [String: Any] {
         if let own = ownVolatileDomain(domainName) { return own.mapValues(\.foundationObject) }
         guard let name = try? DomainName(domainName) else { return [:] }
-        return (session.volatileDomain(name) ?? [:]).mapValues(\.foundationObject)
+        return (session.entries(of: ClientDomain(name.rawValue, volatile: true)) ?? [:]).mapValues(\.foundationObject)
     }
 
     /// Creates a volatile domain, kept only in prefsd's memory until it exits and shared by
@@ -48,13 +49,12 @@ extension Preferences {
     /// refusal.
     public func setVolatileDomain(_ domain: [String: Any], forName domainName: String) {
         if ownVolatileDomain(domainName) != nil {
-            return session.recordRefusal(.exists("\(domainName) is this object's own volatile domain; use register(defaults:) for the registration domain"))
+            return session.recordRefusal(.refused(.exists("\(domainName) is this object's own volatile domain; use register(defaults:) for the registration domain")))
         }
         guard let name = validated(domainName), let values = propertyList(domain) else { return }
-        guard session.changeVolatile(name, to: values) else {
-            return session.recordRefusal(.exists("a volatile domain named \(domainName) exists already"))
-        }
-        deliver([])
+        // prefsd refuses it when a volatile domain of the name exists (this process's
+        // earlier one, not answered yet, included: it goes first on the domain's lane).
+        session.replace(ClientDomain(name.rawValue, volatile: true), with: values, origin: self)
     }
 
     /// Removes a volatile domain. For `NSArgumentDomain` or `NSRegistrationDomain` it empties
@@ -69,15 +69,14 @@ extension Preferences {
             return changeLayers(keys: keys, notify: true) { $0.registration = [:] }
         default:
             guard let name = validated(domainName) else { return }
-            _ = session.changeVolatile(name, to: nil)
-            deliver([])
+            session.replace(ClientDomain(name.rawValue, volatile: true), with: nil, origin: self)
         }
     }
 
     /// The names of the volatile domains, sorted: prefsd's and this object's own
     /// `NSArgumentDomain` and `NSRegistrationDomain`.
     public var volatileDomainNames: [String] {
-        Array(Set(session.volatileDomainNames()).union([Self.argumentDomain, Self.registrationDomain])).sorted()
+        Array(Set(session.domainNames(volatile: true)).union([Self.argumentDomain, Self.registrationDomain])).sorted()
     }
 
     // MARK: Helpers

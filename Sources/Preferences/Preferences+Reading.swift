@@ -1,4 +1,5 @@
 import Foundation
+import PreferencesClient
 import PreferencesModel
 
 extension Preferences {
@@ -17,10 +18,10 @@ extension Preferences {
 
     private func resolve(_ key: String) -> PropertyListValue? {
         let (layers, version) = local.withLock { ($0.layers, $0.layersVersion) }
-        let loaded = session.ensureLoaded(layers.serviceDomains)
-        let (value, generation) = session.state.withLock { state in
-            (layers.resolve(key, in: state.cache), session.generation.load(ordering: .acquiring))
-        }
+        let loaded = session.ensureLoaded(layers.clientDomains)
+        // Read before the value: a change made meanwhile bumps it, and the value is not kept.
+        let generation = session.generation.load(ordering: .acquiring)
+        let value = layers.resolve(key, in: session.currentDriver)
         // Keep it only when every domain could be loaded: otherwise the value is a
         // fallback, and the next read tries the service again.
         guard loaded else { return value }
@@ -99,13 +100,11 @@ extension Preferences {
     /// key, what `object(forKey:)` returns.
     public func dictionaryRepresentation() -> [String: Any] {
         let layers = local.withLock { $0.layers }
-        session.ensureLoaded(layers.serviceDomains)
-        let values = session.state.withLock { state -> [String: PropertyListValue] in
-            var values: [String: PropertyListValue] = [:]
-            for key in layers.allKeys(in: state.cache) {
-                if let value = layers.resolve(key, in: state.cache) { values[key] = value }
-            }
-            return values
+        session.ensureLoaded(layers.clientDomains)
+        let driver = session.currentDriver
+        var values: [String: PropertyListValue] = [:]
+        for key in layers.allKeys(in: driver) {
+            if let value = layers.resolve(key, in: driver) { values[key] = value }
         }
         return values.mapValues(\.foundationObject)
     }
@@ -118,7 +117,8 @@ extension Preferences {
     /// Whether an administrator forces `key` in `domain`.
     public func objectIsForced(forKey key: String, inDomain domain: String) -> Bool {
         guard let name = try? DomainName(domain) else { return false }
-        session.ensureLoaded([name])
-        return session.state.withLock { $0.cache.isForced(name, key) }
+        let domain = ClientDomain(name.rawValue)
+        session.ensureLoaded([domain])
+        return session.currentDriver?.isForced(key, in: domain) ?? false
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import PreferencesClient
 import PreferencesModel
 import PreferencesProtocol
 
@@ -67,13 +68,16 @@ extension Preferences {
 
     private func send(_ value: PropertyListValue?, forKey key: String, completion: BusSession.Completion?) {
         if let problem = PreferenceKey.problem(with: key) {
-            let error = PreferencesError.invalidName("invalid key \"\(key.prefix(80))\": \(problem)")
+            let error = PreferencesError.refused(.invalidName("invalid key \"\(key.prefix(80))\": \(problem)"))
             session.recordRefusal(error)
             completion?(.failure(error))
             return
         }
-        if session.state.withLock({ $0.cache.isForced(domain, key) }) {
-            let error = PreferencesError.forced("\(domainName) \"\(key)\" is forced by the administrator's managed preferences and cannot be changed")
+        // Loaded first (the engine writes only over what it knows), so a forced key is known.
+        let clientDomain = ClientDomain(domain.rawValue)
+        session.ensureLoaded([clientDomain])
+        if session.currentDriver?.isForced(PreferenceKey.normalized(key), in: clientDomain) == true {
+            let error = PreferencesError.refused(.forced("\(domainName) \"\(key)\" is forced by the administrator's managed preferences and cannot be changed"))
             session.recordRefusal(error)
             completion?(.failure(error))
             return
@@ -95,35 +99,31 @@ extension Preferences {
     /// added before it (as `UserDefaults.addSuite(named:)`).
     public func addSuite(named suiteName: String) {
         guard let suite = try? DomainName(suiteName) else { return }
-        session.ensureLoaded([suite])
-        let keys = session.state.withLock { $0.cache.keys(suite) }
+        let keys = Set(session.entries(of: ClientDomain(suite.rawValue)).map { Array($0.keys) } ?? [])
         changeLayers(keys: keys, notify: true) { $0.searchList.addSuite(suite) }
     }
 
     /// Removes a suite from the search list.
     public func removeSuite(named suiteName: String) {
         guard let suite = try? DomainName(suiteName) else { return }
-        let keys = session.state.withLock { $0.cache.keys(suite) }
+        let keys = Set(session.currentDriver.map { Array($0.entries(of: ClientDomain(suite.rawValue)).keys) } ?? [])
         changeLayers(keys: keys, notify: true) { $0.searchList.removeSuite(suite) }
     }
 
     /// Changes this object's own layers and tells observers of the keys whose value changed;
     /// posts `didChangeNotification` when `notify` or when an effective value changed.
     func changeLayers(keys: Set<String>, notify: Bool, _ body: (inout Layers) -> Void) {
-        let changes = session.state.withLock { state -> [PreferencesChange] in
-            let keys = Array(keys)
-            let before = local.withLock { local in keys.map { local.layers.resolve($0, in: state.cache) } }
-            return local.withLock { local in
-                body(&local.layers)
-                local.layersVersion += 1
-                local.resolved = [:]
-                return keys.indices.compactMap { index in
-                    let now = local.layers.resolve(keys[index], in: state.cache)
-                    return now == before[index] ? nil : PreferencesChange(key: keys[index], value: now)
-                }
-            }
+        let driver = session.currentDriver
+        let keys = Array(keys)
+        let changed = local.withLock { local -> Bool in
+            let before = keys.map { local.layers.resolve($0, in: driver) }
+            body(&local.layers)
+            local.layersVersion += 1
+            local.resolved = [:]
+            return keys.indices.contains { local.layers.resolve(keys[$0], in: driver) != before[$0] }
         }
-        if notify || !changes.isEmpty { deliver(changes) }
+        // Observers and streams compare with what they were told last.
+        if notify || changed { session.deliver { [self] in evaluate(keys, posting: true) } }
     }
 
     /// Saves and brings in, as `UserDefaults.synchronize()`: waits until every change this

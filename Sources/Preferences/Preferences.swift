@@ -52,12 +52,17 @@ public final class Preferences: Sendable {
         var resolvedGeneration: UInt64 = 0
         var observers: [UInt64: Observer] = [:]
         var streams: [UInt64: AsyncStream<PreferencesChange>.Continuation] = [:]
+        /// The effective values last told to the streams, for every key told (while a
+        /// stream exists; `nil` until the first is made).
+        var streamSeen: [String: PropertyListValue?]?
         var nextToken: UInt64 = 0
     }
 
     struct Observer: Sendable {
         var key: String
         var handler: @Sendable (PropertyListValue?) -> Void
+        /// The effective value last told to the handler (or seen when it was made).
+        var lastTold: PropertyListValue?
     }
 
     /// A preferences object for an application domain.
@@ -102,8 +107,7 @@ public final class Preferences: Sendable {
     }
 
     deinit {
-        // The session holds this object weakly and drops it by itself: the last reference
-        // may go while the session's lock is held, so no lock of the session is taken here.
+        // The session holds this object weakly and drops it by itself.
         let streams = local.withLock { $0.streams.values }
         for stream in streams { stream.finish() }
     }
@@ -124,6 +128,6 @@ public final class Preferences: Sendable {
         return (try? DomainName(String(text.prefix(255)))) ?? (try? DomainName("unnamed.application")) ?? .global
     }
 
-    /// The object's layers, for the session (called with the session's lock held).
+    /// The object's layers.
     var layers: Layers { local.withLock { $0.layers } }
 }

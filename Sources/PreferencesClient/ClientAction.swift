@@ -33,7 +33,8 @@ public enum ClientAction<Value>: Sendable where Value: Sendable {
     case forcedChanged(ClientDomain, keys: [String])
     /// A write of these keys was refused or failed: they read as before it.
     case writeFailed(ClientDomain, keys: [String], reason: String)
-    /// The writes with these tickets (from ``ClientEngine/submit(_:in:)``) ended: stored
+    /// The writes with these tickets (from ``ClientEngine/submit(_:in:)`` or
+    /// ``ClientEngine/submitReplace(_:with:)``) ended: stored
     /// (`failure` is `nil`) or refused or failed, for the reason given. Comes after the
     /// news of what readers now see. A write of several keys whose batch was sent again key
     /// by key is told once for each of its keys.

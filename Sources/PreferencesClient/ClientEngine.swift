@@ -88,6 +88,12 @@ public struct ClientEngine<Value: Equatable & Sendable>: Sendable {
     /// The domains followed.
     public var followedDomains: [ClientDomain] { Array(domains.keys) }
 
+    /// Whether a load of `domain` (its first, or a reload) is on its way, or of any domain.
+    public func isLoading(_ domain: ClientDomain? = nil) -> Bool {
+        if let domain { return domains[domain]?.loadToken != nil }
+        return domains.values.contains { $0.loadToken != nil }
+    }
+
     /// Whether a write of this process is queued or in flight (in `domain`, or in any).
     public func hasPendingWrites(in domain: ClientDomain? = nil) -> Bool {
         if let domain { return domains[domain]?.hasWrites ?? false }
@@ -294,18 +300,27 @@ public struct ClientEngine<Value: Equatable & Sendable>: Sendable {
     /// at once and queued behind the domain's earlier writes. Refused (`false`) when the
     /// domain is not loaded or (persistent) has forced keys.
     public mutating func replace(_ domain: ClientDomain, with values: [String: Value]?) -> Bool {
-        guard var record = domains[domain], record.everLoaded, record.forced.isEmpty else { return false }
+        submitReplace(domain, with: values) != nil
+    }
+
+    /// ``replace(_:with:)``, returning the replacement's ticket (`nil`: refused, nothing
+    /// changed): its outcome is told by ``ClientAction/writeEnded(_:tickets:failure:)``
+    /// quoting it, once prefsd answered the call.
+    public mutating func submitReplace(_ domain: ClientDomain, with values: [String: Value]?) -> UInt64? {
+        guard var record = domains[domain], record.everLoaded, record.forced.isEmpty else { return nil }
+        lastTicket += 1
+        let ticket = lastTicket
         let keys = Array(record.knownKeys.union(values.map { Set($0.keys) } ?? []))
         let before = keys.map { record.effective($0) }
         lastGeneration += 1
         record.replaced = (values ?? [:], lastGeneration)
         record.local = [:]
         let wasIdle = record.queue.isEmpty && record.inFlight == nil
-        record.queue.append(.replace(values, generation: lastGeneration))
+        record.queue.append(.replace(values, generation: lastGeneration, ticket: ticket))
         domains[domain] = record
         tellChanges(domain, keys: keys, before: before)
         if wasIdle { actions.append(.flushNeeded(domain)) }
-        return true
+        return ticket
     }
 
     /// Sends the domain's next queued call (``ClientAction/apply(_:set:remove:token:)`` or
@@ -325,7 +340,7 @@ public struct ClientEngine<Value: Equatable & Sendable>: Sendable {
                 if let value = write.value { set[key] = value } else { remove.append(key) }
             }
             actions.append(.apply(domain, set: set, remove: remove.sorted(), token: lastToken))
-        case .replace(let values, _):
+        case .replace(let values, _, _):
             actions.append(.replace(domain, values: values, token: lastToken))
         }
     }
@@ -356,13 +371,14 @@ public struct ClientEngine<Value: Equatable & Sendable>: Sendable {
             domains[domain] = record
             tellChanges(domain, keys: keys, before: before)
             actions.append(.writeEnded(domain, tickets: Self.tickets(of: batch), failure: nil))
-        case .replace(let values, let generation):
+        case .replace(let values, let generation, let ticket):
             keys = Array(record.knownKeys.union(values.map { Set($0.keys) } ?? []))
             let before = keys.map { record.effective($0) }
             if trusted { record.recordSnapshot(values ?? [:], serial: serial) }
             if record.replaced?.generation == generation { record.replaced = nil }
             domains[domain] = record
             tellChanges(domain, keys: keys, before: before)
+            actions.append(.writeEnded(domain, tickets: [ticket], failure: nil))
         }
         laneMoved(domain)
     }
@@ -386,13 +402,14 @@ public struct ClientEngine<Value: Equatable & Sendable>: Sendable {
             actions.append(.writeFailed(domain, keys: keys.sorted(), reason: reason))
             tellChanges(domain, keys: keys, before: before)
             actions.append(.writeEnded(domain, tickets: Self.tickets(of: batch), failure: reason))
-        case .replace(let values, let generation):
+        case .replace(let values, let generation, let ticket):
             let keys = Array(record.knownKeys.union(values.map { Set($0.keys) } ?? []))
             let before = keys.map { record.effective($0) }
             if record.replaced?.generation == generation { record.replaced = nil }
             domains[domain] = record
             actions.append(.writeFailed(domain, keys: keys.sorted(), reason: reason))
             tellChanges(domain, keys: keys, before: before)
+            actions.append(.writeEnded(domain, tickets: [ticket], failure: reason))
         }
         laneMoved(domain)
     }

@@ -21,8 +21,8 @@ enum LaneOperation<Value: Sendable>: Sendable {
     /// Key writes, merged while queued (the last value of a key wins). `alone`: a key of a
     /// refused batch sent again by itself, never merged into.
     case keys([String: LocalWrite<Value>], alone: Bool)
-    /// A whole-domain replacement (`nil`: removal) and its generation.
-    case replace([String: Value]?, generation: UInt64)
+    /// A whole-domain replacement (`nil`: removal), its generation and its ticket.
+    case replace([String: Value]?, generation: UInt64, ticket: UInt64)
 
     var keys: [String] {
         switch self {

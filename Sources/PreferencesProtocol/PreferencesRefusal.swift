@@ -6,7 +6,7 @@ import PreferencesModel
 ///
 /// The service throws and answers with these (``PreferencesServiceError`` is this type);
 /// a client reads them back from an error reply with ``init(busErrorName:message:)``
-/// (`PreferencesProxyError` wraps them in its cases of the same names).
+/// (`PreferencesProxyError` carries them in its `refused` case).
 public enum PreferencesRefusal: Error, Sendable, Hashable, CustomStringConvertible {
     /// No such key or domain (`Error.NotFound`).
     case notFound(String)

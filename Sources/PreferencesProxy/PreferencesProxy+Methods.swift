@@ -13,7 +13,7 @@ extension PreferencesProxy {
     public func readIfPresent(_ domain: String, _ key: String) async throws(PreferencesProxyError) -> PropertyListValue? {
         do {
             return try await read(domain, key)
-        } catch .notFound {
+        } catch .refused(.notFound) {
             return nil
         }
     }

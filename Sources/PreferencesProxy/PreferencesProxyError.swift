@@ -12,25 +12,11 @@ public enum PreferencesProxyError: Error, Sendable, Hashable, CustomStringConver
     /// No bus, a lost connection, or prefsd is not running and cannot be started or did
     /// not answer in time.
     case serviceUnavailable(String)
-    /// `Error.NotFound`: no such key or domain.
-    case notFound(String)
-    /// `Error.InvalidName`: a domain name or key that breaks the naming rules.
-    case invalidName(String)
-    /// `Error.InvalidValue`: a value that is not a property-list value, or nests too deeply.
-    case invalidValue(String)
-    /// `Error.Forced`: an administrator forces the key.
-    case forced(String)
-    /// `Error.Exists`: a domain of that name exists already.
-    case exists(String)
-    /// `Error.QuotaExceeded`: a size limit of the service would be passed.
-    case quotaExceeded(String)
-    /// `Error.StorageFailed`: the service could not write to its store.
-    case storageFailed(String)
-    /// `Error.AccessDenied` (or the bus's `AccessDenied`): the caller may not touch that domain.
-    case accessDenied(String)
-    /// `org.freedesktop.DBus.Error.InvalidArgs`: arguments the service refused as a whole
-    /// (a key both set and removed, or named twice, in one batch).
-    case invalidArguments(String)
+    /// prefsd refused the call, for one of its reasons (``PreferencesRefusal``: no such
+    /// key or domain, an invalid name or value, a forced key, an existing domain, a quota,
+    /// a failed store, a domain a sandboxed caller may not touch, contradicting
+    /// arguments); the bus's own `AccessDenied` and `InvalidArgs` read as the same refusals.
+    case refused(PreferencesRefusal)
     /// `org.freedesktop.DBus.Error.LimitsExceeded`: a call or reply larger than the bus or
     /// the service carries.
     case limitsExceeded(String)
@@ -42,21 +28,24 @@ public enum PreferencesProxyError: Error, Sendable, Hashable, CustomStringConver
     /// prefsd answered something the interface does not allow.
     case unexpectedReply(String)
     /// Another D-Bus error, with its name.
-    case refused(name: String, message: String)
+    case busError(name: String, message: String)
 
     /// A sentence a person can act on.
     public var description: String {
         switch self {
         case .serviceUnavailable(let text): "prefsd is unavailable: \(text)"
-        case .notFound(let text), .invalidName(let text), .invalidValue(let text), .forced(let text),
-             .exists(let text), .quotaExceeded(let text), .storageFailed(let text), .accessDenied(let text),
-             .invalidArguments(let text), .limitsExceeded(let text):
-            text
+        case .refused(let refusal): refusal.description
+        case .limitsExceeded(let text), .contended(let text): text
         case .invalidRequest(let text): "the request cannot be sent: \(text)"
-        case .contended(let text): text
         case .unexpectedReply(let text): "prefsd answered something unexpected: \(text); check that prefsd and this program are the same version"
-        case .refused(let name, let message): message.isEmpty ? name : "\(name): \(message)"
+        case .busError(let name, let message): message.isEmpty ? name : "\(name): \(message)"
         }
+    }
+
+    /// The refusal, when prefsd refused the call.
+    public var refusal: PreferencesRefusal? {
+        if case .refused(let refusal) = self { return refusal }
+        return nil
     }
 
     /// Whether the error means prefsd could not be reached (as opposed to a refusal).
@@ -81,23 +70,13 @@ public enum PreferencesProxyError: Error, Sendable, Hashable, CustomStringConver
         case .limitsExceeded(let reason):
             self = .limitsExceeded("the answer is larger than this client decodes: \(reason)")
         case .outOfMemory:
-            self = .refused(name: "org.freedesktop.DBus.Error.NoMemory", message: error.description)
+            self = .busError(name: "org.freedesktop.DBus.Error.NoMemory", message: error.description)
         }
     }
 
-    /// The error for a refusal of the service: the case of the same name.
+    /// The error for a refusal of the service.
     public init(_ refusal: PreferencesRefusal) {
-        switch refusal {
-        case .notFound(let text): self = .notFound(text)
-        case .invalidName(let text): self = .invalidName(text)
-        case .invalidValue(let text): self = .invalidValue(text)
-        case .forced(let text): self = .forced(text)
-        case .exists(let text): self = .exists(text)
-        case .quotaExceeded(let text): self = .quotaExceeded(text)
-        case .storageFailed(let text): self = .storageFailed(text)
-        case .accessDenied(let text): self = .accessDenied(text)
-        case .invalidArguments(let text): self = .invalidArguments(text)
-        }
+        self = .refused(refusal)
     }
 
     /// The error for a D-Bus error reply named `name`.
@@ -111,7 +90,7 @@ public enum PreferencesProxyError: Error, Sendable, Hashable, CustomStringConver
         }
         switch name {
         case "org.freedesktop.DBus.Error.AccessDenied":
-            self = .accessDenied(text)
+            self = .refused(.accessDenied(text))
         case StandardErrorName.limitsExceeded:
             self = .limitsExceeded(text)
         case "org.freedesktop.DBus.Error.ServiceUnknown", "org.freedesktop.DBus.Error.NameHasNoOwner":
@@ -124,7 +103,7 @@ public enum PreferencesProxyError: Error, Sendable, Hashable, CustomStringConver
             if name.hasPrefix("org.freedesktop.DBus.Error.Spawn.") {
                 self = .serviceUnavailable("the bus could not start prefsd (\(named)); check the D-Bus service file and prefsd's log")
             } else {
-                self = .refused(name: name, message: message)
+                self = .busError(name: name, message: message)
             }
         }
     }

@@ -25,7 +25,7 @@ extension SignalRouter {
             return perform(request) { result in
                 var complete = change
                 switch result {
-                case .failure(.notFound):
+                case .failure(.refused(.notFound)):
                     complete.changed = [:]
                 case .failure(let error):
                     return failed(error)
@@ -52,7 +52,7 @@ extension SignalRouter {
                 let finished = answers.withLock { answers -> Bool in
                     switch result {
                     case .success(let value): answers.values[key] = value
-                    case .failure(.notFound): break
+                    case .failure(.refused(.notFound)): break
                     case .failure(let error): if answers.failure == nil { answers.failure = error }
                     }
                     answers.left -= 1

@@ -129,7 +129,7 @@ final class SignalRouter: Sendable {
             do {
                 _ = try DomainName(domain)
             } catch {
-                completion(.failure(.invalidName(error.description)))
+                completion(.failure(.refused(.invalidName(error.description))))
                 return nil
             }
         }

@@ -100,7 +100,7 @@ extension Prefs {
             let undone: HistoryEntry?
             do throws(PreferencesProxyError) {
                 undone = try await client.proxy.undoLastChange(domain, key: key)
-            } catch .notFound(let detail) {
+            } catch .refused(.notFound(let detail)) {
                 throw PrefsError.noHistory(detail)
             } catch {
                 throw PrefsClient.map(error, domain: domain, key: nil)
@@ -183,7 +183,7 @@ extension PrefsClient {
     func revert(_ request: PreferencesRequest<Void>, domain: String) async throws(PrefsError) {
         do {
             try await proxy.perform(request)
-        } catch .notFound(let detail) {
+        } catch .refused(.notFound(let detail)) {
             throw .noHistory(detail)
         } catch {
             throw Self.map(error, domain: domain, key: nil)

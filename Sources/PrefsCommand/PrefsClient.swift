@@ -68,22 +68,26 @@ public struct PrefsClient: Sendable {
     /// The ``PrefsError`` for a failed call about `domain` (and `key`).
     static func map(_ error: PreferencesProxyError, domain: String?, key: String?) -> PrefsError {
         switch error {
-        case .notFound(let detail):
-            if let domain, let key { return .keyNotFound(domain: domain, key: key) }
-            if let domain { return .domainNotFound(domain) }
-            return .unexpectedReply(detail)
-        case .invalidName(let detail), .invalidValue(let detail), .accessDenied(let detail), .invalidArguments(let detail):
-            return .invalid(detail: detail)
+        case .refused(let refusal):
+            switch refusal {
+            case .notFound(let detail):
+                if let domain, let key { return .keyNotFound(domain: domain, key: key) }
+                if let domain { return .domainNotFound(domain) }
+                return .unexpectedReply(detail)
+            case .invalidName(let detail), .invalidValue(let detail), .accessDenied(let detail), .invalidArguments(let detail):
+                return .invalid(detail: detail)
+            case .forced(let detail): return .forced(domain: domain ?? "the domain", detail: detail)
+            case .exists(let detail): return .exists(domain: domain ?? "", detail: detail)
+            case .quotaExceeded(let detail): return .quotaExceeded(detail: detail)
+            case .storageFailed(let detail): return .storageFailed(detail: detail)
+            }
         case .invalidRequest:
             return .invalid(detail: error.description)
-        case .forced(let detail): return .forced(domain: domain ?? "the domain", detail: detail)
-        case .exists(let detail): return .exists(domain: domain ?? "", detail: detail)
-        case .quotaExceeded(let detail), .limitsExceeded(let detail): return .quotaExceeded(detail: detail)
-        case .storageFailed(let detail): return .storageFailed(detail: detail)
+        case .limitsExceeded(let detail): return .quotaExceeded(detail: detail)
         case .serviceUnavailable: return .serviceUnavailable(detail: error.description)
         case .contended(let detail): return .serviceUnavailable(detail: detail)
         case .unexpectedReply(let detail): return .unexpectedReply(detail)
-        case .refused: return .unexpectedReply(error.description)
+        case .busError: return .unexpectedReply(error.description)
         }
     }
 }

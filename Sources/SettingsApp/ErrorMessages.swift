@@ -9,7 +9,7 @@ enum ErrorMessages {
 
     /// A sentence for an undo of `domainTitle`'s last change that did not go through.
     static func notUndone(_ domainTitle: String, _ error: PreferencesProxyError) -> String {
-        if case .notFound = error {
+        if case .refused(.notFound) = error {
             return "The last change of “\(domainTitle)” was not undone: the history no longer reaches back to before it."
         }
         return "The last change of “\(domainTitle)” was not undone: \(reason(error))."
@@ -19,10 +19,10 @@ enum ErrorMessages {
     private static func reason(_ error: PreferencesProxyError) -> String {
         let reason: String
         switch error {
-        case .forced: reason = "an administrator has locked this setting"
-        case .quotaExceeded(let message): reason = "it is too large for the preferences store (\(message))"
-        case .invalidValue(let message), .invalidName(let message): reason = "prefsd refused it as invalid (\(message))"
-        case .storageFailed(let message): reason = "the preferences store could not save it (\(message))"
+        case .refused(.forced): reason = "an administrator has locked this setting"
+        case .refused(.quotaExceeded(let message)): reason = "it is too large for the preferences store (\(message))"
+        case .refused(.invalidValue(let message)), .refused(.invalidName(let message)): reason = "prefsd refused it as invalid (\(message))"
+        case .refused(.storageFailed(let message)): reason = "the preferences store could not save it (\(message))"
         case .serviceUnavailable(let message): reason = "the preferences service is not reachable (\(message))"
         default: reason = error.description
         }

@@ -184,7 +184,7 @@ final class SettingsController {
     /// A write the engine refused before sending it: a forced key, or a domain not loaded.
     private func refusedAtOnce(_ domain: String, _ label: String) {
         let error: PreferencesProxyError = driver.phase(of: ClientDomain(domain)) == .loaded
-            ? .forced("an administrator forces it") : .serviceUnavailable("the domain is not loaded")
+            ? .refused(.forced("an administrator forces it")) : .serviceUnavailable("the domain is not loaded")
         window?.showError(ErrorMessages.refused(label, error))
         window?.valuesChanged(in: domain)
     }

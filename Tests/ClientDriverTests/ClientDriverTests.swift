@@ -37,6 +37,17 @@ final class NewsLog: Sendable {
 @Suite struct ClientDriverTests {
     static let domain = ClientDomain("com.example.Driver")
 
+    /// Follows ``domain`` and answers its load as an empty domain with no forced key;
+    /// returns once it is loaded, with prefsd's record of calls cleared.
+    static func loadEmpty(_ driver: ClientDriver, _ prefsd: HeldPrefsd, _ log: NewsLog) async throws {
+        driver.follow(domain)
+        for call in await prefsd.waitForCalls(2) {
+            try prefsd.answer(call, [call.member == "ReadDomain" ? HeldPrefsd.dictionary([:]) : .stringArray([])])
+        }
+        #expect(await log.wait(for: "loadFinished com.example.Driver true"))
+        prefsd.clear()
+    }
+
     @Test("a domain's first load is one round trip: ReadDomain and ForcedKeys both reach prefsd before it answers either")
     func firstLoadIsOneRoundTrip() async throws {
         let bus = try PrivateBus()
@@ -73,12 +84,7 @@ final class NewsLog: Sendable {
         defer { proxy.close() }
         let log = NewsLog()
         let driver = ClientDriver(proxy: proxy) { log.add($0) }
-        driver.follow(Self.domain)
-        for call in await prefsd.waitForCalls(2) {
-            try prefsd.answer(call, [call.member == "ReadDomain" ? HeldPrefsd.dictionary([:]) : .stringArray([])])
-        }
-        #expect(await log.wait(for: "loadFinished com.example.Driver true"))
-        prefsd.clear()
+        try await Self.loadEmpty(driver, prefsd, log)
 
         #expect(driver.write([("A", .integer(1))], in: Self.domain))
         let first = await prefsd.waitForCalls(1)
@@ -108,12 +114,7 @@ final class NewsLog: Sendable {
         defer { proxy.close() }
         let log = NewsLog()
         let driver = ClientDriver(proxy: proxy) { log.add($0) }
-        driver.follow(Self.domain)
-        for call in await prefsd.waitForCalls(2) {
-            try prefsd.answer(call, [call.member == "ReadDomain" ? HeldPrefsd.dictionary([:]) : .stringArray([])])
-        }
-        #expect(await log.wait(for: "loadFinished com.example.Driver true"))
-        prefsd.clear()
+        try await Self.loadEmpty(driver, prefsd, log)
 
         let stored = try #require(driver.submit([("A", .integer(1))], in: Self.domain))
         let first = await prefsd.waitForCalls(1)
@@ -123,7 +124,7 @@ final class NewsLog: Sendable {
         let refused = try #require(driver.submit([("B", .integer(2))], in: Self.domain))
         let second = await prefsd.waitForCalls(2)
         try prefsd.connection.send(second[1].makeError(name: PreferencesErrorName.quotaExceeded.busName, message: "too big"))
-        let expected = "writeEnded com.example.Driver [\(refused)] \(PreferencesProxyError.quotaExceeded("too big"))"
+        let expected = "writeEnded com.example.Driver [\(refused)] \(PreferencesProxyError.refused(.quotaExceeded("too big")))"
         #expect(await log.wait(for: expected))
         #expect(driver.value("B", in: Self.domain) == nil, "the refused value is taken back")
     }
@@ -153,4 +154,64 @@ final class NewsLog: Sendable {
         #expect(result.withLock { $0 } == true)
         #expect(driver.value("K", in: other) == .integer(1))
     }
+
+    @Test("waitForLoads returns once no load is on its way, and a failed load's error is kept until one succeeds")
+    func waitingForLoads() async throws {
+        let bus = try PrivateBus()
+        let prefsd = try await HeldPrefsd(bus: bus)
+        let proxy = PreferencesProxy(connection: try DBusConnection.connect(address: bus.address))
+        defer { proxy.close() }
+        let driver = ClientDriver(proxy: proxy) { _ in }
+        let waited = Mutex<Bool?>(nil)
+        driver.follow(Self.domain)
+        DispatchQueue.global().async {
+            let settled = driver.waitForLoads(timeout: .seconds(10))
+            waited.withLock { $0 = settled }
+        }
+        let calls = await prefsd.waitForCalls(2)
+        #expect(waited.withLock { $0 } == nil, "a load is on its way")
+        let read = try #require(calls.first { $0.member == "ReadDomain" })
+        let forced = try #require(calls.first { $0.member == "ForcedKeys" })
+        try prefsd.answer(forced, [.stringArray([])])
+        try prefsd.connection.send(read.makeError(name: PreferencesErrorName.accessDenied.busName, message: "not yours"))
+        let deadline = ContinuousClock.now + .seconds(10)
+        while waited.withLock({ $0 }) == nil, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
+        #expect(waited.withLock { $0 } == true)
+        #expect(driver.phase(of: Self.domain) == .unavailable)
+        #expect(driver.loadFailure(of: Self.domain) == .refused(.accessDenied("not yours")))
+        #expect(driver.waitForLoads(timeout: .seconds(1)), "nothing on its way: at once")
+    }
+
+    @Test("with a flush interval, writes made after an answered call wait and merge into one; flushingAtOnce sends them now")
+    func flushInterval() async throws {
+        let bus = try PrivateBus()
+        let prefsd = try await HeldPrefsd(bus: bus)
+        let proxy = PreferencesProxy(connection: try DBusConnection.connect(address: bus.address))
+        defer { proxy.close() }
+        let log = NewsLog()
+        // Longer than any test: only flushingAtOnce sends the second call.
+        let driver = ClientDriver(proxy: proxy, flushInterval: .seconds(600)) { log.add($0) }
+        try await Self.loadEmpty(driver, prefsd, log)
+
+        let first = try #require(driver.submit([("A", .integer(1))], in: Self.domain))
+        let sent = await prefsd.waitForCalls(1)
+        #expect(sent.map(\.member) == ["Apply"], "the first write goes at once")
+        try prefsd.answer(sent[0])
+        #expect(await log.wait(for: "writeEnded com.example.Driver [\(first)] stored"))
+        driver.write([("B", .integer(2))], in: Self.domain)
+        driver.write([("C", .integer(3))], in: Self.domain)
+        // A sentinel on the same connection: had the writes gone out, they would reach prefsd before it.
+        proxy.perform(PreferencesCall.read("io.github.prefsd.Sentinel", "k")) { _ in }
+        let waiting = await prefsd.waitForCalls(2)
+        #expect(waiting.dropFirst().map(\.member) == ["Read"], "the writes wait for the interval")
+        #expect(driver.hasPendingWrites())
+        #expect(driver.value("C", in: Self.domain) == .integer(3), "readers see them meanwhile")
+
+        DispatchQueue.global().async { driver.flushingAtOnce {} }
+        let flushed = await prefsd.waitForCalls(3)
+        let apply = try #require(flushed.dropFirst(2).first)
+        #expect(apply.member == "Apply")
+        #expect(apply.body.dropFirst().first == HeldPrefsd.dictionary(["B": .integer(2), "C": .integer(3)]), "merged into one call")
+    }
 }
+

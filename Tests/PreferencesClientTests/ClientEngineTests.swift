@@ -416,6 +416,46 @@ struct ClientEngineWriteOutcomeTests {
         #expect(outcomes.first { $0.tickets == [bad].compactMap { $0 } }?.failure == "invalid")
     }
 
+    @Test("a replacement is told ended with its ticket: stored, or refused with the reason after readers see the old contents")
+    func replacementEnds() {
+        var fake = FakeTransport()
+        let volatile = ClientDomain("session", volatile: true)
+        fake.load(volatile, ["a": "1"], sender: ":1.5")
+        guard let stored = fake.engine.submitReplace(volatile, with: ["a": "2"]) else {
+            Issue.record("replacement refused")
+            return
+        }
+        fake.engine.flushAll()
+        fake.drain()
+        fake.engine.writeAnswered(volatile, token: fake.replaces[0].token, serial: 3, sender: ":1.5")
+        let answered = fake.drain()
+        #expect(Self.ended(answered).map(\.tickets) == [[stored]])
+        #expect(Self.ended(answered).first?.failure == nil)
+        let refused = fake.engine.submitReplace(volatile, with: ["a": "3"])
+        #expect(fake.engine.entries(of: volatile) == ["a": "3"])
+        fake.engine.flushAll()
+        fake.drain()
+        fake.engine.writeFailed(volatile, token: fake.replaces[1].token, reason: "exists")
+        let failed = fake.drain()
+        #expect(Self.ended(failed).map(\.tickets) == [[refused].compactMap { $0 }])
+        #expect(Self.ended(failed).first?.failure == "exists")
+        #expect(fake.engine.entries(of: volatile) == ["a": "2"])
+        #expect(fake.engine.submitReplace(ClientDomain("not.followed"), with: [:]) == nil)
+    }
+
+    @Test("a load is on its way from follow to its answer, a reload included")
+    func loadInFlight() {
+        var fake = FakeTransport()
+        #expect(!fake.engine.isLoading())
+        fake.engine.follow(desktop)
+        #expect(fake.engine.isLoading(desktop) && fake.engine.isLoading())
+        fake.drain()
+        fake.engine.loadAnswered(desktop, token: fake.loads[0].1, values: [:], forced: [], serial: 1, sender: ":1.5")
+        #expect(!fake.engine.isLoading())
+        fake.engine.reload(desktop)
+        #expect(fake.engine.isLoading(desktop))
+    }
+
     @Test("a refused write gets no ticket and changes nothing")
     func refusedAtOnce() {
         var fake = FakeTransport()

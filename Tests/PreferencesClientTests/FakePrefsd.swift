@@ -25,6 +25,11 @@ struct FakeTransport {
         sent.compactMap { if case .apply(_, let set, let remove, let token) = $0 { (set, remove, token) } else { nil } }
     }
 
+    /// The whole-domain calls sent: the values (`nil`: removal) and the token.
+    var replaces: [(values: [String: String]?, token: UInt64)] {
+        sent.compactMap { if case .replace(_, let values, let token) = $0 { (values, token) } else { nil } }
+    }
+
     /// The keys of every `changed` news not caused by a write, in order.
     var changedKeys: [String] {
         sent.flatMap { action -> [String] in

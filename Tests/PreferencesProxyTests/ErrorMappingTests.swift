@@ -8,7 +8,7 @@ import Testing
 /// The service's refusals are listed once (`PreferencesRefusal`) and mapped once between
 /// their D-Bus names and the cases both ends use.
 @Suite struct ErrorMappingTests {
-    @Test("every error name of the service reads back as the refusal it was sent as, and as the proxy's case of the same name")
+    @Test("every error name of the service reads back as the refusal it was sent as, and the proxy's error carries that refusal")
     func roundTrip() throws {
         let refusals: [PreferencesRefusal] = [
             .notFound("m"), .invalidName("m"), .invalidValue("m"), .forced("m"), .exists("m"),
@@ -19,11 +19,11 @@ import Testing
         for refusal in refusals {
             #expect(PreferencesRefusal(busErrorName: refusal.busErrorName, message: "m") == refusal)
             let proxied = PreferencesProxyError(errorName: refusal.busErrorName, message: "m")
-            #expect(proxied == PreferencesProxyError(refusal))
+            #expect(proxied == .refused(refusal) && proxied.refusal == refusal)
             #expect(proxied.description == "m")
             #expect(!proxied.isServiceUnavailable)
         }
-        #expect(PreferencesProxyError(errorName: PreferencesErrorName.forced.busName, message: "locked") == .forced("locked"))
+        #expect(PreferencesProxyError(errorName: PreferencesErrorName.forced.busName, message: "locked") == .refused(.forced("locked")))
         #expect(PreferencesRefusal(busErrorName: "org.example.Other", message: "m") == nil)
         #expect(PreferencesRefusal(PreferencesModelError.invalidKey("", reason: "empty")).busErrorName == PreferencesErrorName.invalidName.busName)
     }

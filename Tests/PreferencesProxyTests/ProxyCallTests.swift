@@ -47,7 +47,7 @@ struct ProxyCallTests {
         let answered = try await withDeadline(.seconds(30), "the write's completion") { (done: BoundedContinuation<Result<Void, PreferencesProxyError>>) in
             proxy.perform(PreferencesCall.write("bad/name", "k", .integer(1))) { done.resume(returning: $0) }
         }
-        guard case .failure(.invalidName) = answered else {
+        guard case .failure(.refused(.invalidName)) = answered else {
             Issue.record("a write with a bad domain name answered \(answered)")
             return
         }
@@ -100,12 +100,12 @@ struct ProxyCallTests {
         do {
             _ = try await proxy.read("com.example.None", "k")
         } catch {
-            guard case .notFound = error else { Issue.record("Read of an absent key: \(error)"); return }
+            guard case .refused(.notFound) = error else { Issue.record("Read of an absent key: \(error)"); return }
         }
-        await Self.expect(PreferencesProxyError.invalidName, try await proxy.write("bad/name", "k", .integer(1)))
-        await Self.expect(PreferencesProxyError.invalidArguments, try await proxy.apply("com.example.A", set: ["k": .integer(1)], remove: ["k"]))
+        await Self.expect(PreferencesRefusal.invalidName, try await proxy.write("bad/name", "k", .integer(1)))
+        await Self.expect(PreferencesRefusal.invalidArguments, try await proxy.apply("com.example.A", set: ["k": .integer(1)], remove: ["k"]))
         try await proxy.setVolatileDomain("com.example.V", [:])
-        await Self.expect(PreferencesProxyError.exists, try await proxy.setVolatileDomain("com.example.V", [:]))
+        await Self.expect(PreferencesRefusal.exists, try await proxy.setVolatileDomain("com.example.V", [:]))
     }
 
     @Test("no prefsd, no activation: every call is serviceUnavailable with an actionable message")
@@ -138,31 +138,31 @@ struct ProxyCallTests {
         #expect(PreferencesProxyError(.noSessionBus).isServiceUnavailable)
         #expect(PreferencesProxyError(.disconnected).isServiceUnavailable)
         let cases: [(String, PreferencesProxyError)] = [
-            ("io.github.prefsd.Preferences1.Error.NotFound", .notFound("m")),
-            ("io.github.prefsd.Preferences1.Error.InvalidName", .invalidName("m")),
-            ("io.github.prefsd.Preferences1.Error.InvalidValue", .invalidValue("m")),
-            ("io.github.prefsd.Preferences1.Error.Forced", .forced("m")),
-            ("io.github.prefsd.Preferences1.Error.Exists", .exists("m")),
-            ("io.github.prefsd.Preferences1.Error.QuotaExceeded", .quotaExceeded("m")),
-            ("io.github.prefsd.Preferences1.Error.StorageFailed", .storageFailed("m")),
-            ("io.github.prefsd.Preferences1.Error.AccessDenied", .accessDenied("m")),
-            ("org.freedesktop.DBus.Error.AccessDenied", .accessDenied("m")),
-            ("org.freedesktop.DBus.Error.InvalidArgs", .invalidArguments("m")),
+            ("io.github.prefsd.Preferences1.Error.NotFound", .refused(.notFound("m"))),
+            ("io.github.prefsd.Preferences1.Error.InvalidName", .refused(.invalidName("m"))),
+            ("io.github.prefsd.Preferences1.Error.InvalidValue", .refused(.invalidValue("m"))),
+            ("io.github.prefsd.Preferences1.Error.Forced", .refused(.forced("m"))),
+            ("io.github.prefsd.Preferences1.Error.Exists", .refused(.exists("m"))),
+            ("io.github.prefsd.Preferences1.Error.QuotaExceeded", .refused(.quotaExceeded("m"))),
+            ("io.github.prefsd.Preferences1.Error.StorageFailed", .refused(.storageFailed("m"))),
+            ("io.github.prefsd.Preferences1.Error.AccessDenied", .refused(.accessDenied("m"))),
+            ("org.freedesktop.DBus.Error.AccessDenied", .refused(.accessDenied("m"))),
+            ("org.freedesktop.DBus.Error.InvalidArgs", .refused(.invalidArguments("m"))),
             ("org.freedesktop.DBus.Error.LimitsExceeded", .limitsExceeded("m")),
-            ("com.example.Other", .refused(name: "com.example.Other", message: "m")),
+            ("com.example.Other", .busError(name: "com.example.Other", message: "m")),
         ]
         for (name, expected) in cases {
             #expect(PreferencesProxyError(errorName: name, message: "m") == expected, "\(name)")
         }
     }
 
-    /// Expects `body` to fail with the error case `expected` (its message aside).
-    static func expect(_ expected: (String) -> PreferencesProxyError, _ body: @autoclosure () async throws(PreferencesProxyError) -> Void, sourceLocation: SourceLocation = #_sourceLocation) async {
+    /// Expects `body` to fail with prefsd's refusal `expected` (its message aside).
+    static func expect(_ expected: (String) -> PreferencesRefusal, _ body: @autoclosure () async throws(PreferencesProxyError) -> Void, sourceLocation: SourceLocation = #_sourceLocation) async {
         do {
             try await body()
             Issue.record("succeeded; expected \(expected(""))", sourceLocation: sourceLocation)
         } catch {
-            let got = Mirror(reflecting: error).children.first?.label
+            let got = error.refusal.flatMap { Mirror(reflecting: $0).children.first?.label }
             #expect(got != nil && got == Mirror(reflecting: expected("")).children.first?.label, "got \(error)", sourceLocation: sourceLocation)
         }
     }

@@ -197,7 +197,7 @@ struct ProxySignalTests {
             try await proxy.update("com.example.Lab", keys: ["Locked"]) { _ in PreferencesBatch(set: ["Locked": .boolean(false)]) }
             Issue.record("a forced key was updated")
         } catch let error as PreferencesProxyError {
-            guard case .forced = error else { Issue.record("\(error)"); return }
+            guard case .refused(.forced) = error else { Issue.record("\(error)"); return }
         }
     }
 

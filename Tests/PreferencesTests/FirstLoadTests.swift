@@ -18,7 +18,7 @@ import Testing
             applicationIdentifier: "com.example.OneTrip", arguments: [], environment: [:], busAddress: bus.address)
         // The read blocks until prefsd answers: on a thread of its own.
         let read = Task.detached { preferences.value(forKey: "Color") }
-        let searched = preferences.session.state.withLock { _ in preferences.layers.serviceDomains }.map(\.rawValue)
+        let searched = preferences.layers.serviceDomains.map(\.rawValue)
         // Nothing is answered until every call has come: one round trip, whatever the number of domains.
         let calls = await prefsd.waitForCalls(2 * searched.count)
         let seen = calls.map { "\($0.member ?? "?") \($0.body.first?.stringValue ?? "?")" }.sorted()

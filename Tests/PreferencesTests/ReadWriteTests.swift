@@ -86,7 +86,7 @@ struct ReadWriteTests {
         await #expect(throws: PreferencesError.self) { try await preferences.write(.data(Data(count: 5000)), forKey: "k") }
         do {
             try await preferences.write(.data(Data(count: 5000)), forKey: "k")
-        } catch .quotaExceeded(let message) {
+        } catch .refused(.quotaExceeded(let message)) {
             #expect(message.contains("1000"))
         } catch {
             Issue.record("expected quotaExceeded, got \(error)")

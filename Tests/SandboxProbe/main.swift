@@ -28,12 +28,17 @@ import PreferencesProxy
     FileHandle.standardOutput.write(Data((line + "\n").utf8))
 }
 
+/// The name of the error's case (of prefsd's refusal, for a refusal), as the tests match it.
+func caseName(_ error: PreferencesProxyError) -> String {
+    Mirror(reflecting: error.refusal.map { $0 as Any } ?? error).children.first?.label ?? "?"
+}
+
 /// Prints the outcome of one call.
 func report<Value>(_ body: () async throws(PreferencesProxyError) -> Value, _ describe: (Value) -> String) async {
     do {
         say(describe(try await body()))
     } catch {
-        say("error \(Mirror(reflecting: error).children.first?.label ?? "?"): \(error.description)")
+        say("error \(caseName(error)): \(error.description)")
     }
 }
 
@@ -76,7 +81,7 @@ if arguments[0] == "fill" {
                 try await step(count)
                 count += 1
             } catch {
-                refusal = "\(Mirror(reflecting: error).children.first?.label ?? "?"): \(error.description)"
+                refusal = "\(caseName(error)): \(error.description)"
                 break
             }
         }

@@ -35,7 +35,7 @@ struct AdministratorDefaultsMethodTests {
         do {
             _ = try await proxy.administratorDefaults("not a domain")
             Issue.record("an invalid domain name was answered")
-        } catch .invalidName {
+        } catch .refused(.invalidName) {
         } catch {
             Issue.record("an invalid domain name: \(error)")
         }
