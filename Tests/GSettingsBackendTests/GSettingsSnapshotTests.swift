@@ -179,7 +179,7 @@ struct GSettingsSnapshotTests {
         #expect(try fixture.gsettings("get", Self.schema, "int32").stdout == "42\n")
     }
 
-    @Test("a truncated or corrupted snapshot is not read: the value comes over the bus")
+    @Test("a truncated, corrupted, stale or another domain's snapshot is not read: the value comes over the bus")
     func damagedSnapshotFallsBack() async throws {
         let service = try await ServiceFixture()
         let proxy = PreferencesProxy(connection: try service.connect())
@@ -188,28 +188,37 @@ struct GSettingsSnapshotTests {
         let fixture = try GSettingsFixture(service: service)
         #expect(try fixture.gsettings("get", Self.schema, "text").stdout == "'stored'\n")
         let file = try await snapshotFile(in: service.runtimeDirectory)
-        let whole = try Data(contentsOf: file)
+        // A snapshot forged to say 'forged' (same length: still well-formed): read when intact,
+        // so each damaged copy of it below that answered would be seen. Each is written as a
+        // new file renamed into place, as prefsd writes; prefsd's own stays valid meanwhile.
+        let genuine = try Data(contentsOf: file)
+        let stored = try #require(genuine.range(of: Data("stored".utf8)))
+        var forged = genuine
+        forged.replaceSubrange(stored, with: Data("forged".utf8))
+        try forged.write(to: file, options: .atomic)
+        let control = try fixture.gsettings("get", Self.schema, "text")
+        #expect(control.stdout == "'forged'\n", "an intact forged snapshot is read (else this test proves nothing): \(control)")
 
-        // Each damaged copy is written over the snapshot; the read must not crash nor believe it.
         var damaged: [(String, Data)] = [
-            ("truncated", whole.prefix(whole.count - 3)),
-            ("header only", whole.prefix(16)),
+            ("truncated", forged.prefix(forged.count - 3)),
+            ("header only", forged.prefix(16)),
             ("empty", Data()),
         ]
-        var garbage = whole
-        for index in 16..<min(whole.count, 48) { garbage[index] = 0xA5 }
-        damaged.append(("garbage message", garbage))
-        var wrongMagic = whole
+        var stale = forged
+        stale[8] = 1
+        damaged.append(("stale", stale))
+        var garbage = forged
+        for index in 16..<min(forged.count, 28) { garbage[index] = 0xA5 }
+        damaged.append(("garbage header of the message", garbage))
+        var wrongMagic = forged
         wrongMagic[0] = UInt8(ascii: "X")
         damaged.append(("wrong magic", wrongMagic))
-        // A well-formed snapshot of another value, but of another domain: not this one's.
-        if let range = whole.range(of: Data(Self.domain.utf8)) {
-            var other = whole
-            other.replaceSubrange(range, with: Data("org.example.Tesu".utf8))
-            damaged.append(("another domain's", other))
-        }
+        let name = try #require(forged.range(of: Data(Self.domain.utf8)))
+        var otherDomain = forged
+        otherDomain.replaceSubrange(name, with: Data("org.example.Tesu".utf8))
+        damaged.append(("another domain's", otherDomain))
         for (name, data) in damaged {
-            try data.write(to: file)
+            try data.write(to: file, options: .atomic)
             let read = try fixture.gsettings("get", Self.schema, "text")
             #expect(read.status == 0 && read.stdout == "'stored'\n", "\(name) snapshot: \(read)")
         }
