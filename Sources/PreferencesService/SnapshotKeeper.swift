@@ -135,8 +135,8 @@ final class SnapshotKeeper: Sendable {
         }
     }
 
-    /// Stops keeping snapshots: every one is flipped stale and removed (prefsd is going
-    /// away; the next one starts from none).
+    /// Stops keeping snapshots: every one is flipped stale and removed, and the directory
+    /// too (prefsd is going away; the next one starts from none).
     func stop() {
         let files = state.withLock { state -> [File] in
             state.enabled = false
@@ -152,6 +152,7 @@ final class SnapshotKeeper: Sendable {
             file.close()
         }
         Self.clear(directory: directory)
+        rmdir(directory)
     }
 
     // MARK: The two hooks

@@ -224,6 +224,25 @@ struct GSettingsSnapshotTests {
         }
     }
 
+    @Test("prefsd going away flips its snapshots stale and removes them; a new prefsd starts from none")
+    func exitClearsSnapshots() async throws {
+        let service = try await ServiceFixture()
+        let proxy = PreferencesProxy(connection: try service.connect())
+        try await proxy.write(Self.domain, "text", .string("stored"))
+        proxy.close()
+        let fixture = try GSettingsFixture(service: service)
+        #expect(try fixture.gsettings("get", Self.schema, "text").stdout == "'stored'\n")
+        let file = try await snapshotFile(in: service.runtimeDirectory)
+        let handle = try FileHandle(forReadingFrom: file)
+        defer { try? handle.close() }
+
+        #expect(service.stopService() == 0)
+        #expect(try flag(handle) == 1, "a reader that mapped the snapshot of a prefsd that exited would go on reading it")
+        #expect(!FileManager.default.fileExists(atPath: file.deletingLastPathComponent().path))
+        try await service.startService()
+        #expect(try fixture.gsettings("get", Self.schema, "text").stdout == "'stored'\n")
+    }
+
     @Test("two prefsd on two private buses sharing one runtime directory never read each other's snapshots")
     func busesDoNotCross() async throws {
         let runtime = FileManager.default.temporaryDirectory.appendingPathComponent("prefsd-runtime-\(UUID().uuidString)")
