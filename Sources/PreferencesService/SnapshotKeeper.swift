@@ -61,11 +61,14 @@ final class SnapshotKeeper: Sendable {
         /// Stale snapshots no longer tracked, closed by the keeper's queue.
         var retired: [File] = []
         var written = 0
+        /// The domains with a file in the directory (live or stale): at most
+        /// ``maximumSnapshots`` names, so the directory stays bounded whatever is read.
+        var files: Set<String> = []
         /// What a load of a domain answers, read from the service's state.
         var read: (@Sendable (String) -> [DBusValue]?)?
     }
 
-    /// The most domains with a snapshot at once.
+    /// The most domains with a snapshot file at once.
     static let maximumSnapshots = 512
 
     /// The directory of this bus's snapshots.
@@ -187,7 +190,7 @@ final class SnapshotKeeper: Sendable {
                 state.live[domain] = nil
                 state.retired.append(live)
             }
-            guard state.live.count + state.scheduled.count < Self.maximumSnapshots else { return false }
+            guard state.files.contains(domain) || state.files.count + state.scheduled.count < Self.maximumSnapshots else { return false }
             state.scheduled.insert(domain)
             return true
         }
@@ -252,6 +255,7 @@ final class SnapshotKeeper: Sendable {
             return
         }
         state.withLock { state in
+            state.files.insert(domain)
             // Flipped meanwhile: retired by `invalidate`. Stopped: flipped and closed by `stop`.
             guard state.pending[domain] === file else { return }
             state.pending[domain] = nil
