@@ -14,7 +14,11 @@ import CGSettingsBackend
 /// released: its signal functions may call back into the backend.
 ///
 /// **Waits.** Only the first read (or write) of a domain waits, for its load, at most
-/// ``loadTimeout``; `sync` waits for the writes made so far, at most ``syncTimeout``.
+/// ``loadTimeout``; `sync` waits for the writes made so far, at most ``syncTimeout``. A
+/// read waits for nothing when prefsd keeps a valid ``Snapshot`` of the domain: the read
+/// answers from it, the load goes out as usual, and reads answer from the snapshot (its
+/// flag checked each time) until the load has come; a snapshot found stale falls back to
+/// waiting for the load.
 ///
 /// `@unchecked Sendable`: GSettings' threads and GDBus's worker share one instance, and
 /// every stored property that changes is read and written only with `lock` held (the
@@ -78,6 +82,13 @@ final class Backend: @unchecked Sendable {
     /// Moves after every change of what readers may see (every engine step).
     private var changeCount: UInt64 = 0
     private var rendered = RenderedValues()
+    /// The snapshots first reads answered from, by domain, kept until the domain's load
+    /// has come (then GSettings hears of what the load changed).
+    private var snapshots: [ClientDomain: Snapshot] = [:]
+    /// Domains whose snapshot was looked for (once per domain and process).
+    private var snapshotsSought: Set<ClientDomain> = []
+    /// This process's snapshot directory (none inside a sandbox: the door decides there).
+    private let snapshotDirectory: String?
 
     /// A backend for `instance`, a `GSettingsBackend` being constructed.
     init(instance object: UnsafeMutableRawPointer) {
@@ -87,6 +98,7 @@ final class Backend: @unchecked Sendable {
         instance = .allocate(capacity: 1)
         instance.initialize(to: GWeakRef())
         g_weak_ref_init(instance, object)
+        snapshotDirectory = names.subscribesAtDoor ? nil : Snapshot.directory()
     }
 
     deinit {
@@ -117,6 +129,12 @@ final class Backend: @unchecked Sendable {
         guard let location = location(key) else { return nil }
         let domain = ClientDomain(location.domain)
         let value: WireValue? = locked {
+            if let snapshot = snapshot(domain) {
+                let forced = snapshot.forced.contains(location.key)
+                if defaultValue { return forced ? snapshot.values[location.key] : nil }
+                if userValue && forced { return nil }
+                return snapshot.values[location.key]
+            }
             waitForLoad(domain)
             let forced = engine.isForced(location.key, in: domain)
             if defaultValue { return forced ? engine.value(location.key, in: domain) : nil }
@@ -140,11 +158,14 @@ final class Backend: @unchecked Sendable {
         let name = String(cString: key)
         guard let location = location(name) else { return nil }
         let domain = ClientDomain(location.domain)
-        let (value, seen): (WireValue?, UInt64) = locked {
+        let (value, seen, fromSnapshot): (WireValue?, UInt64, Bool) = locked {
+            if let snapshot = snapshot(domain) { return (snapshot.values[location.key], 0, true) }
             waitForLoad(domain)
-            return (engine.value(location.key, in: domain), changeCount)
+            return (engine.value(location.key, in: domain), changeCount, false)
         }
         guard let value, let variant = VariantMapping.settingsValue(value, type: Self.typeString(type)) else { return nil }
+        // A snapshot's value is not kept: the next read checks the snapshot's flag again.
+        if fromSnapshot { return variant }
         g_mutex_lock(&lock.pointee.mutex)
         let dropped = rendered.keep(variant, key, type: type, changeCount: seen)
         g_mutex_unlock(&lock.pointee.mutex)
@@ -246,6 +267,47 @@ final class Backend: @unchecked Sendable {
                 return
             }
         }
+    }
+
+    /// The domain's snapshot, when reads may answer from it (lock held): its load has not
+    /// come and it is valid. The first time, it is looked for, and when there is one the
+    /// domain's load is started without waiting for it.
+    private func snapshot(_ domain: ClientDomain) -> Snapshot? {
+        if let snapshot = snapshots[domain] { return snapshot.isValid ? snapshot : nil }
+        guard let snapshotDirectory, !snapshotsSought.contains(domain) else { return nil }
+        snapshotsSought.insert(domain)
+        switch engine.phase(of: domain) {
+        case .unknown, .loading: break
+        case .loaded, .unavailable: return nil
+        }
+        if case .failed = connection { return nil }
+        guard let snapshot = Snapshot.open(domain.name, in: snapshotDirectory) else { return nil }
+        snapshots[domain] = snapshot
+        if connect() {
+            engine.follow(domain)
+            run()
+        } else if case .connecting = connection {
+            wanted.insert(domain)
+        }
+        return snapshot
+    }
+
+    /// The load of a domain read from a snapshot has come (lock held): GSettings hears of
+    /// every key whose value or writability the load changed (or of the whole directory,
+    /// when the load failed and the schema defaults answer now).
+    private func snapshotReplaced(_ snapshot: Snapshot, _ domain: ClientDomain, loaded: Bool) {
+        guard loaded else {
+            news.paths.append(domain)
+            return
+        }
+        let values = engine.entries(of: domain)
+        var keys: [String] = []
+        for (key, value) in values where snapshot.values[key] != value { keys.append(key) }
+        for key in snapshot.values.keys where values[key] == nil { keys.append(key) }
+        if !keys.isEmpty { news.keys.append((domain, keys)) }
+        let forced = engine.forcedKeys(in: domain)
+        let writable = Array(forced.symmetricDifference(snapshot.forced))
+        if !writable.isEmpty { news.writable.append((domain, writable)) }
     }
 
     /// The location of a GSettings full key, mapped once (lock not held).
@@ -381,6 +443,7 @@ final class Backend: @unchecked Sendable {
             engine.writeFailed(domain, token: token, reason: "the GSettings backend replaces no domain")
         case .loadFinished(let domain, let loaded):
             g_cond_broadcast(&lock.pointee.cond)
+            if let snapshot = snapshots.removeValue(forKey: domain) { snapshotReplaced(snapshot, domain, loaded: loaded) }
             if answeredEarly.contains(domain) { news.paths.append(domain) }
             if !loaded {
                 news.reports.append("prefsd: GSettings values of " + GSettingsPath.settingsPath(ofDomain: domain.name) + " are the schema defaults: prefsd could not be reached")

@@ -44,6 +44,8 @@ public final class PreferencesService: Sendable {
     /// The administrator's defaults and dconf databases, followed live; its queue runs
     /// every reload of administrator settings, managed domains included.
     let administration = AdministratorWatch()
+    /// The snapshots of loaded domains GSettings programs map (see `SnapshotKeeper`).
+    let snapshots: SnapshotKeeper?
     private var managed: ManagedDomains {
         ManagedDomains(
             directory: configuration.managedDirectory,
@@ -65,6 +67,7 @@ public final class PreferencesService: Sendable {
         self.configuration = configuration
         self.logger = logger
         standardInterfaces = .preferences(version: configuration.version)
+        snapshots = configuration.snapshotDirectory.map { SnapshotKeeper(directory: $0, logger: logger) }
     }
 
     /// Exports the object on the connection. Calls that arrive before `start(store:)`
@@ -76,6 +79,12 @@ public final class PreferencesService: Sendable {
             receive(call)
         }
         try registerDoor()
+    }
+
+    /// Flips stale and removes the snapshots an earlier prefsd left on this bus (call before
+    /// taking the bus name); `start(store:)` clears them again before answering anything.
+    public func clearSnapshots() {
+        if let directory = snapshots?.directory { SnapshotKeeper.clear(directory: directory) }
     }
 
     /// Loads the store's domains and starts answering, the waiting calls first.
@@ -91,6 +100,8 @@ public final class PreferencesService: Sendable {
             core.domains = domains
             core.store = store
         }
+        // Before any call is answered: what an earlier prefsd left is cleared first.
+        snapshots?.start { [self] domain in snapshotBody(domain) }
         // Answer the calls that waited, in order, until none is left; only then are new
         // calls dispatched as they arrive, so none overtakes an older one.
         var answered = 0
@@ -170,6 +181,7 @@ public final class PreferencesService: Sendable {
 
     /// Waits until every accepted write is durable and answered, then closes the store.
     public func stop() {
+        snapshots?.stop()
         watcher.withLock { $0?.cancel() }
         stopRoaming()
         administration.stop()
@@ -249,6 +261,21 @@ public final class PreferencesService: Sendable {
         } catch {
             reply(to: call, error: error.busErrorName, error.description)
         }
+        // A load (of the host's) was answered: its snapshot is kept, off the reply path.
+        if method == .readDomain, case .host = caller, let snapshots, case .string(let domain)? = call.body.first {
+            snapshots.loaded(domain)
+        }
+    }
+
+    /// What a load of `name` answers (`ReadDomain`'s values, none for a domain that does not
+    /// exist, and `ForcedKeys`), as a snapshot's body `(s a{sv} as)`; `nil` when a reply
+    /// could not carry it.
+    private func snapshotBody(_ name: String) -> [DBusValue]? {
+        guard let domain = try? DomainName(name) else { return nil }
+        let (entries, forced) = read { ($0.entries(domain: domain) ?? [:], $0.forcedKeys(domain: domain)) }
+        let body: [DBusValue] = [.string(name), PropertyListValue.dictionary(entries).dbusValue, .stringArray(forced)]
+        guard DBusValue.structure(body).marshalledSize <= configuration.limits.replyBytes else { return nil }
+        return body
     }
 
     enum Outcome: Sendable {
@@ -476,6 +503,12 @@ public final class PreferencesService: Sendable {
     /// Sends a signal, unless it is too large for the bus (it is logged instead: sending
     /// it would get prefsd disconnected).
     func emitSignal(_ signal: DBusMessage) {
+        // The one place every change to what a domain reads becomes visible (its signal goes
+        // out before its reply): the domain's snapshot goes stale here, first.
+        if let snapshots, signal.member == PreferencesBus.changedSignal || signal.member == PreferencesBus.forcedKeysChangedSignal,
+           case .string(let domain)? = signal.body.first {
+            snapshots.invalidate(domain)
+        }
         let size = DBusValue.structure(signal.body).marshalledSize
         guard size <= configuration.limits.replyBytes else {
             logger.error("a signal too large for the bus was not sent", metadata: ["member": "\(signal.member ?? "")", "bytes": "\(size)"])

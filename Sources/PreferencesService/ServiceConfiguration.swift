@@ -1,4 +1,5 @@
 import Foundation
+import GSettingsPaths
 import PreferencesModel
 import PreferencesStore
 
@@ -32,6 +33,18 @@ public struct ServiceConfiguration: Sendable {
     /// The directory of dconf's system databases, `NAME.d/` keyfiles and `NAME.d/locks/`
     /// (`/etc/dconf/db`; `prefsd --dconf-db-dir`).
     public var dconfDatabaseDirectory = defaultDconfDatabaseDirectory
+    /// Where the snapshots of loaded domains go, for GSettings programs to map
+    /// (`SnapshotLayout.directory`: under `$XDG_RUNTIME_DIR`, named by the bus); `nil`: none.
+    public var snapshotDirectory: String?
+
+    /// Sets ``snapshotDirectory`` for a prefsd serving the bus at `busAddress` (`nil`: the
+    /// session bus `environment` names), under the user's runtime directory: none without one.
+    public mutating func keepSnapshots(busAddress: String?, environment: [String: String]) {
+        let runtime = environment["XDG_RUNTIME_DIR"]
+        let address = busAddress ?? SnapshotLayout.sessionBusAddress(
+            environmentAddress: environment["DBUS_SESSION_BUS_ADDRESS"], runtimeDirectory: runtime)
+        snapshotDirectory = SnapshotLayout.directory(runtimeDirectory: runtime, busAddress: address)
+    }
 
     /// The default directory of the administrator's defaults.
     public static let defaultDefaultsDirectory = URL(fileURLWithPath: "/etc/prefsd/defaults", isDirectory: true)

@@ -9,12 +9,16 @@ import Synchronization
 public final class ServiceFixture: Sendable {
     public let bus: PrivateBus
     public let storeDirectory: URL
+    /// prefsd's `XDG_RUNTIME_DIR` (where it keeps the snapshots GSettings programs map):
+    /// the test's own, inside the bus's directory unless a test shares one between buses.
+    public let runtimeDirectory: URL
     private let process = Mutex<Process?>(nil)
 
     /// Starts a bus and a prefsd on it, and waits until prefsd owns its name.
-    public init(arguments: [String] = []) async throws {
+    public init(arguments: [String] = [], runtimeDirectory: URL? = nil) async throws {
         bus = try PrivateBus()
         storeDirectory = bus.directory.appendingPathComponent("store", isDirectory: true)
+        self.runtimeDirectory = runtimeDirectory ?? bus.directory.appendingPathComponent("runtime", isDirectory: true)
         try await startService(arguments: arguments)
     }
 
@@ -48,6 +52,7 @@ public final class ServiceFixture: Sendable {
     public init(activatable: Void) throws {
         bus = try PrivateBus()
         storeDirectory = bus.directory.appendingPathComponent("store", isDirectory: true)
+        runtimeDirectory = bus.directory.appendingPathComponent("runtime", isDirectory: true)
         let service = """
         [D-BUS Service]
         Name=\(PreferencesBus.busName)
@@ -69,6 +74,8 @@ public final class ServiceFixture: Sendable {
         var environment = helperEnvironment
         environment["DBUS_SESSION_BUS_ADDRESS"] = bus.address
         environment["XDG_CONFIG_HOME"] = bus.directory.appendingPathComponent("config").path
+        try FileManager.default.createDirectory(at: runtimeDirectory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        environment["XDG_RUNTIME_DIR"] = runtimeDirectory.path
         // prefsd reads the settings bundles of the XDG data directories at start (which keys
         // are `IsSecure`): the fixture's own, empty unless a test puts bundles there or
         // passes `--settings-dir`, never the machine's.

@@ -44,13 +44,18 @@ struct GSettingsProcessBench {
         defer { bus.stop() }
         let connection = try DBusConnection.connect(address: bus.address)
         defer { connection.close() }
-        let prefsd = try PrefsdInstance(executable: try siblingExecutable("prefsd"), bus: bus.address,
-                                        store: work.appendingPathComponent("store"),
-                                        log: work.appendingPathComponent("prefsd.log"), probe: connection)
-        defer { prefsd.stop() }
         let dconf = try DconfInstance(bus: bus.address)
         defer { dconf.stop() }
         try dconf.ensureRunning(probe: connection)
+        // One runtime directory for the session, as a desktop has: dconf's shared-memory flags
+        // and prefsd's snapshots are both found there.
+        var prefsdEnvironment = ProcessInfo.processInfo.environment
+        prefsdEnvironment["XDG_RUNTIME_DIR"] = dconf.directory.appendingPathComponent("runtime").path
+        let prefsd = try PrefsdInstance(executable: try siblingExecutable("prefsd"), bus: bus.address,
+                                        store: work.appendingPathComponent("store"),
+                                        log: work.appendingPathComponent("prefsd.log"), probe: connection,
+                                        environment: prefsdEnvironment)
+        defer { prefsd.stop() }
 
         var base = ProcessInfo.processInfo.environment
         for name in ["GIO_MODULE_DIR", "GSETTINGS_SCHEMA_DIR", "GIO_USE_VFS"] { base[name] = nil }

@@ -9,11 +9,14 @@ final class PrefsdInstance {
     /// they come from prefsd itself, after it has loaded its store and taken its name).
     let startup: Double
 
-    /// Launches `executable --address BUS --store STORE` and waits (at most 60 s) until it
+    /// Launches `executable --address BUS --store STORE` (with `environment`, else this
+    /// process's) and waits (at most 60 s) until it
     /// answers a `Read`.
-    init(executable: String, bus: String, store: URL, log: URL, probe: DBusConnection, arguments: [String] = []) throws {
+    init(executable: String, bus: String, store: URL, log: URL, probe: DBusConnection, arguments: [String] = [],
+         environment: [String: String]? = nil) throws {
         let start = now()
-        child = try Child(executable, ["--address", bus, "--store", store.path, "--log-level", "warning"] + arguments, log: log)
+        child = try Child(executable, ["--address", bus, "--store", store.path, "--log-level", "warning"] + arguments,
+                          environment: environment, log: log)
         let read = Calls.read("bench.coldstart", "absent")
         while true {
             do {

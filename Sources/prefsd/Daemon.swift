@@ -59,14 +59,14 @@ final class Daemon: Sendable {
     ) async throws -> Daemon {
         let connection: DBusConnection
         let doorConnection: DBusConnection
+        let environment = ProcessInfo.processInfo.environment
+        // Started by bus activation: serve the bus that started us.
+        let starter = environment["DBUS_STARTER_BUS_TYPE"] == "session" ? environment["DBUS_STARTER_ADDRESS"] : nil
+        var configuration = configuration
+        configuration.keepSnapshots(busAddress: busAddress ?? starter, environment: environment)
         do {
-            let environment = ProcessInfo.processInfo.environment
             func open() throws(DBusError) -> DBusConnection {
-                if let busAddress { return try DBusConnection.connect(address: busAddress) }
-                if environment["DBUS_STARTER_BUS_TYPE"] == "session", let starter = environment["DBUS_STARTER_ADDRESS"] {
-                    // Started by bus activation: serve the bus that started us.
-                    return try DBusConnection.connect(address: starter)
-                }
+                if let address = busAddress ?? starter { return try DBusConnection.connect(address: address) }
                 return try DBusConnection.connectToSessionBus()
             }
             connection = try open()
@@ -92,6 +92,8 @@ final class Daemon: Sendable {
         do {
             try service.register()
             try await service.followDepartures()
+            // What an earlier prefsd on this bus left is never read as this one's.
+            service.clearSnapshots()
             let flags = NameFlag.allowReplacement | NameFlag.doNotQueue | (replace ? NameFlag.replaceExisting : 0)
             let reply = try await connection.requestName(PreferencesBus.busName, flags: flags)
             guard reply == NameReply.primaryOwner || reply == NameReply.alreadyOwner else {

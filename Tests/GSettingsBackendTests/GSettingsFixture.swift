@@ -11,14 +11,17 @@ final class GSettingsFixture: Sendable {
     let directory: URL
     /// The session bus the programs see (`nil`: none at all).
     let busAddress: String?
+    /// The programs' `XDG_RUNTIME_DIR`: prefsd's, where they find its snapshots (`nil`: none).
+    let runtimeDirectory: URL?
 
     /// The schema with one key per GVariant type family, at `/org/example/Test/`.
     static let schema = "org.example.Test"
     /// A relocatable schema, used at deep paths.
     static let profileSchema = "org.example.Profile"
 
-    init(busAddress: String?) throws {
+    init(busAddress: String?, runtimeDirectory: URL? = nil) throws {
         self.busAddress = busAddress
+        self.runtimeDirectory = runtimeDirectory
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("prefsd-gsettings-\(UUID().uuidString)")
         let schemas = directory.appendingPathComponent("schemas")
         let modules = directory.appendingPathComponent("modules")
@@ -34,7 +37,7 @@ final class GSettingsFixture: Sendable {
 
     /// A fixture on `service`'s bus.
     convenience init(service: ServiceFixture) throws {
-        try self.init(busAddress: service.bus.address)
+        try self.init(busAddress: service.bus.address, runtimeDirectory: service.runtimeDirectory)
     }
 
     deinit {
@@ -64,6 +67,7 @@ final class GSettingsFixture: Sendable {
             "DBUS_SESSION_BUS_ADDRESS": busAddress ?? "",
         ]
         if busAddress == nil { environment["DBUS_SESSION_BUS_ADDRESS"] = "unix:path=\(directory.path)/no-bus-here" }
+        if let runtimeDirectory { environment["XDG_RUNTIME_DIR"] = runtimeDirectory.path }
         return environment
     }
 

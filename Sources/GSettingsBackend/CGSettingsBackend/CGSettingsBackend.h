@@ -8,6 +8,10 @@
 #include <gio/gio.h>
 #include <gio/gsettingsbackend.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 /* The instance of PrefsdSettingsBackend: GLib's part, then one pointer to the Swift object
  * that does the work (retained by the instance, released in finalize). */
@@ -40,5 +44,40 @@ static inline void prefsd_log_message(const char *message) {
 
 /* A GMutex and a GCond, allocated together (their address must not move). */
 typedef struct { GMutex mutex; GCond cond; } prefsd_lock;
+
+/* Maps the snapshot file `name` of prefsd's snapshot directory `directory` read-only and
+ * shared (so prefsd's flip of its validity flag is seen), setting `*length`; NULL when the
+ * directory is not a private directory of the user's, or the file is not a regular file of
+ * the user's of 1 to `limit` bytes. (open is variadic: Embedded Swift cannot call it.) */
+static inline const void *prefsd_snapshot_map(const char *directory, const char *name, size_t limit, size_t *length) {
+    struct stat info;
+    const void *mapping = NULL;
+    int dir = open(directory, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (dir < 0) return NULL;
+    if (fstat(dir, &info) != 0 || info.st_uid != getuid() || (info.st_mode & 077) != 0) {
+        close(dir);
+        return NULL;
+    }
+    int fd = openat(dir, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+    close(dir);
+    if (fd < 0) return NULL;
+    if (fstat(fd, &info) == 0 && S_ISREG(info.st_mode) && info.st_uid == getuid()
+        && info.st_size > 0 && (unsigned long long)info.st_size <= limit) {
+        void *made = mmap(NULL, (size_t)info.st_size, PROT_READ, MAP_SHARED, fd, 0);
+        if (made != MAP_FAILED) {
+            mapping = made;
+            *length = (size_t)info.st_size;
+        }
+    }
+    close(fd);
+    return mapping;
+}
+
+static inline void prefsd_snapshot_unmap(const void *mapping, size_t length) { munmap((void *)mapping, length); }
+
+/* The byte at `offset` of a mapping another process writes (read anew each time). */
+static inline unsigned char prefsd_snapshot_byte(const void *mapping, size_t offset) {
+    return __atomic_load_n((const unsigned char *)mapping + offset, __ATOMIC_ACQUIRE);
+}
 
 #endif

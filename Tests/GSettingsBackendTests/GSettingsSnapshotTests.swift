@@ -1,0 +1,284 @@
+import DBus
+import Foundation
+import PreferencesModel
+import PreferencesProtocol
+import PreferencesProxy
+import PrefsdTestSupport
+import Testing
+
+/// prefsd keeps a snapshot of each loaded domain under `$XDG_RUNTIME_DIR` that the module
+/// maps, so a first read need not wait on the bus; it goes stale before any change to the
+/// domain is acknowledged.
+@Suite("GSettings backend: the first read answers from prefsd's snapshot, never a stale one", .serialized)
+struct GSettingsSnapshotTests {
+    static let schema = GSettingsFixture.schema
+    static let domain = "org.example.Test"
+
+    /// The snapshot file of the test schema's domain under `runtime`, once prefsd has
+    /// written it (at most 30 s): prefsd writes it after a load of the domain.
+    private func snapshotFile(in runtime: URL, bus: String? = nil) async throws -> URL {
+        let deadline = ContinuousClock.now + .seconds(30)
+        while ContinuousClock.now < deadline {
+            if let file = snapshotFiles(in: runtime).first(where: { bus == nil || $0.deletingLastPathComponent().lastPathComponent == bus }) {
+                return file
+            }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        throw FixtureError("prefsd wrote no snapshot of \(Self.domain) under \(runtime.path)")
+    }
+
+    /// Every snapshot file of the test schema's domain under `runtime` (one per bus).
+    private func snapshotFiles(in runtime: URL) -> [URL] {
+        let parent = runtime.appendingPathComponent("prefsd")
+        let buses = (try? FileManager.default.contentsOfDirectory(atPath: parent.path)) ?? []
+        return buses.sorted().map { parent.appendingPathComponent($0).appendingPathComponent(Self.domain) }
+            .filter { FileManager.default.fileExists(atPath: $0.path) }
+    }
+
+    /// The flag byte of the snapshot open as `handle` (byte 8: 0 valid, 1 stale).
+    private func flag(_ handle: FileHandle) throws -> UInt8 {
+        try handle.seek(toOffset: 8)
+        return try handle.read(upToCount: 1)?.first ?? 0xFF
+    }
+
+    /// Waits until prefsd's `Read` (one key, not a load: no new snapshot) answers `expected`.
+    private func waitForRead(_ service: ServiceFixture, _ key: String, _ expected: DBusValue) async throws {
+        let connection = try service.connect()
+        defer { connection.close() }
+        let deadline = ContinuousClock.now + .seconds(30)
+        var last: [DBusValue] = []
+        while ContinuousClock.now < deadline {
+            let reply = try? await connection.call(.methodCall(
+                destination: PreferencesBus.busName, path: PreferencesBus.objectPath, interface: PreferencesBus.interface,
+                member: "Read", body: [.string(Self.domain), .string(key)]))
+            last = reply?.body ?? []
+            if last == [.variant(expected)] { return }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        throw FixtureError("prefsd's Read of \(key) did not answer \(expected) within 30 s (last: \(last))")
+    }
+
+    @Test("with prefsd stopped (SIGSTOP) once the snapshot exists, `gsettings get` still answers the stored value at once")
+    func readsWithoutWaitingOnPrefsd() async throws {
+        let service = try await ServiceFixture()
+        let proxy = PreferencesProxy(connection: try service.connect())
+        defer { proxy.close() }
+        try await proxy.write(Self.domain, "text", .string("stored"))
+        let fixture = try GSettingsFixture(service: service)
+        // The first read loads the domain over the bus; prefsd then writes its snapshot.
+        #expect(try fixture.gsettings("get", Self.schema, "text").stdout == "'stored'\n")
+        _ = try await snapshotFile(in: service.runtimeDirectory)
+
+        let pid = try #require(service.pid)
+        kill(pid, SIGSTOP)
+        let started = ContinuousClock.now
+        let read = try fixture.gsettings("get", Self.schema, "text")
+        let took = ContinuousClock.now - started
+        let forced = try fixture.gsettings("get", Self.schema, "int32")
+        kill(pid, SIGCONT)
+        // A read that waited on the stopped prefsd would give up after 5 s with the schema's 'hello'.
+        #expect(read.status == 0 && read.stdout == "'stored'\n", "gsettings get with prefsd stopped: \(read)")
+        #expect(took < .seconds(4), "the read took \(took)")
+        #expect(forced.stdout == "5\n", "a key the domain does not hold reads the schema default: \(forced)")
+        // The sentinel: prefsd runs on and answers the same over the bus.
+        #expect(try await proxy.read(Self.domain, "text") == .string("stored"))
+    }
+
+    @Test("a write acknowledged to `prefs` makes the snapshot a reader has open stale, and a fresh `gsettings get` reads the new value")
+    func acknowledgedWriteIsSeen() async throws {
+        let service = try await ServiceFixture()
+        let proxy = PreferencesProxy(connection: try service.connect())
+        defer { proxy.close() }
+        try await proxy.write(Self.domain, "text", .string("old"))
+        let fixture = try GSettingsFixture(service: service)
+        #expect(try fixture.gsettings("get", Self.schema, "text").stdout == "'old'\n")
+        let file = try await snapshotFile(in: service.runtimeDirectory)
+        // A reader that mapped the old snapshot (the same file, open here) sees the flip.
+        let handle = try FileHandle(forReadingFrom: file)
+        defer { try? handle.close() }
+        #expect(try flag(handle) == 0)
+
+        let wrote = try service.prefs("write", Self.domain, "text", "new")
+        #expect(wrote.status == 0, "prefs write: \(wrote)")
+        #expect(try flag(handle) == 1, "the snapshot a reader maps was not stale once the write was acknowledged")
+        let read = try fixture.gsettings("get", Self.schema, "text")
+        #expect(read.stdout == "'new'\n", "a fresh process after the acknowledged write: \(read)")
+
+        // And the same for a write by another GSettings program.
+        _ = try await snapshotFile(in: service.runtimeDirectory)
+        #expect(try fixture.gsettings("set", Self.schema, "text", "'newer'").status == 0)
+        #expect(try fixture.gsettings("get", Self.schema, "text").stdout == "'newer'\n")
+    }
+
+    @Test("a reader whose load has not come checks the snapshot's flag on every read: flipped, it waits for prefsd")
+    func readerChecksTheFlagOnEveryRead() async throws {
+        let service = try await ServiceFixture()
+        let proxy = PreferencesProxy(connection: try service.connect())
+        defer { proxy.close() }
+        try await proxy.write(Self.domain, "text", .string("stored"))
+        let fixture = try GSettingsFixture(service: service)
+        #expect(try fixture.gsettings("get", Self.schema, "text").stdout == "'stored'\n")
+        let file = try await snapshotFile(in: service.runtimeDirectory)
+
+        let pid = try #require(service.pid)
+        kill(pid, SIGSTOP)
+        defer { kill(pid, SIGCONT) }
+        let flip = fixture.directory.appendingPathComponent("flipped")
+        // With prefsd stopped the program's load cannot come: only the snapshot can answer.
+        let (program, output) = try fixture.startPython("""
+        import os, time
+        s = Gio.Settings.new('org.example.Test')
+        print('first', s.get_string('text'), flush=True)
+        deadline = time.monotonic() + 30
+        while not os.path.exists(\(String(reflecting: flip.path))) and time.monotonic() < deadline:
+            time.sleep(0.01)
+        print('second', s.get_string('text'), flush=True)
+        """)
+        defer {
+            if program.isRunning { kill(program.processIdentifier, SIGKILL) }
+            program.waitUntilExit()
+        }
+        try await waitFor("first ", in: output)
+        // prefsd's flip, as a change would make it (prefsd itself is stopped).
+        let handle = try FileHandle(forUpdating: file)
+        try handle.seek(toOffset: 8)
+        try handle.write(contentsOf: [1])
+        try handle.close()
+        FileManager.default.createFile(atPath: flip.path, contents: nil)
+        // The second read waits for the load (at most the module's 5 s), then answers the
+        // schema default: not the snapshot's value.
+        try await waitFor("second ", in: output)
+        let said = try String(contentsOf: output, encoding: .utf8)
+        #expect(said.contains("first stored\n"), "\(said)")
+        #expect(said.contains("second hello\n"), "the stale snapshot answered: \(said)")
+    }
+
+    @Test("an administrator's new default and a new lock reach a fresh `gsettings get` at once (the snapshot goes stale)")
+    func administratorChangesAreSeen() async throws {
+        let files = try AdministratorFiles()
+        defer { files.removeAll() }
+        try files.keyfile("site", "00-site", "[org/example/Test]\nint32=42\nint64=int64 60\n")
+        let service = try await ServiceFixture(arguments: files.arguments)
+        let proxy = PreferencesProxy(connection: try service.connect())
+        defer { proxy.close() }
+        try await proxy.write(Self.domain, "int32", .integer(7))
+        let fixture = try GSettingsFixture(service: service)
+        #expect(try fixture.gsettings("get", Self.schema, "int64").stdout == "int64 60\n")
+        _ = try await snapshotFile(in: service.runtimeDirectory)
+
+        // A new default: read with `Read` (not a load, which would write a new snapshot).
+        try files.keyfile("site", "00-site", "[org/example/Test]\nint32=42\nint64=int64 61\n")
+        try await waitForRead(service, "int64", .int64(61))
+        #expect(try fixture.gsettings("get", Self.schema, "int64").stdout == "int64 61\n")
+
+        // A lock: the administrator's value replaces the user's 7.
+        _ = try await snapshotFile(in: service.runtimeDirectory)
+        #expect(try fixture.gsettings("get", Self.schema, "int32").stdout == "7\n")
+        try files.locks("site", "00-site", "/org/example/Test/int32\n")
+        try await waitForRead(service, "int32", .int64(42))
+        #expect(try fixture.gsettings("get", Self.schema, "int32").stdout == "42\n")
+    }
+
+    @Test("a truncated, corrupted, stale or another domain's snapshot is not read: the value comes over the bus")
+    func damagedSnapshotFallsBack() async throws {
+        let service = try await ServiceFixture()
+        let proxy = PreferencesProxy(connection: try service.connect())
+        defer { proxy.close() }
+        try await proxy.write(Self.domain, "text", .string("stored"))
+        let fixture = try GSettingsFixture(service: service)
+        #expect(try fixture.gsettings("get", Self.schema, "text").stdout == "'stored'\n")
+        let file = try await snapshotFile(in: service.runtimeDirectory)
+        // A snapshot forged to say 'forged' (same length: still well-formed): read when intact,
+        // so each damaged copy of it below that answered would be seen. Each is written as a
+        // new file renamed into place, as prefsd writes; prefsd's own stays valid meanwhile.
+        let genuine = try Data(contentsOf: file)
+        let stored = try #require(genuine.range(of: Data("stored".utf8)))
+        var forged = genuine
+        forged.replaceSubrange(stored, with: Data("forged".utf8))
+        try forged.write(to: file, options: .atomic)
+        let control = try fixture.gsettings("get", Self.schema, "text")
+        #expect(control.stdout == "'forged'\n", "an intact forged snapshot is read (else this test proves nothing): \(control)")
+
+        var damaged: [(String, Data)] = [
+            ("truncated", forged.prefix(forged.count - 3)),
+            ("header only", forged.prefix(16)),
+            ("empty", Data()),
+        ]
+        var stale = forged
+        stale[8] = 1
+        damaged.append(("stale", stale))
+        var garbage = forged
+        for index in 16..<min(forged.count, 28) { garbage[index] = 0xA5 }
+        damaged.append(("garbage header of the message", garbage))
+        var wrongMagic = forged
+        wrongMagic[0] = UInt8(ascii: "X")
+        damaged.append(("wrong magic", wrongMagic))
+        let name = try #require(forged.range(of: Data(Self.domain.utf8)))
+        var otherDomain = forged
+        otherDomain.replaceSubrange(name, with: Data("org.example.Tesu".utf8))
+        damaged.append(("another domain's", otherDomain))
+        for (name, data) in damaged {
+            try data.write(to: file, options: .atomic)
+            let read = try fixture.gsettings("get", Self.schema, "text")
+            #expect(read.status == 0 && read.stdout == "'stored'\n", "\(name) snapshot: \(read)")
+        }
+    }
+
+    @Test("prefsd going away flips its snapshots stale and removes them; a new prefsd starts from none")
+    func exitClearsSnapshots() async throws {
+        let service = try await ServiceFixture()
+        let proxy = PreferencesProxy(connection: try service.connect())
+        try await proxy.write(Self.domain, "text", .string("stored"))
+        proxy.close()
+        let fixture = try GSettingsFixture(service: service)
+        #expect(try fixture.gsettings("get", Self.schema, "text").stdout == "'stored'\n")
+        let file = try await snapshotFile(in: service.runtimeDirectory)
+        let handle = try FileHandle(forReadingFrom: file)
+        defer { try? handle.close() }
+
+        #expect(service.stopService() == 0)
+        #expect(try flag(handle) == 1, "a reader that mapped the snapshot of a prefsd that exited would go on reading it")
+        #expect(!FileManager.default.fileExists(atPath: file.deletingLastPathComponent().path))
+        try await service.startService()
+        #expect(try fixture.gsettings("get", Self.schema, "text").stdout == "'stored'\n")
+    }
+
+    @Test("two prefsd on two private buses sharing one runtime directory never read each other's snapshots")
+    func busesDoNotCross() async throws {
+        let runtime = FileManager.default.temporaryDirectory.appendingPathComponent("prefsd-runtime-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: runtime) }
+        let first = try await ServiceFixture(runtimeDirectory: runtime)
+        let second = try await ServiceFixture(runtimeDirectory: runtime)
+        for (service, value) in [(first, "on the first bus"), (second, "on the second bus")] {
+            let proxy = PreferencesProxy(connection: try service.connect())
+            try await proxy.write(Self.domain, "text", .string(value))
+            proxy.close()
+        }
+        let fixtures = [try GSettingsFixture(service: first), try GSettingsFixture(service: second)]
+        #expect(try fixtures[0].gsettings("get", Self.schema, "text").stdout == "'on the first bus'\n")
+        #expect(try fixtures[1].gsettings("get", Self.schema, "text").stdout == "'on the second bus'\n")
+        let deadline = ContinuousClock.now + .seconds(30)
+        while snapshotFiles(in: runtime).count < 2 && ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        #expect(snapshotFiles(in: runtime).count == 2, "one snapshot directory per bus: \(snapshotFiles(in: runtime))")
+
+        // Both stopped: each program answers from its own bus's snapshot.
+        let pids = [try #require(first.pid), try #require(second.pid)]
+        for pid in pids { kill(pid, SIGSTOP) }
+        let reads = try fixtures.map { try $0.gsettings("get", Self.schema, "text") }
+        for pid in pids { kill(pid, SIGCONT) }
+        #expect(reads[0].stdout == "'on the first bus'\n", "\(reads[0])")
+        #expect(reads[1].stdout == "'on the second bus'\n", "\(reads[1])")
+    }
+
+    /// Waits until `file` holds `text` (a process's output), or fails after 30 s.
+    private func waitFor(_ text: String, in file: URL) async throws {
+        let deadline = ContinuousClock.now + .seconds(30)
+        while ContinuousClock.now < deadline {
+            if let output = try? String(contentsOf: file, encoding: .utf8), output.contains(text) { return }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        throw FixtureError("\"\(text)\" did not appear within 30 s: \((try? String(contentsOf: file, encoding: .utf8)) ?? "")")
+    }
+}
