@@ -242,14 +242,10 @@ let package = Package(
         ),
 
         // MARK: Build tools
-        .executableTarget(
-            name: "embed-introspection",
-            swiftSettings: strict
-        ),
+        // Runs scripts/embed-text (plugin.swift says why not a Swift executable).
         .plugin(
             name: "EmbedIntrospection",
-            capability: .buildTool(),
-            dependencies: ["embed-introspection"]
+            capability: .buildTool()
         ),
 
         // MARK: Test support
