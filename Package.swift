@@ -129,7 +129,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "prefs-settings",
-            dependencies: ["SettingsApp"],
+            dependencies: ["SettingsApp", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             swiftSettings: strict
         ),
 
