@@ -16,7 +16,7 @@ FISH_COMPLETIONS_DIR ?= $(PREFIX)/share/fish/vendor_completions.d
 SWIFT ?= swift
 export SWIFT
 
-.PHONY: all deps build man run test bench install install-man uninstall uninstall-man clean
+.PHONY: all deps build man docs run test bench install install-man uninstall uninstall-man clean
 
 all: build
 
@@ -38,6 +38,12 @@ man:
 	scripts/install-dependencies build
 	scripts/build-man
 
+# DocC for Preferences, PreferencesProxy and PreferencesClient, for static hosting, into
+# .build/docs/<Module>; fails on any DocC warning.
+docs:
+	scripts/install-dependencies docs
+	scripts/build-docs
+
 # prefsd in the foreground (on a private bus when there is no session bus), with the
 # `export` lines for another terminal.
 run:
@@ -45,7 +51,8 @@ run:
 	scripts/run
 
 # Each test target runs in a process of its own, one test at a time (scripts/run-tests
-# says why), then the script tests in scripts/tests (installed man pages, make run); the run ends with one line: "N passed, M failed".
+# says why), then the script tests in scripts/tests (installed man pages, make run,
+# building again); the run ends with one line: "N passed, M failed".
 test:
 	scripts/install-dependencies test
 	$(SWIFT) build --build-tests

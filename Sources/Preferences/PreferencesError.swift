@@ -4,7 +4,7 @@ import PreferencesProxy
 
 /// Why a preferences operation failed, in words a person can act on: the proxy's one
 /// error for every client of prefsd (each refusal of the service, the same cases as
-/// ``PreferencesRefusal``, and ``PreferencesProxyError/serviceUnavailable(_:)`` for a
+/// `PreferencesRefusal`, and `PreferencesProxyError.serviceUnavailable(_:)` for a
 /// prefsd that cannot be reached).
 public typealias PreferencesError = PreferencesProxyError
 
