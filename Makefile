@@ -16,7 +16,7 @@ FISH_COMPLETIONS_DIR ?= $(PREFIX)/share/fish/vendor_completions.d
 SWIFT ?= swift
 export SWIFT
 
-.PHONY: all deps build man docs run test bench install install-man uninstall uninstall-man clean
+.PHONY: all deps build man docs run test lint format bench install install-man uninstall uninstall-man clean
 
 all: build
 
@@ -51,13 +51,21 @@ run:
 	scripts/run
 
 # Each test target runs in a process of its own, one test at a time (scripts/run-tests
-# says why), then the script tests in scripts/tests (installed man pages, make run,
-# building again); the run ends with one line: "N passed, M failed".
+# says why), then the script tests in scripts/tests (building again, formatting, make run,
+# installed man pages); the run ends with one line: "N passed, M failed". The formatting
+# test fails until the tree is formatted (`make format`).
 test:
 	scripts/install-dependencies test
 	$(SWIFT) build --build-tests
 	scripts/build-gio-module
 	scripts/run-tests
+
+# swift-format's findings under .swift-format (`make format` applies its fixes).
+lint:
+	$(SWIFT) format lint --strict --parallel --recursive Package.swift Plugins Sources Tests
+
+format:
+	scripts/format
 
 # The benchmark (not part of `make test`): prefsd beside the bus's Ping floor and dconf-service.
 bench:
