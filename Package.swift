@@ -136,9 +136,12 @@ let package = Package(
         ),
 
         // MARK: GSettings backend
+        // glib-2.0's include directories are GIO's too (gio/gio.h is beside glib.h); gio-2.0's
+        // own .pc adds -pthread (through gmodule-no-export-2.0), which SwiftPM drops with a
+        // "prohibited flag(s)" warning. The module map links gio-2.0 itself.
         .systemLibrary(
             name: "CGIO",
-            pkgConfig: "gio-2.0",
+            pkgConfig: "glib-2.0",
             providers: [.apt(["libglib2.0-dev"])]
         ),
         .target(
