@@ -76,10 +76,12 @@ bench:
 
 install: build
 	install -d "$(DESTDIR)$(BINDIR)" "$(DESTDIR)$(DBUS_SERVICES_DIR)" "$(DESTDIR)$(SYSTEMD_USER_DIR)" "$(DESTDIR)$(PORTALS_DIR)" "$(DESTDIR)$(GIO_MODULE_DIR)" "$(DESTDIR)$(APPLICATIONS_DIR)"
-	install -s -m 0755 "$$($(SWIFT) build -c release --show-bin-path)/prefsd" "$(DESTDIR)$(BINDIR)/prefsd"
-	install -m 0755 "$$($(SWIFT) build -c release --show-bin-path)/prefs" "$(DESTDIR)$(BINDIR)/prefs"
-	install -m 0755 "$$($(SWIFT) build -c release --show-bin-path)/prefsd-portal" "$(DESTDIR)$(BINDIR)/prefsd-portal"
-	install -m 0755 "$$($(SWIFT) build -c release --show-bin-path)/prefs-settings" "$(DESTDIR)$(BINDIR)/prefs-settings"
+	@# One --show-bin-path: each swift invocation repeats SwiftPM's warnings about CGtk's flags.
+	bin="$$($(SWIFT) build -c release --show-bin-path 2>/dev/null)" && \
+	install -s -m 0755 "$$bin/prefsd" "$(DESTDIR)$(BINDIR)/prefsd" && \
+	install -m 0755 "$$bin/prefs" "$(DESTDIR)$(BINDIR)/prefs" && \
+	install -m 0755 "$$bin/prefsd-portal" "$(DESTDIR)$(BINDIR)/prefsd-portal" && \
+	install -m 0755 "$$bin/prefs-settings" "$(DESTDIR)$(BINDIR)/prefs-settings"
 	sed 's|@bindir@|$(BINDIR)|g' dbus/org.freedesktop.impl.portal.desktop.prefsd.service > "$(DESTDIR)$(DBUS_SERVICES_DIR)/org.freedesktop.impl.portal.desktop.prefsd.service"
 	install -m 0644 dbus/prefsd.portal "$(DESTDIR)$(PORTALS_DIR)/prefsd.portal"
 	sed 's|@bindir@|$(BINDIR)|g' data/io.github.prefsd.Settings.desktop > "$(DESTDIR)$(APPLICATIONS_DIR)/io.github.prefsd.Settings.desktop"
