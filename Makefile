@@ -15,6 +15,9 @@ ZSH_COMPLETIONS_DIR ?= $(PREFIX)/share/zsh/site-functions
 FISH_COMPLETIONS_DIR ?= $(PREFIX)/share/fish/vendor_completions.d
 SWIFT ?= swift
 export SWIFT
+# Copies of the two pkg-config files whose C flags SwiftPM refuses, without those flags
+# (scripts/pkg-config-shims says which and why): no "prohibited flag(s)" warnings.
+export PKG_CONFIG_PATH := $(CURDIR)/.build/pkgconfig$(if $(PKG_CONFIG_PATH),:$(PKG_CONFIG_PATH))
 
 .PHONY: all deps build man docs run test lint format bench install install-man uninstall uninstall-man clean
 
@@ -29,6 +32,7 @@ deps:
 # man pages and shell completions come from the ArgumentParser definitions (scripts/build-man).
 build:
 	scripts/install-dependencies build
+	scripts/pkg-config-shims
 	$(SWIFT) build -c release
 	scripts/build-gio-module
 	scripts/build-man
@@ -36,18 +40,21 @@ build:
 # Man pages into .build/man, completions into .build/completions.
 man:
 	scripts/install-dependencies build
+	scripts/pkg-config-shims
 	scripts/build-man
 
 # DocC for Preferences, PreferencesProxy and PreferencesClient, for static hosting, into
 # .build/docs/<Module>; fails on any DocC warning.
 docs:
 	scripts/install-dependencies docs
+	scripts/pkg-config-shims
 	scripts/build-docs
 
 # prefsd in the foreground (on a private bus when there is no session bus), with the
 # `export` lines for another terminal.
 run:
 	scripts/install-dependencies run
+	scripts/pkg-config-shims
 	scripts/run
 
 # Each test target runs in a process of its own, one test at a time (scripts/run-tests
@@ -56,6 +63,7 @@ run:
 # test fails until the tree is formatted (`make format`).
 test:
 	scripts/install-dependencies test
+	scripts/pkg-config-shims
 	$(SWIFT) build --build-tests
 	scripts/build-gio-module
 	scripts/run-tests
@@ -70,6 +78,7 @@ format:
 # The benchmark (not part of `make test`): prefsd beside the bus's Ping floor and dconf-service.
 bench:
 	scripts/install-dependencies bench
+	scripts/pkg-config-shims
 	$(SWIFT) build -c release --product prefsd
 	scripts/build-gio-module
 	$(SWIFT) run -c release prefs-bench $(BENCH_FLAGS)
