@@ -85,7 +85,7 @@ bench:
 
 install: build
 	install -d "$(DESTDIR)$(BINDIR)" "$(DESTDIR)$(DBUS_SERVICES_DIR)" "$(DESTDIR)$(SYSTEMD_USER_DIR)" "$(DESTDIR)$(PORTALS_DIR)" "$(DESTDIR)$(GIO_MODULE_DIR)" "$(DESTDIR)$(APPLICATIONS_DIR)"
-	@# One --show-bin-path: each swift invocation repeats SwiftPM's warnings about CGtk's flags.
+	@# One --show-bin-path for the four binaries: each swift invocation loads the package again.
 	bin="$$($(SWIFT) build -c release --show-bin-path 2>/dev/null)" && \
 	install -s -m 0755 "$$bin/prefsd" "$(DESTDIR)$(BINDIR)/prefsd" && \
 	install -m 0755 "$$bin/prefs" "$(DESTDIR)$(BINDIR)/prefs" && \
