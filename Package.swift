@@ -27,6 +27,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
+        // `make docs`: the generate-documentation command plugin (nothing of it is linked).
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
     targets: [
         // MARK: The bus
@@ -129,14 +131,17 @@ let package = Package(
         ),
         .executableTarget(
             name: "prefs-settings",
-            dependencies: ["SettingsApp"],
+            dependencies: ["SettingsApp", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             swiftSettings: strict
         ),
 
         // MARK: GSettings backend
+        // glib-2.0's include directories are GIO's too (gio/gio.h is beside glib.h); gio-2.0's
+        // own .pc adds -pthread (through gmodule-no-export-2.0), which SwiftPM drops with a
+        // "prohibited flag(s)" warning. The module map links gio-2.0 itself.
         .systemLibrary(
             name: "CGIO",
-            pkgConfig: "gio-2.0",
+            pkgConfig: "glib-2.0",
             providers: [.apt(["libglib2.0-dev"])]
         ),
         .target(
@@ -242,14 +247,10 @@ let package = Package(
         ),
 
         // MARK: Build tools
-        .executableTarget(
-            name: "embed-introspection",
-            swiftSettings: strict
-        ),
+        // Runs scripts/embed-text (plugin.swift says why not a Swift executable).
         .plugin(
             name: "EmbedIntrospection",
-            capability: .buildTool(),
-            dependencies: ["embed-introspection"]
+            capability: .buildTool()
         ),
 
         // MARK: Test support

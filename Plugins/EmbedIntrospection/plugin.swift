@@ -5,10 +5,15 @@ import PackagePlugin
 /// constant `introspectionXML`, and `Introspection/io.github.prefsd.Sandboxed1.xml` as
 /// `sandboxIntrospectionXML`, so the service serves the files verbatim and an installed
 /// binary needs no resource bundle beside it.
+///
+/// The generator is `scripts/embed-text`, run by `/bin/sh`, rather than a Swift executable
+/// of the package: SwiftPM would build such a tool twice (its plugin-tools build and the
+/// main build record it apart), and a warm build after one in the other configuration would
+/// relink it, run this plugin again and relink prefsd.
 @main
 struct EmbedIntrospection: BuildToolPlugin {
     func createBuildCommands(context: PluginContext, target: any Target) throws -> [Command] {
-        let embed = try context.tool(named: "embed-introspection").url
+        let script = context.package.directoryURL.appending(path: "scripts").appending(path: "embed-text")
         let files = [
             ("io.github.prefsd.Preferences1.xml", "IntrospectionXML.swift", "introspectionXML"),
             ("io.github.prefsd.Sandboxed1.xml", "SandboxIntrospectionXML.swift", "sandboxIntrospectionXML"),
@@ -18,9 +23,9 @@ struct EmbedIntrospection: BuildToolPlugin {
             let output = context.pluginWorkDirectoryURL.appending(path: swiftFile)
             return .buildCommand(
                 displayName: "Embedding \(input.lastPathComponent)",
-                executable: embed,
-                arguments: [input.path, output.path, constant],
-                inputFiles: [input],
+                executable: URL(fileURLWithPath: "/bin/sh"),
+                arguments: [script.path, input.path, output.path, constant],
+                inputFiles: [input, script],
                 outputFiles: [output]
             )
         }

@@ -4,8 +4,8 @@ import PreferencesProxy
 
 /// Why a preferences operation failed, in words a person can act on: the proxy's one
 /// error for every client of prefsd (a refusal of the service,
-/// ``PreferencesProxyError/refused(_:)`` carrying the ``PreferencesRefusal``, and
-/// ``PreferencesProxyError/serviceUnavailable(_:)`` for a prefsd that cannot be reached).
+/// `PreferencesProxyError.refused(_:)` carrying the `PreferencesRefusal`, and
+/// `PreferencesProxyError.serviceUnavailable(_:)` for a prefsd that cannot be reached).
 public typealias PreferencesError = PreferencesProxyError
 
 extension PreferencesProxyError {

@@ -9,7 +9,7 @@ public enum ClientAction<Value>: Sendable where Value: Sendable {
     case unsubscribe(ClientDomain)
     /// Read the domain whole (`ReadDomain` with `ForcedKeys` for a persistent domain,
     /// `ReadVolatileDomain` for a volatile one) and answer with
-    /// ``ClientEngine/loadAnswered(_:token:values:forced:serial:sender:)`` or
+    /// ``ClientEngine/loadAnswered(_:token:values:forced:serial:forcedSerial:sender:)`` or
     /// ``ClientEngine/loadFailed(_:token:reason:)`` quoting `token`.
     case load(ClientDomain, token: UInt64)
     /// A lane has writes queued and none in flight: call ``ClientEngine/flush(_:)`` now,

@@ -14,7 +14,7 @@ import Synchronization
 /// ``PreferencesEvent/disconnected`` are never dropped: they are queued after the reload
 /// event. A consumer that keeps up never sees a dropped event.
 public final class PreferencesEventQueue: Sendable {
-    /// The capacity of the queues the proxy makes for ``PreferencesProxy/events(in:resolving:)``.
+    /// The capacity of the queues the proxy makes for ``PreferencesProxy/events(in:resolving:capacity:)``.
     public static let defaultCapacity = 4096
 
     private struct State: Sendable {

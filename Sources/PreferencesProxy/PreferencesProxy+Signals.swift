@@ -17,8 +17,11 @@ extension PreferencesProxy {
     /// every change committed after it returns is in the stream.
     /// - Throws: ``PreferencesProxyError/invalidName(_:)`` for a domain name that breaks
     ///   the rules; ``PreferencesProxyError/serviceUnavailable(_:)`` when the bus is gone.
-    /// - Parameter resolving: false to get the signals as prefsd sent them, their
-    ///   ``DomainChange/invalidated`` keys not re-read (for tests of the service itself).
+    /// - Parameters:
+    ///   - domains: the domains followed; `nil` for every domain.
+    ///   - resolving: false to get the signals as prefsd sent them, their
+    ///     ``DomainChange/invalidated`` keys not re-read (for tests of the service itself).
+    ///   - capacity: the most events the stream holds for its consumer (see below).
     ///
     /// The stream holds at most ``PreferencesEventQueue/defaultCapacity`` events (or
     /// `capacity`) that its consumer has not taken yet. A consumer that falls further
@@ -45,8 +48,11 @@ extension PreferencesProxy {
     /// time, in order, until the returned subscription is cancelled or released. The
     /// handler runs on the proxy's own serial queue: it must not block for long (and must not
     /// make a blocking call).
-    /// - Parameter resolving: false to get the signals as prefsd sent them, their
-    ///   ``DomainChange/invalidated`` keys not re-read.
+    /// - Parameters:
+    ///   - domains: the domains followed; `nil` for every domain.
+    ///   - resolving: false to get the signals as prefsd sent them, their
+    ///     ``DomainChange/invalidated`` keys not re-read.
+    ///   - handler: called with each event, on the proxy's serial queue.
     public func observe(
         _ domains: [String]? = nil, resolving: Bool = true, _ handler: @escaping @Sendable (PreferencesEvent) -> Void
     ) async throws(PreferencesProxyError) -> PreferencesSubscription {
@@ -133,7 +139,7 @@ extension PreferencesProxy {
     public var matchRules: [String: Int] { router.ruleCounts }
 }
 
-/// A callback subscription of ``PreferencesProxy/observe(_:_:)``; cancelled when
+/// A callback subscription of ``PreferencesProxy/observe(_:resolving:_:)``; cancelled when
 /// ``cancel()`` is called or when it is released.
 public final class PreferencesSubscription: Sendable {
     private let router: SignalRouter

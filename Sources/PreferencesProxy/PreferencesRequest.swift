@@ -37,7 +37,7 @@ public struct PreferencesRequest<Reply: Sendable>: Sendable {
     public var argumentSignature: String { arguments.map(\.signature.rawValue).joined() }
 
     /// The method call to prefsd's object, at this process's endpoint (the main name, or
-    /// the sandbox door inside Flatpak: ``PreferencesEndpoint/current``).
+    /// the sandbox door inside Flatpak: `PreferencesEndpoint.current`).
     public var message: DBusMessage {
         .methodCall(
             destination: PreferencesEndpoint.current.busName, path: PreferencesBus.objectPath,

@@ -1,4 +1,0 @@
-import Foundation
-import SettingsApp
-
-exit(SettingsApp.main(arguments: CommandLine.arguments))
