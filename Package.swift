@@ -4,7 +4,7 @@ import PackageDescription
 /// Every Swift target builds in the Swift 6 language mode (complete strict concurrency)
 /// with existential `any` spelled out, as swift-log does.
 let strict: [SwiftSetting] = [
-    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("ExistentialAny")
 ]
 
 let package = Package(
@@ -126,7 +126,9 @@ let package = Package(
         ),
         .target(
             name: "SettingsApp",
-            dependencies: ["ClientDriver", "Gtk", "GSettingsPaths", "GSettingsSchemas", "PreferencesClient", "PreferencesModel", "PreferencesProxy", "SettingsBundle"],
+            dependencies: [
+                "ClientDriver", "Gtk", "GSettingsPaths", "GSettingsSchemas", "PreferencesClient", "PreferencesModel", "PreferencesProxy", "SettingsBundle",
+            ],
             swiftSettings: strict
         ),
         .executableTarget(
@@ -178,7 +180,10 @@ let package = Package(
             ],
             swiftSettings: strict,
             // The Swift runtime and Foundation linked in: nothing to relocate at start-up.
-            linkerSettings: [.unsafeFlags(["-static-stdlib"]), .linkedLibrary("CoreFoundation"), .linkedLibrary("_FoundationCollections"), .linkedLibrary("_FoundationCShims"), .linkedLibrary("_FoundationICU")]
+            linkerSettings: [
+                .unsafeFlags(["-static-stdlib"]), .linkedLibrary("CoreFoundation"), .linkedLibrary("_FoundationCollections"),
+                .linkedLibrary("_FoundationCShims"), .linkedLibrary("_FoundationICU"),
+            ]
         ),
 
         .target(

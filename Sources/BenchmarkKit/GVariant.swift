@@ -52,9 +52,9 @@ public enum GVariantChangeset {
     /// `v`: the value, a NUL, its type string.
     static func variant(_ value: Value) -> [UInt8] {
         switch value {
-        case let .int32(number):
+        case .int32(let number):
             return withUnsafeBytes(of: number.littleEndian) { Array($0) } + [0] + Array("i".utf8)
-        case let .string(text):
+        case .string(let text):
             return Array(text.utf8) + [0] + [0] + Array("s".utf8)
         }
     }

@@ -19,8 +19,10 @@ public struct HistoryCost: Sendable, Equatable {
     public static let writeTarget = 1.05
 
     /// Makes the figures.
-    public init(withJournal: Double, withoutJournal: Double, changes: Int, entries: Int, bytes: Int,
-                entryBound: Int, byteBound: Int, fileBytes: Int) {
+    public init(
+        withJournal: Double, withoutJournal: Double, changes: Int, entries: Int, bytes: Int,
+        entryBound: Int, byteBound: Int, fileBytes: Int
+    ) {
         (self.withJournal, self.withoutJournal, self.changes) = (withJournal, withoutJournal, changes)
         (self.entries, self.bytes, self.entryBound, self.byteBound, self.fileBytes) = (entries, bytes, entryBound, byteBound, fileBytes)
     }
@@ -35,12 +37,16 @@ public struct HistoryCost: Sendable, Equatable {
     /// The report's rows: what, figure, target, met or missed.
     public var rows: [[String]] {
         [
-            ["durable `Write` p50, journal beside none (`--history-entries 0`), taking turns",
-             "\(Format.duration(withJournal)) vs \(Format.duration(withoutJournal)): \(Format.ratio(writeRatio))",
-             "≤ 1.05×", writeMet ? "met" : "**missed**"],
-            ["journal after \(changes) changes of one key",
-             "\(entries) entries, \(bytes) bytes counted (store files \(fileBytes) bytes)",
-             "≤ \(entryBound) entries, ≤ \(byteBound) bytes", boundMet ? "met" : "**missed**"],
+            [
+                "durable `Write` p50, journal beside none (`--history-entries 0`), taking turns",
+                "\(Format.duration(withJournal)) vs \(Format.duration(withoutJournal)): \(Format.ratio(writeRatio))",
+                "≤ 1.05×", writeMet ? "met" : "**missed**",
+            ],
+            [
+                "journal after \(changes) changes of one key",
+                "\(entries) entries, \(bytes) bytes counted (store files \(fileBytes) bytes)",
+                "≤ \(entryBound) entries, ≤ \(byteBound) bytes", boundMet ? "met" : "**missed**",
+            ],
         ]
     }
 }

@@ -11,8 +11,8 @@ public enum BusTestSupportError: Error, CustomStringConvertible {
     /// A sentence describing the problem.
     public var description: String {
         switch self {
-        case let .executableNotFound(name): return "\(name) was not found on PATH; install it."
-        case let .processFailed(reason): return reason
+        case .executableNotFound(let name): return "\(name) was not found on PATH; install it."
+        case .processFailed(let reason): return reason
         }
     }
 }

@@ -162,8 +162,11 @@ public final class ClientDriver: Sendable {
     /// queue that delivers the proxy's answers.
     public func loadBlocking(_ domains: [ClientDomain], timeout: Duration) -> Bool {
         for domain in domains { follow(domain) }
-        let deadline = DispatchTime.now() + .nanoseconds(Int(timeout.components.seconds) * 1_000_000_000
-            + Int(timeout.components.attoseconds / 1_000_000_000))
+        let deadline =
+            DispatchTime.now()
+            + .nanoseconds(
+                Int(timeout.components.seconds) * 1_000_000_000
+                    + Int(timeout.components.attoseconds / 1_000_000_000))
         var loaded = true
         for domain in domains {
             let semaphore = DispatchSemaphore(value: 0)
@@ -181,8 +184,11 @@ public final class ClientDriver: Sendable {
     /// such as those of the values a signal left out), or `timeout` passed: whether none is.
     /// Never call it on the queue that delivers the proxy's answers.
     public func waitForLoads(timeout: Duration) -> Bool {
-        let deadline = DispatchTime.now() + .nanoseconds(Int(timeout.components.seconds) * 1_000_000_000
-            + Int(timeout.components.attoseconds / 1_000_000_000))
+        let deadline =
+            DispatchTime.now()
+            + .nanoseconds(
+                Int(timeout.components.seconds) * 1_000_000_000
+                    + Int(timeout.components.attoseconds / 1_000_000_000))
         while engine.withLock({ $0.isLoading() }) {
             let semaphore = DispatchSemaphore(value: 0)
             loadWaiters.withLock { $0.append(semaphore) }
@@ -247,7 +253,8 @@ public final class ClientDriver: Sendable {
         let now = ContinuousClock.now
         let wait = lanes.withLock { lanes -> Duration? in
             guard flushInterval > .zero, urgent.load(ordering: .sequentiallyConsistent) == 0,
-                  let last = lanes.lastSent[domain], now < last + flushInterval else {
+                let last = lanes.lastSent[domain], now < last + flushInterval
+            else {
                 lanes.lastSent[domain] = now
                 return nil
             }
@@ -366,8 +373,9 @@ public final class ClientDriver: Sendable {
         switch event {
         case .changed(let change) where !domain.isVolatile, .volatileChanged(let change) where domain.isVolatile:
             run {
-                $0.changed(domain, changed: change.changed, removed: change.removed, invalidated: change.invalidated,
-                           serial: change.serial, sender: nil)
+                $0.changed(
+                    domain, changed: change.changed, removed: change.removed, invalidated: change.invalidated,
+                    serial: change.serial, sender: nil)
             }
         case .forcedKeysChanged(_, let keys, let serial) where !domain.isVolatile:
             run { $0.forcedKeysChanged(domain, keys: Set(keys), serial: serial, sender: nil) }
@@ -402,11 +410,15 @@ public final class ClientDriver: Sendable {
         }
         let answers = Mutex(LoadAnswers())
         proxy.answer(PreferencesCall.readDomain(domain.name)) { [self] result in
-            let done = answers.withLock { $0.values = result; return $0.complete }
+            let done = answers.withLock {
+                $0.values = result; return $0.complete
+            }
             if done { finishLoad(domain, token: token, answers.withLock { $0 }) }
         }
         proxy.answer(PreferencesCall.forcedKeys(domain.name)) { [self] result in
-            let done = answers.withLock { $0.forced = result; return $0.complete }
+            let done = answers.withLock {
+                $0.forced = result; return $0.complete
+            }
             if done { finishLoad(domain, token: token, answers.withLock { $0 }) }
         }
     }
@@ -444,8 +456,9 @@ public final class ClientDriver: Sendable {
         case .success(let answer)?:
             loaded(domain)
             run {
-                $0.loadAnswered(domain, token: token, values: answer.value, forced: forced.keys, serial: answer.serial,
-                                forcedSerial: forced.serial, sender: nil)
+                $0.loadAnswered(
+                    domain, token: token, values: answer.value, forced: forced.keys, serial: answer.serial,
+                    forcedSerial: forced.serial, sender: nil)
             }
         case .failure(.refused(.notFound))?, nil:
             loaded(domain)
@@ -465,11 +478,13 @@ public final class ClientDriver: Sendable {
             case .failure(let error):
                 // A value or name prefsd does not take spoils the batch for the others:
                 // each key goes again by itself.
-                let alone: Bool = switch error {
-                case .refused(.invalidName), .refused(.invalidValue), .refused(.invalidArguments), .refused(.forced),
-                     .refused(.quotaExceeded), .limitsExceeded: true
-                default: false
-                }
+                let alone: Bool =
+                    switch error {
+                    case .refused(.invalidName), .refused(.invalidValue), .refused(.invalidArguments), .refused(.forced),
+                        .refused(.quotaExceeded), .limitsExceeded:
+                        true
+                    default: false
+                    }
                 failures.withLock { $0[domain] = error }
                 run { $0.writeFailed(domain, token: token, reason: error.description, retryKeysAlone: alone) }
             }

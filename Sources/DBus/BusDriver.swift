@@ -25,8 +25,9 @@ public enum BusDriver {
     /// `NameOwnerChanged` signal (an empty owner is none), else `nil`.
     public static func ownerChange(_ message: DBusMessage) -> (name: String, oldOwner: String, newOwner: String)? {
         guard message.kind == .signal, message.sender == name, message.member == nameOwnerChanged,
-              message.body.count == 3, case .string(let changed) = message.body[0],
-              case .string(let old) = message.body[1], case .string(let new) = message.body[2] else { return nil }
+            message.body.count == 3, case .string(let changed) = message.body[0],
+            case .string(let old) = message.body[1], case .string(let new) = message.body[2]
+        else { return nil }
         return (changed, old, new)
     }
 
@@ -90,9 +91,10 @@ extension DBusConnection {
         completion: @escaping @Sendable (Result<Value, DBusError>) -> Void
     ) {
         call(message, timeout: timeout) { result in
-            completion(result.flatMap { reply in
-                do throws(DBusError) { return .success(try decode(reply)) } catch { return .failure(error) }
-            })
+            completion(
+                result.flatMap { reply in
+                    do throws(DBusError) { return .success(try decode(reply)) } catch { return .failure(error) }
+                })
         }
     }
 
@@ -119,9 +121,11 @@ extension DBusConnection {
     /// `GetNameOwner`: the unique name owning `name` (fails with
     /// `org.freedesktop.DBus.Error.NameHasNoOwner` when nobody does).
     public func getNameOwner(_ name: String, completion: @escaping @Sendable (Result<String, DBusError>) -> Void) {
-        driverCall(BusDriver.getNameOwner(name), decode: { reply throws(DBusError) in
-            try BusDriver.string(reply, of: "GetNameOwner")
-        }, completion: completion)
+        driverCall(
+            BusDriver.getNameOwner(name),
+            decode: { reply throws(DBusError) in
+                try BusDriver.string(reply, of: "GetNameOwner")
+            }, completion: completion)
     }
 
     /// `GetNameOwner`: the unique name owning `name` (throws
@@ -132,9 +136,11 @@ extension DBusConnection {
 
     /// `NameHasOwner`: whether anybody owns `name`.
     public func nameHasOwner(_ name: String, completion: @escaping @Sendable (Result<Bool, DBusError>) -> Void) {
-        driverCall(BusDriver.nameHasOwner(name), decode: { reply throws(DBusError) in
-            try BusDriver.boolean(reply, of: "NameHasOwner")
-        }, completion: completion)
+        driverCall(
+            BusDriver.nameHasOwner(name),
+            decode: { reply throws(DBusError) in
+                try BusDriver.boolean(reply, of: "NameHasOwner")
+            }, completion: completion)
     }
 
     /// `NameHasOwner`: whether anybody owns `name`.
@@ -147,9 +153,11 @@ extension DBusConnection {
         _ name: String, timeout: Duration = .seconds(25),
         completion: @escaping @Sendable (Result<UInt32, DBusError>) -> Void
     ) {
-        driverCall(BusDriver.getConnectionUnixProcessID(name), timeout: timeout, decode: { reply throws(DBusError) in
-            try BusDriver.uint32(reply, of: "GetConnectionUnixProcessID")
-        }, completion: completion)
+        driverCall(
+            BusDriver.getConnectionUnixProcessID(name), timeout: timeout,
+            decode: { reply throws(DBusError) in
+                try BusDriver.uint32(reply, of: "GetConnectionUnixProcessID")
+            }, completion: completion)
     }
 
     /// `GetConnectionUnixProcessID`: the process ID of the connection owning `name`.

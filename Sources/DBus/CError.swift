@@ -1,6 +1,7 @@
 internal import CDBus
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A libdbus `DBusError` on the heap, freed on deinit. Used only inside one function call.

@@ -1,6 +1,6 @@
+internal import CDBus
 import Dispatch
 import Synchronization
-internal import CDBus
 
 /// A libdbus pointer (connection, watch, timeout, pending call) that can be captured by blocks
 /// running on the connection queue.
@@ -124,7 +124,10 @@ final class ConnectionCore: Sendable {
     /// locked bookkeeping and queue work. The connection is referenced for the duration,
     /// so a concurrent ``close()`` cannot free it underneath.
     func enqueueSend(_ message: RawMessage) throws(DBusError) {
-        enum Route { case closed, queue, direct(UnsafeHandle) }
+        enum Route {
+            case closed, queue
+            case direct(UnsafeHandle)
+        }
         let route = state.withLock { state -> Route in
             guard !state.closed, !state.lost, let connection = state.connection else { return .closed }
             // Calls still queued (the completion form of call()) go out first: this waits behind them.

@@ -1,7 +1,8 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 internal import CDBus
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// A private connection to a message bus.
 ///

@@ -26,15 +26,15 @@ public enum DBusError: Error, Sendable, CustomStringConvertible {
         switch self {
         case .noSessionBus:
             return "No session bus: DBUS_SESSION_BUS_ADDRESS is not set. Run inside a desktop session, or start one with `dbus-run-session -- <command>`."
-        case let .connectionFailed(address, reason):
+        case .connectionFailed(let address, let reason):
             return "Could not connect to the D-Bus bus at \(address): \(reason). Check that the bus is running and the address is right."
-        case let .remote(name, message):
+        case .remote(let name, let message):
             return message.isEmpty ? "The peer answered with the error \(name)." : "\(name): \(message)"
-        case let .invalidMessage(reason):
+        case .invalidMessage(let reason):
             return "The message was not sent because it is invalid: \(reason)."
-        case let .invalidArguments(reason):
+        case .invalidArguments(let reason):
             return "The received message could not be decoded: \(reason)."
-        case let .limitsExceeded(reason):
+        case .limitsExceeded(let reason):
             return "The received message was not decoded because it is too large: \(reason)."
         case .disconnected:
             return "The D-Bus connection is closed or was lost; open a new connection."

@@ -115,7 +115,7 @@ public struct DBusMessage: Sendable {
 
     /// The first string argument of an error message, else nil.
     public var errorMessage: String? {
-        guard kind == .error, case let .string(text)? = body.first else { return nil }
+        guard kind == .error, case .string(let text)? = body.first else { return nil }
         return text
     }
 }

@@ -87,9 +87,9 @@ public enum DBusValue: Sendable, Hashable {
         case .signature: return "g"
         case .unixFD: return "h"
         case .bytes: return "ay"
-        case let .array(element, _): return "a" + element.rawValue
-        case let .dictEntry(key, value): return "{" + key.signatureText + value.signatureText + "}"
-        case let .structure(fields): return "(" + fields.map(\.signatureText).joined() + ")"
+        case .array(let element, _): return "a" + element.rawValue
+        case .dictEntry(let key, let value): return "{" + key.signatureText + value.signatureText + "}"
+        case .structure(let fields): return "(" + fields.map(\.signatureText).joined() + ")"
         case .variant: return "v"
         }
     }
@@ -107,13 +107,13 @@ public enum DBusValue: Sendable, Hashable {
 extension DBusValue {
     /// The string of a `.string`, else nil.
     public var stringValue: String? {
-        if case let .string(s) = self { return s }
+        if case .string(let s) = self { return s }
         return nil
     }
 
     /// The value inside a `.variant`, else nil.
     public var variantValue: DBusValue? {
-        if case let .variant(v) = self { return v }
+        if case .variant(let v) = self { return v }
         return nil
     }
 }

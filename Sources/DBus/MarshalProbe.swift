@@ -13,7 +13,8 @@ func libdbusBodyLength(of body: [DBusValue]) throws(DBusError) -> Int {
     defer { dbus_free(buffer) }
     let bytes = UnsafeRawPointer(buffer).assumingMemoryBound(to: UInt8.self)
     let b = (0..<4).map { UInt32(bytes[4 + $0]) }
-    let value = bytes[0] == UInt8(ascii: "l")
+    let value =
+        bytes[0] == UInt8(ascii: "l")
         ? b[0] | b[1] << 8 | b[2] << 16 | b[3] << 24
         : b[3] | b[2] << 8 | b[1] << 16 | b[0] << 24
     return Int(value)

@@ -13,21 +13,21 @@ extension DBusValue {
         case .boolean, .int32, .uint32, .unixFD: return align(offset, 4) + 4
         case .int16, .uint16: return align(offset, 2) + 2
         case .int64, .uint64, .double: return align(offset, 8) + 8
-        case let .string(s), let .objectPath(s): return align(offset, 4) + 4 + s.utf8.count + 1
-        case let .signature(s): return offset + 1 + s.utf8.count + 1
-        case let .bytes(b): return align(offset, 4) + 4 + b.count
-        case let .array(element, items):
+        case .string(let s), .objectPath(let s): return align(offset, 4) + 4 + s.utf8.count + 1
+        case .signature(let s): return offset + 1 + s.utf8.count + 1
+        case .bytes(let b): return align(offset, 4) + 4 + b.count
+        case .array(let element, let items):
             // Length, then padding to the element's alignment even when empty.
             var end = align(align(offset, 4) + 4, Self.alignment(of: element.rawValue))
             for item in items { end = item.marshalledEnd(from: end) }
             return end
-        case let .dictEntry(key, value):
+        case .dictEntry(let key, let value):
             return value.marshalledEnd(from: key.marshalledEnd(from: align(offset, 8)))
-        case let .structure(fields):
+        case .structure(let fields):
             var end = align(offset, 8)
             for field in fields { end = field.marshalledEnd(from: end) }
             return end
-        case let .variant(inner):
+        case .variant(let inner):
             let signatureEnd = offset + 1 + inner.signatureText.utf8.count + 1
             return inner.marshalledEnd(from: signatureEnd)
         }

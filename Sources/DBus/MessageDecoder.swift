@@ -1,6 +1,7 @@
 internal import CDBus
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Turns received libdbus messages into ``DBusMessage`` values.

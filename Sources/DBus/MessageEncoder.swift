@@ -104,41 +104,41 @@ enum MessageEncoder {
     /// are abandoned so the message stays consistent).
     private static func append(_ value: DBusValue, to iter: UnsafeMutablePointer<DBusMessageIter>) -> Bool {
         switch value {
-        case let .byte(v): return basic(CDBUS_TYPE_BYTE, v, iter)
-        case let .boolean(v): return basic(CDBUS_TYPE_BOOLEAN, dbus_bool_t(v ? 1 : 0), iter)
-        case let .int16(v): return basic(CDBUS_TYPE_INT16, v, iter)
-        case let .uint16(v): return basic(CDBUS_TYPE_UINT16, v, iter)
-        case let .int32(v): return basic(CDBUS_TYPE_INT32, v, iter)
-        case let .uint32(v): return basic(CDBUS_TYPE_UINT32, v, iter)
-        case let .int64(v): return basic(CDBUS_TYPE_INT64, v, iter)
-        case let .uint64(v): return basic(CDBUS_TYPE_UINT64, v, iter)
-        case let .double(v): return basic(CDBUS_TYPE_DOUBLE, v, iter)
-        case let .string(s): return string(CDBUS_TYPE_STRING, s, iter)
-        case let .objectPath(s): return string(CDBUS_TYPE_OBJECT_PATH, s, iter)
-        case let .signature(s): return string(CDBUS_TYPE_SIGNATURE, s, iter)
+        case .byte(let v): return basic(CDBUS_TYPE_BYTE, v, iter)
+        case .boolean(let v): return basic(CDBUS_TYPE_BOOLEAN, dbus_bool_t(v ? 1 : 0), iter)
+        case .int16(let v): return basic(CDBUS_TYPE_INT16, v, iter)
+        case .uint16(let v): return basic(CDBUS_TYPE_UINT16, v, iter)
+        case .int32(let v): return basic(CDBUS_TYPE_INT32, v, iter)
+        case .uint32(let v): return basic(CDBUS_TYPE_UINT32, v, iter)
+        case .int64(let v): return basic(CDBUS_TYPE_INT64, v, iter)
+        case .uint64(let v): return basic(CDBUS_TYPE_UINT64, v, iter)
+        case .double(let v): return basic(CDBUS_TYPE_DOUBLE, v, iter)
+        case .string(let s): return string(CDBUS_TYPE_STRING, s, iter)
+        case .objectPath(let s): return string(CDBUS_TYPE_OBJECT_PATH, s, iter)
+        case .signature(let s): return string(CDBUS_TYPE_SIGNATURE, s, iter)
         case .unixFD: return false  // refused by the validator
-        case let .bytes(bytes): return byteArray(bytes, iter)
-        case let .array(element, items):
+        case .bytes(let bytes): return byteArray(bytes, iter)
+        case .array(let element, let items):
             if element.rawValue == "y" {
                 var bytes: [UInt8] = []
                 bytes.reserveCapacity(items.count)
-                for case let .byte(b) in items { bytes.append(b) }
+                for case .byte(let b) in items { bytes.append(b) }
                 return byteArray(bytes, iter)
             }
             return container(CDBUS_TYPE_ARRAY, element.rawValue, iter) { sub in
                 for item in items where !append(item, to: sub) { return false }
                 return true
             }
-        case let .dictEntry(key, entryValue):
+        case .dictEntry(let key, let entryValue):
             return container(CDBUS_TYPE_DICT_ENTRY, nil, iter) { sub in
                 append(key, to: sub) && append(entryValue, to: sub)
             }
-        case let .structure(fields):
+        case .structure(let fields):
             return container(CDBUS_TYPE_STRUCT, nil, iter) { sub in
                 for field in fields where !append(field, to: sub) { return false }
                 return true
             }
-        case let .variant(inner):
+        case .variant(let inner):
             return container(CDBUS_TYPE_VARIANT, inner.signatureText, iter) { sub in
                 append(inner, to: sub)
             }

@@ -1,5 +1,5 @@
-import Dispatch
 internal import CDBus
+import Dispatch
 
 // Method calls waiting for replies. The connection keeps its own table of them by serial
 // instead of libdbus's DBusPendingCall: a libdbus pending call builds its NoReply error
@@ -31,7 +31,9 @@ extension ConnectionCore {
     /// The error a call gets when no reply came in time, in libdbus's words.
     static let noReply = DBusError.remote(
         name: "org.freedesktop.DBus.Error.NoReply",
-        message: "Did not receive a reply. Possible causes include: the remote application did not send a reply, the message bus security policy blocked the reply, the reply timeout expired, or the network connection was broken.")
+        message:
+            "Did not receive a reply. Possible causes include: the remote application did not send a reply, the message bus security policy blocked the reply, the reply timeout expired, or the network connection was broken."
+    )
 
     /// Sends `message` expecting a reply within `timeout` milliseconds, from the queue;
     /// returns at once. `completion` runs once, on the queue (or at once on the caller's
@@ -74,7 +76,10 @@ extension ConnectionCore {
         _ message: RawMessage, timeout: Int32,
         completion: @escaping @Sendable (Result<DBusMessage, DBusError>) -> Void
     ) {
-        enum Route { case closed, queue, direct(UnsafeHandle) }
+        enum Route {
+            case closed, queue
+            case direct(UnsafeHandle)
+        }
         let route = state.withLock { state -> Route in
             guard !state.closed && !state.lost, let connection = state.connection else { return .closed }
             guard state.queuedSends == 0 else { return .queue }
@@ -103,7 +108,11 @@ extension ConnectionCore {
         let connected = dbus_connection_get_is_connected(connection.pointer) != 0
         let sent = connected && dbus_connection_send(connection.pointer, message.pointer, &serial) != 0
         let deadline = DispatchTime.now() + .milliseconds(Int(max(timeout, 0)))
-        enum Outcome { case waiting, answered(RawMessage), failed(DBusError) }
+        enum Outcome {
+            case waiting
+            case answered(RawMessage)
+            case failed(DBusError)
+        }
         let (outcome, dropped) = state.withLock { state -> (Outcome, [UInt32: RawMessage]) in
             var dropped: [UInt32: RawMessage] = [:]
             if direct {
@@ -138,7 +147,10 @@ extension ConnectionCore {
     func completeCall(answeredBy reply: OpaquePointer) -> Bool {
         let serial = dbus_message_get_reply_serial(reply)
         guard serial != 0 else { return false }
-        enum Match { case call(PendingReply), maybeEarly, none }
+        enum Match {
+            case call(PendingReply)
+            case maybeEarly, none
+        }
         let match = state.withLock { state -> Match in
             if let call = state.pendingCalls.removeValue(forKey: serial) { return .call(call) }
             return state.sendsInFlight > 0 ? .maybeEarly : .none

@@ -43,7 +43,8 @@ public struct StandardInterfaces: Sendable {
         switch (call.member, call.signature) {
         case ("Get", "ss"):
             guard case .string(let interface) = body[0], case .string(let name) = body[1],
-                  let value = properties(of: interface)?[name] else { return unknownProperty(call) }
+                let value = properties(of: interface)?[name]
+            else { return unknownProperty(call) }
             return call.makeReturn([.variant(value)])
         case ("GetAll", "s"):
             guard case .string(let interface) = body[0] else { return unknownProperty(call) }
@@ -51,7 +52,8 @@ public struct StandardInterfaces: Sendable {
             return call.makeReturn([.dictionary(key: .string, value: .variant, entries.map { (.string($0.key), .variant($0.value)) })])
         case ("Set", "ssv"):
             guard case .string(let interface) = body[0], case .string(let name) = body[1],
-                  properties(of: interface)?[name] != nil else { return unknownProperty(call) }
+                properties(of: interface)?[name] != nil
+            else { return unknownProperty(call) }
             return call.makeError(name: StandardErrorName.propertyReadOnly, message: "the property \(name) is read-only")
         case ("Get", _): return wrongSignature(call, expected: "ss")
         case ("GetAll", _): return wrongSignature(call, expected: "s")
@@ -69,17 +71,20 @@ public struct StandardInterfaces: Sendable {
     private func unknownProperty(_ call: DBusMessage) -> DBusMessage {
         let interface = call.body.first?.stringValue ?? "?"
         let name = call.body.count > 1 ? call.body[1].stringValue ?? "?" : "?"
-        return call.makeError(name: StandardErrorName.unknownProperty,
-                              message: "the interface \(interface) of \(path) has no property \(name)")
+        return call.makeError(
+            name: StandardErrorName.unknownProperty,
+            message: "the interface \(interface) of \(path) has no property \(name)")
     }
 
     private func unknownMethod(_ call: DBusMessage) -> DBusMessage {
-        call.makeError(name: StandardErrorName.unknownMethod,
-                       message: "\(call.interface ?? "the object") has no method \(call.member ?? "(none)")")
+        call.makeError(
+            name: StandardErrorName.unknownMethod,
+            message: "\(call.interface ?? "the object") has no method \(call.member ?? "(none)")")
     }
 
     private func wrongSignature(_ call: DBusMessage, expected: String) -> DBusMessage {
-        call.makeError(name: StandardErrorName.invalidArgs,
-                       message: "\(call.member ?? "the method") takes arguments of type (\(expected)), not (\(call.signature))")
+        call.makeError(
+            name: StandardErrorName.invalidArgs,
+            message: "\(call.member ?? "the method") takes arguments of type (\(expected)), not (\(call.signature))")
     }
 }

@@ -66,20 +66,20 @@ enum ValueValidator {
         switch value {
         case .byte, .boolean, .int16, .uint16, .int32, .uint32, .int64, .uint64, .double:
             return
-        case let .string(s):
+        case .string(let s):
             if containsNUL(s) { throw .invalidMessage("a string argument contains a NUL character") }
-        case let .objectPath(p):
+        case .objectPath(let p):
             try check(p, "object path") { dbus_validate_path($0, $1) }
-        case let .signature(g):
+        case .signature(let g):
             try check(g, "signature") { dbus_signature_validate($0, $1) }
         case .unixFD:
             throw .invalidMessage("file descriptors (type h) cannot be sent")
-        case let .bytes(bytes):
+        case .bytes(let bytes):
             try checkDepth(depth + 1)
             if bytes.count > maximumArrayLength {
                 throw .invalidMessage("a byte array is longer than the D-Bus limit of 64 MiB")
             }
-        case let .array(element, items):
+        case .array(let element, let items):
             try checkDepth(depth + 1)
             try checkSingleSignature("a" + element.rawValue)
             let expected = element.rawValue
@@ -88,7 +88,7 @@ enum ValueValidator {
                     throw .invalidMessage(
                         "an array of \"\(expected)\" holds an element of type \"\(item.signatureText)\"")
                 }
-                if case let .dictEntry(key, entryValue) = item {
+                if case .dictEntry(let key, let entryValue) = item {
                     // Dict entries are valid here, and only here.
                     try checkDepth(depth + 2)
                     try validate(key, depth: depth + 2)
@@ -103,11 +103,11 @@ enum ValueValidator {
             }
         case .dictEntry:
             throw .invalidMessage("a dictionary entry can only be an element of an array")
-        case let .structure(fields):
+        case .structure(let fields):
             try checkDepth(depth + 1)
             if fields.isEmpty { throw .invalidMessage("a struct needs at least one field") }
             for field in fields { try validate(field, depth: depth + 1) }
-        case let .variant(inner):
+        case .variant(let inner):
             try checkDepth(depth + 1)
             try checkSingleSignature(inner.signatureText)
             try validate(inner, depth: depth + 1)

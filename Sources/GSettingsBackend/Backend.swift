@@ -431,9 +431,12 @@ final class Backend: @unchecked Sendable {
             // At once, as dconf does: the writes made while this one is in flight merge.
             engine.flush(domain)
         case .apply(let domain, let set, let remove, let token):
-            let serial = send(Messages.call(names, "Apply", [
-                g_variant_new_string(domain.name), Messages.dictionary(set), Messages.strings(remove),
-            ]))
+            let serial = send(
+                Messages.call(
+                    names, "Apply",
+                    [
+                        g_variant_new_string(domain.name), Messages.dictionary(set), Messages.strings(remove),
+                    ]))
             if serial == 0 {
                 engine.writeFailed(domain, token: token, reason: "the call could not be sent")
             } else {
@@ -446,7 +449,9 @@ final class Backend: @unchecked Sendable {
             if let snapshot = snapshots.removeValue(forKey: domain) { snapshotReplaced(snapshot, domain, loaded: loaded) }
             if answeredEarly.contains(domain) { news.paths.append(domain) }
             if !loaded {
-                news.reports.append("prefsd: GSettings values of " + GSettingsPath.settingsPath(ofDomain: domain.name) + " are the schema defaults: prefsd could not be reached")
+                news.reports.append(
+                    "prefsd: GSettings values of " + GSettingsPath.settingsPath(ofDomain: domain.name) + " are the schema defaults: prefsd could not be reached"
+                )
             }
         case .changed(let domain, let keys, let byWrite):
             // The backend's own writes are told with GSettings' origin tag, by `write`.
@@ -507,7 +512,7 @@ final class Backend: @unchecked Sendable {
                 return false
             }
             guard let interface = g_dbus_message_get_interface(message), String(cString: interface) == BusNames.interface,
-                  let domainName = Messages.string(message, 0)
+                let domainName = Messages.string(message, 0)
             else { return false }
             let serial = g_dbus_message_get_serial(message)
             let domain = ClientDomain(domainName)

@@ -93,11 +93,13 @@ enum BackendType {
             guard let backend, let tree else { return 0 }
             var changes: [(key: String, value: OpaquePointer?)] = []
             withUnsafeMutablePointer(to: &changes) { list in
-                prefsd_tree_foreach(tree, { key, value, context in
-                    guard let key, let context else { return }
-                    let list = context.assumingMemoryBound(to: [(key: String, value: OpaquePointer?)].self)
-                    list.pointee.append((String(cString: key), value))
-                }, list)
+                prefsd_tree_foreach(
+                    tree,
+                    { key, value, context in
+                        guard let key, let context else { return }
+                        let list = context.assumingMemoryBound(to: [(key: String, value: OpaquePointer?)].self)
+                        list.pointee.append((String(cString: key), value))
+                    }, list)
             }
             if changes.isEmpty { return 1 }
             return BackendType.backend(backend).write(changes, tag: tag) ? 1 : 0

@@ -45,7 +45,7 @@ enum Messages {
     /// Child `index` of the message's body (a new reference), if the body has it.
     static func argument(_ message: OpaquePointer, _ index: Int) -> OpaquePointer? {
         guard let body = g_dbus_message_get_body(message), g_variant_is_container(body) != 0,
-              Int(g_variant_n_children(body)) > index
+            Int(g_variant_n_children(body)) > index
         else { return nil }
         return g_variant_get_child_value(body, gsize(index))
     }

@@ -26,8 +26,8 @@ struct RenderedValues {
     func value(_ key: UnsafePointer<CChar>, type: OpaquePointer, changeCount: UInt64) -> OpaquePointer? {
         let (hash, length) = Self.hash(key)
         guard let entry = entries[hash], entry.changeCount == changeCount,
-              Self.matches(entry.key, UnsafeRawPointer(key), length),
-              Self.matches(entry.type, UnsafeRawPointer(g_variant_type_peek_string(type)), Int(g_variant_type_get_string_length(type)))
+            Self.matches(entry.key, UnsafeRawPointer(key), length),
+            Self.matches(entry.type, UnsafeRawPointer(g_variant_type_peek_string(type)), Int(g_variant_type_get_string_length(type)))
         else { return nil }
         return g_variant_ref(entry.variant)
     }

@@ -66,9 +66,9 @@ final class Snapshot {
         }
         defer { g_object_unref(UnsafeMutableRawPointer(message)) }
         guard g_dbus_message_get_message_type(message) == G_DBUS_MESSAGE_TYPE_SIGNAL,
-              let member = g_dbus_message_get_member(message), String(cString: member) == SnapshotLayout.member,
-              let signature = g_dbus_message_get_signature(message), String(cString: signature) == "sa{sv}as",
-              Messages.string(message, 0) == domain
+            let member = g_dbus_message_get_member(message), String(cString: member) == SnapshotLayout.member,
+            let signature = g_dbus_message_get_signature(message), String(cString: signature) == "sa{sv}as",
+            Messages.string(message, 0) == domain
         else { return nil }
         return (Messages.values(message, 1), Set(Messages.stringList(message, 2)))
     }

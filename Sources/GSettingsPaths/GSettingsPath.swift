@@ -1,5 +1,5 @@
 #if canImport(PreferencesModel)
-import PreferencesModel
+    import PreferencesModel
 #endif
 
 /// Where a GSettings key lives in prefsd: one reversible rule from a GSettings path and key
@@ -56,10 +56,11 @@ public struct GSettingsPath: Sendable, Hashable {
         }
         let keyParts = parts.dropFirst(domainParts.count)
         guard let key = String(validating: Array(keyParts.joined(separator: [UInt8(ascii: "/")])), as: UTF8.self),
-              !key.isEmpty, key.utf8.count <= PreferenceKey.maximumLength,
-              PreferenceKey.normalized(key).utf8.elementsEqual(key.utf8)
+            !key.isEmpty, key.utf8.count <= PreferenceKey.maximumLength,
+            PreferenceKey.normalized(key).utf8.elementsEqual(key.utf8)
         else { return nil }
-        domain = domainParts.isEmpty
+        domain =
+            domainParts.isEmpty
             ? Self.rootDomain
             : String(decoding: Array(domainParts.joined(separator: [UInt8(ascii: ".")])), as: UTF8.self)
         self.key = key
@@ -69,7 +70,7 @@ public struct GSettingsPath: Sendable, Hashable {
     /// rule, else `nil`.
     public init?(domain: String, key: String) {
         guard let mapped = GSettingsPath(settingsKey: Self.settingsKey(domain: domain, key: key)),
-              mapped.domain == domain, mapped.key == key
+            mapped.domain == domain, mapped.key == key
         else { return nil }
         self = mapped
     }

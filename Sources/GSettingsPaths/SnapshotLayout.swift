@@ -37,7 +37,7 @@ public enum SnapshotLayout {
     /// directory (`nil` when either is unknown or not absolute).
     public static func directory(runtimeDirectory: String?, busAddress: String?) -> String? {
         guard let runtimeDirectory, runtimeDirectory.utf8.first == UInt8(ascii: "/"),
-              let busAddress, !busAddress.isEmpty
+            let busAddress, !busAddress.isEmpty
         else { return nil }
         return parent(runtimeDirectory: runtimeDirectory) + "/snapshots-" + busKey(busAddress)
     }
@@ -104,12 +104,12 @@ public enum SnapshotLayout {
     public static func isFileName(_ name: String) -> Bool {
         let bytes = name.utf8
         guard let first = bytes.first, bytes.count <= 255,
-              first != UInt8(ascii: "."), first != UInt8(ascii: "-")
+            first != UInt8(ascii: "."), first != UInt8(ascii: "-")
         else { return false }
         for byte in bytes {
             switch byte {
             case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-                 UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "-"):
+                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "-"):
                 continue
             default:
                 return false

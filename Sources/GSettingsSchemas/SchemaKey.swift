@@ -185,8 +185,9 @@ public final class SchemaKey: @unchecked Sendable {
                 g_variant_unref(low)
                 g_variant_unref(high)
             }
-            return .range(minimum: VariantText.number(low), maximum: VariantText.number(high),
-                          minimumText: VariantText.plain(low), maximumText: VariantText.plain(high))
+            return .range(
+                minimum: VariantText.number(low), maximum: VariantText.number(high),
+                minimumText: VariantText.plain(low), maximumText: VariantText.plain(high))
         default: return .any
         }
     }

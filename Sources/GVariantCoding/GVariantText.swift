@@ -24,8 +24,8 @@ public enum GVariantText {
     /// type (GSettings would answer the schema default).
     public static func text(for value: PropertyListValue, type: String) -> String? {
         guard g_variant_type_string_is_valid(type) != 0,
-              let made = VariantCoding.variant(from: value, type: type),
-              let variant = g_variant_take_ref(made)
+            let made = VariantCoding.variant(from: value, type: type),
+            let variant = g_variant_take_ref(made)
         else { return nil }
         defer { g_variant_unref(variant) }
         guard let printed = g_variant_print(variant, 1) else { return nil }

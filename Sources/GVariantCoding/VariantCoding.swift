@@ -166,10 +166,14 @@ public enum VariantCoding {
         case (_, .dictionary(let entries)) where type.hasPrefix("a{s"):
             let element = type.dropFirst()
             let valueType = element.dropFirst(2).dropLast()
-            return container(element, entries.sorted { $0.key < $1.key }.map { entry in {
-                guard let value = make(entry.value, valueType) else { return nil }
-                return g_variant_new_dict_entry(g_variant_new_string(entry.key), value)
-            } })
+            return container(
+                element,
+                entries.sorted { $0.key < $1.key }.map { entry in
+                    {
+                        guard let value = make(entry.value, valueType) else { return nil }
+                        return g_variant_new_dict_entry(g_variant_new_string(entry.key), value)
+                    }
+                })
         default: return nil
         }
     }

@@ -6,12 +6,15 @@ public enum MainContext {
     /// Runs `body` on the main loop's thread, soon, in order with other posts.
     public static func post(_ body: @escaping @Sendable () -> Void) {
         let box = Unmanaged.passRetained(IdleBox(body)).toOpaque()
-        g_idle_add_full(G_PRIORITY_DEFAULT, { data in
-            if let data { Unmanaged<IdleBox>.fromOpaque(data).takeUnretainedValue().body() }
-            return 0  // G_SOURCE_REMOVE
-        }, box, { data in
-            if let data { Unmanaged<IdleBox>.fromOpaque(data).release() }
-        })
+        g_idle_add_full(
+            G_PRIORITY_DEFAULT,
+            { data in
+                if let data { Unmanaged<IdleBox>.fromOpaque(data).takeUnretainedValue().body() }
+                return 0  // G_SOURCE_REMOVE
+            }, box,
+            { data in
+                if let data { Unmanaged<IdleBox>.fromOpaque(data).release() }
+            })
     }
 }
 

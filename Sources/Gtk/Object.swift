@@ -61,9 +61,11 @@ open class Object {
     public func connect(_ signal: String, _ handler: @escaping () -> Void) {
         let box = Unmanaged.passRetained(SignalBox(handler)).toOpaque()
         let trampoline = unsafeBitCast(signalTrampoline2 as @convention(c) (gpointer?, gpointer?) -> Void, to: GCallback.self)
-        g_signal_connect_data(raw, signal, trampoline, box, { data, _ in
-            if let data { Unmanaged<SignalBox>.fromOpaque(data).release() }
-        }, GConnectFlags(rawValue: 0))
+        g_signal_connect_data(
+            raw, signal, trampoline, box,
+            { data, _ in
+                if let data { Unmanaged<SignalBox>.fromOpaque(data).release() }
+            }, GConnectFlags(rawValue: 0))
     }
 
     /// Like ``connect(_:_:)`` for signals whose handlers take one argument after the
@@ -71,9 +73,11 @@ open class Object {
     public func connectIgnoringArgument(_ signal: String, _ handler: @escaping () -> Void) {
         let box = Unmanaged.passRetained(SignalBox(handler)).toOpaque()
         let trampoline = unsafeBitCast(signalTrampoline3 as @convention(c) (gpointer?, gpointer?, gpointer?) -> Void, to: GCallback.self)
-        g_signal_connect_data(raw, signal, trampoline, box, { data, _ in
-            if let data { Unmanaged<SignalBox>.fromOpaque(data).release() }
-        }, GConnectFlags(rawValue: 0))
+        g_signal_connect_data(
+            raw, signal, trampoline, box,
+            { data, _ in
+                if let data { Unmanaged<SignalBox>.fromOpaque(data).release() }
+            }, GConnectFlags(rawValue: 0))
     }
 }
 

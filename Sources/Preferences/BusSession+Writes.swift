@@ -79,7 +79,11 @@ extension BusSession {
         guard let ticket = change(driver) else {
             if completion != nil { writes.withLock { $0.registering -= 1 } }
             let forced = driver.forcedKeys(in: domain)
-            report(.refused(.forced("\(domain.name) has keys the administrator's managed preferences force (\(forced.sorted().joined(separator: ", "))); they cannot be changed")), to: completion)
+            report(
+                .refused(
+                    .forced(
+                        "\(domain.name) has keys the administrator's managed preferences force (\(forced.sorted().joined(separator: ", "))); they cannot be changed"
+                    )), to: completion)
             return false
         }
         if let completion {

@@ -119,10 +119,11 @@ public final class Preferences: Sendable {
 
     static func sanitized(_ identifier: String) -> DomainName {
         if let name = try? DomainName(identifier) { return name }
-        var text = String(identifier.unicodeScalars.map { scalar -> Character in
-            scalar.isASCII && (CharacterSet.alphanumerics.contains(scalar) || scalar == "." || scalar == "_" || scalar == "-")
-                ? Character(scalar) : "-"
-        })
+        var text = String(
+            identifier.unicodeScalars.map { scalar -> Character in
+                scalar.isASCII && (CharacterSet.alphanumerics.contains(scalar) || scalar == "." || scalar == "_" || scalar == "-")
+                    ? Character(scalar) : "-"
+            })
         while text.hasPrefix(".") || text.hasPrefix("-") { text.removeFirst() }
         // An identifier with nothing usable in it still gets a domain of its own, never the global one.
         return (try? DomainName(String(text.prefix(255)))) ?? (try? DomainName("unnamed.application")) ?? .global

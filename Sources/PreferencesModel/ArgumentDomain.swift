@@ -34,7 +34,8 @@ public enum ArgumentDomain {
     /// (an array, a dictionary, data or a typed scalar), the text itself otherwise.
     static func value(of text: String) -> PropertyListValue {
         guard let first = text.first, "({<\"".contains(first),
-              let parsed = try? OpenStepPropertyList.parse(text) else {
+            let parsed = try? OpenStepPropertyList.parse(text)
+        else {
             return .string(text)
         }
         return parsed

@@ -20,8 +20,10 @@ public struct HistoryEntry: Sendable, Hashable {
     public var secure: Bool
 
     /// Makes an entry.
-    public init(sequence: UInt64, time: Int64, domain: DomainName, key: String, who: String,
-                value: PropertyListValue?, previous: PropertyListValue?, secure: Bool = false) {
+    public init(
+        sequence: UInt64, time: Int64, domain: DomainName, key: String, who: String,
+        value: PropertyListValue?, previous: PropertyListValue?, secure: Bool = false
+    ) {
         self.secure = secure
         self.sequence = sequence
         self.time = time
@@ -32,4 +34,3 @@ public struct HistoryEntry: Sendable, Hashable {
         self.previous = previous
     }
 }
-

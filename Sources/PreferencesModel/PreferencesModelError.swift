@@ -27,9 +27,10 @@ public enum PreferencesModelError: Error, Sendable, Hashable, CustomStringConver
     /// hostile input cannot garble a log line.
     static func quote(_ text: String) -> String {
         let shown = text.count > 80 ? String(text.prefix(80)) + "…" : text
-        return "\"" + shown.unicodeScalars.map { scalar in
-            scalar.value < 0x20 || scalar.value == 0x7f
-                ? "\\u{\(String(scalar.value, radix: 16))}" : String(scalar)
-        }.joined() + "\""
+        return "\""
+            + shown.unicodeScalars.map { scalar in
+                scalar.value < 0x20 || scalar.value == 0x7f
+                    ? "\\u{\(String(scalar.value, radix: 16))}" : String(scalar)
+            }.joined() + "\""
     }
 }

@@ -195,7 +195,7 @@ private enum Codec {
 
         mutating func bytes(_ count: Int) -> UnsafeRawBufferPointer {
             defer { position += count }
-            return UnsafeRawBufferPointer(rebasing: buffer[position ..< position + count])
+            return UnsafeRawBufferPointer(rebasing: buffer[position..<position + count])
         }
 
         mutating func text() throws(PreferencesModelError) -> String {
@@ -230,14 +230,14 @@ private enum Codec {
                 let count = try count(of: "an array count")
                 var items: [PropertyListValue] = []
                 items.reserveCapacity(count)
-                for _ in 0 ..< count { items.append(try value(depth: depth + 1)) }
+                for _ in 0..<count { items.append(try value(depth: depth + 1)) }
                 return .array(items)
             case Codec.dictionary:
                 try checkDepth(depth + 1)
                 let count = try count(of: "a dictionary count")
                 var items: [String: PropertyListValue] = [:]
                 items.reserveCapacity(count)
-                for _ in 0 ..< count {
+                for _ in 0..<count {
                     let key = try text()
                     let item = try value(depth: depth + 1)
                     if items.updateValue(item, forKey: key) != nil {

@@ -65,8 +65,9 @@ extension ValueText {
         switch value {
         case .array(let items): "(" + items.map(compact).joined(separator: ", ") + ")"
         case .dictionary(let entries):
-            entries.isEmpty ? "{ }" :
-                "{ " + entries.sorted { $0.key < $1.key }.map { "\(OpenStepPropertyList.quoteIfNeeded($0.key)) = \(compact($0.value)); " }.joined() + "}"
+            entries.isEmpty
+                ? "{ }"
+                : "{ " + entries.sorted { $0.key < $1.key }.map { "\(OpenStepPropertyList.quoteIfNeeded($0.key)) = \(compact($0.value)); " }.joined() + "}"
         default: OpenStepPropertyList.describe(value)
         }
     }

@@ -1,4 +1,5 @@
 import DBus
+
 /// The service's own D-Bus errors, named `io.github.prefsd.Preferences1.Error.<case>`.
 public enum PreferencesErrorName: String, Sendable, CaseIterable {
     /// No such key or domain.

@@ -89,7 +89,7 @@ public struct FlatpakInfo: Sendable, Hashable {
             for byte in element {
                 switch byte {
                 case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
-                     UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "_"):
+                    UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "_"):
                     continue
                 case UInt8(ascii: "-") where last:
                     continue

@@ -28,11 +28,11 @@ extension HistoryEntry {
     /// Reads one entry of a `History` reply; `nil` when it is not of ``dbusSignature``.
     public init?(dbus value: DBusValue) {
         guard case .structure(let fields) = value, fields.count == 9,
-              case .uint64(let sequence) = fields[0], case .int64(let time) = fields[1],
-              case .string(let domainName) = fields[2], let domain = try? DomainName(domainName),
-              case .string(let key) = fields[3], case .string(let who) = fields[4],
-              case .boolean(let removed) = fields[5], case .variant(let newValue) = fields[6],
-              case .boolean(let hadPrevious) = fields[7], case .variant(let oldValue) = fields[8]
+            case .uint64(let sequence) = fields[0], case .int64(let time) = fields[1],
+            case .string(let domainName) = fields[2], let domain = try? DomainName(domainName),
+            case .string(let key) = fields[3], case .string(let who) = fields[4],
+            case .boolean(let removed) = fields[5], case .variant(let newValue) = fields[6],
+            case .boolean(let hadPrevious) = fields[7], case .variant(let oldValue) = fields[8]
         else { return nil }
         if !removed, !hadPrevious, case .signature = newValue {
             self.init(sequence: sequence, time: time, domain: domain, key: key, who: who, value: nil, previous: nil, secure: true)

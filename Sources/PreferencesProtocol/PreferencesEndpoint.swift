@@ -45,12 +45,14 @@ public struct PreferencesEndpoint: Sendable, Hashable {
 
     /// A call of prefsd's object at this endpoint.
     public func call(_ method: PreferencesMethod, _ body: [DBusValue]) -> DBusMessage {
-        .methodCall(destination: busName, path: PreferencesBus.objectPath, interface: PreferencesBus.interface,
-                    member: method.rawValue, body: body)
+        .methodCall(
+            destination: busName, path: PreferencesBus.objectPath, interface: PreferencesBus.interface,
+            member: method.rawValue, body: body)
     }
 
     private func subscription(_ member: String, _ domain: String?) -> DBusMessage {
-        .methodCall(destination: busName, path: PreferencesBus.objectPath, interface: SandboxBus.interface,
-                    member: member, body: [.stringArray(domain.map { [$0] } ?? [])])
+        .methodCall(
+            destination: busName, path: PreferencesBus.objectPath, interface: SandboxBus.interface,
+            member: member, body: [.stringArray(domain.map { [$0] } ?? [])])
     }
 }

@@ -75,8 +75,8 @@ public enum PreferencesRefusal: Error, Sendable, Hashable, CustomStringConvertib
     public var description: String {
         switch self {
         case .notFound(let text), .invalidName(let text), .invalidValue(let text), .forced(let text),
-             .exists(let text), .quotaExceeded(let text), .storageFailed(let text), .accessDenied(let text),
-             .invalidArguments(let text):
+            .exists(let text), .quotaExceeded(let text), .storageFailed(let text), .accessDenied(let text),
+            .invalidArguments(let text):
             text
         }
     }

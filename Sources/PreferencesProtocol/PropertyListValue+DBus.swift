@@ -84,7 +84,8 @@ extension PropertyListValue {
 
     /// Maps an `a{sv}` (or any `a{sT}`) argument to a dictionary of property-list values.
     /// - Throws: `PreferencesModelError.invalidValue` naming what was wrong.
-    public static func dictionary(dbus value: DBusValue, maximumNesting: Int = maximumValueNesting) throws(PreferencesModelError) -> [String: PropertyListValue] {
+    public static func dictionary(dbus value: DBusValue, maximumNesting: Int = maximumValueNesting) throws(PreferencesModelError) -> [String: PropertyListValue]
+    {
         // One level more for the dictionary itself; saturating, so `Int.max` means no limit.
         let (limit, overflow) = maximumNesting.addingReportingOverflow(1)
         guard case .dictionary(let entries) = try map(value, depth: 0, limit: overflow ? .max : limit) else {
@@ -101,7 +102,8 @@ extension PropertyListValue {
         if PropertyListValue.string(key) == .string(earlier) {
             return "a dictionary in the value names the key \(shown) twice; name each key once"
         }
-        return "a dictionary in the value has two keys, \(shown) and \"\(earlier.prefix(80))\", that differ only in their Unicode normalisation (\(Self.scalars(key)) and \(Self.scalars(earlier))); a dictionary holds one of them: use one spelling"
+        return
+            "a dictionary in the value has two keys, \(shown) and \"\(earlier.prefix(80))\", that differ only in their Unicode normalisation (\(Self.scalars(key)) and \(Self.scalars(earlier))); a dictionary holds one of them: use one spelling"
     }
 
     /// The Unicode scalars of a short text, as `U+0065 U+0301`, or its length past 8.
@@ -175,9 +177,9 @@ extension PropertyListValue {
     }
 }
 
-private extension String {
+extension String {
     /// The text with `0` in front up to `width` characters.
-    func leftPadded(to width: Int) -> String {
+    fileprivate func leftPadded(to width: Int) -> String {
         count >= width ? self : String(repeating: "0", count: width - count) + self
     }
 }

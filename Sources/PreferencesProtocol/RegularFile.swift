@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Reading a small file at a path someone else may control (a client's `/.flatpak-info`,

@@ -17,8 +17,10 @@ extension PreferencesCall {
     ) -> PreferencesRequest<Bool> {
         PreferencesRequest(
             member: PreferencesMethod.applyIf.rawValue,
-            [.string(domain), ReplyValues.dictionaryArgument(expected), .stringArray(absent),
-             ReplyValues.dictionaryArgument(set), .stringArray(remove)],
+            [
+                .string(domain), ReplyValues.dictionaryArgument(expected), .stringArray(absent),
+                ReplyValues.dictionaryArgument(set), .stringArray(remove),
+            ],
             reply: "b"
         ) { body in body[0] == .boolean(true) }
     }

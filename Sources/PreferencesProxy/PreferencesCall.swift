@@ -79,7 +79,8 @@ public enum PreferencesCall {
     /// `Lookup(as search_list, s key) -> (s domain, v value)`: the first persistent domain
     /// of the list that has the key (`NotFound` when none).
     public static func lookup(_ searchList: [String], _ key: String) -> PreferencesRequest<PreferencesLookup> {
-        PreferencesRequest(member: PreferencesMethod.lookup.rawValue, [.stringArray(searchList), .string(key)], reply: "sv") { body throws(PreferencesProxyError) in
+        PreferencesRequest(member: PreferencesMethod.lookup.rawValue, [.stringArray(searchList), .string(key)], reply: "sv") {
+            body throws(PreferencesProxyError) in
             PreferencesLookup(domain: body[0].stringValue ?? "", value: try ReplyValues.value(body[1]))
         }
     }

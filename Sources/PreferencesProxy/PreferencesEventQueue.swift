@@ -68,7 +68,13 @@ public final class PreferencesEventQueue: Sendable {
             if state.count >= capacity {
                 state.overflows += 1
                 let dropped = state.count + 1
-                state.events = [.reloadNeeded(domain: nil, reason: "the subscriber fell \(dropped) events behind (more than the \(capacity) its queue holds): they were dropped; load every domain followed again")]
+                state.events = [
+                    .reloadNeeded(
+                        domain: nil,
+                        reason:
+                            "the subscriber fell \(dropped) events behind (more than the \(capacity) its queue holds): they were dropped; load every domain followed again"
+                    )
+                ]
                 state.head = 0
                 switch event {
                 case .ownerChanged, .disconnected: state.events.append(event)

@@ -35,10 +35,11 @@ extension PreferencesProxy {
         let queue = PreferencesEventQueue(capacity: capacity)
         // Held weakly by the subscription: the stream owns the queue, and dropping it
         // ends the subscription.
-        let identifier = try await subscribe(SignalRouter.Subscriber(
-            domains: domains.map(Set.init), resolving: resolving,
-            deliver: { [weak queue] in queue?.push($0) },
-            finish: { [weak queue] in queue?.finish() }))
+        let identifier = try await subscribe(
+            SignalRouter.Subscriber(
+                domains: domains.map(Set.init), resolving: resolving,
+                deliver: { [weak queue] in queue?.push($0) },
+                finish: { [weak queue] in queue?.finish() }))
         let router = router
         queue.whenEnded { router.unsubscribe(identifier) }
         return queue.stream
@@ -56,8 +57,9 @@ extension PreferencesProxy {
     public func observe(
         _ domains: [String]? = nil, resolving: Bool = true, _ handler: @escaping @Sendable (PreferencesEvent) -> Void
     ) async throws(PreferencesProxyError) -> PreferencesSubscription {
-        let identifier = try await subscribe(SignalRouter.Subscriber(
-            domains: domains.map(Set.init), resolving: resolving, deliver: handler, finish: {}))
+        let identifier = try await subscribe(
+            SignalRouter.Subscriber(
+                domains: domains.map(Set.init), resolving: resolving, deliver: handler, finish: {}))
         return PreferencesSubscription(router: router, identifier: identifier)
     }
 
@@ -86,9 +88,11 @@ extension PreferencesProxy {
         _ domains: [String]? = nil, resolving: Bool = true, _ handler: @escaping @Sendable (PreferencesEvent) -> Void
     ) throws(PreferencesProxyError) -> PreferencesSubscription {
         let confirmation = SubscriptionConfirmation()
-        let identifier = router.subscribe(SignalRouter.Subscriber(
-            domains: domains.map(Set.init), resolving: resolving, deliver: handler, finish: {}
-        )) { result in confirmation.settle(result.map { _ in () }) }
+        let identifier = router.subscribe(
+            SignalRouter.Subscriber(
+                domains: domains.map(Set.init), resolving: resolving, deliver: handler, finish: {}
+            )
+        ) { result in confirmation.settle(result.map { _ in () }) }
         guard let identifier else {
             try confirmation.wait()
             throw .serviceUnavailable("the subscription failed without a reason")

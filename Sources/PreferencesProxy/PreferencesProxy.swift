@@ -67,7 +67,9 @@ public final class PreferencesProxy: Sendable {
 
     /// Like ``performBlocking(_:timeout:)``, with the serial of prefsd's reply: a signal
     /// with a higher ``DomainChange/serial`` was sent after this answer.
-    public func answerBlocking<Reply>(_ request: PreferencesRequest<Reply>, timeout: Duration = defaultTimeout) throws(PreferencesProxyError) -> (value: Reply, serial: UInt32) {
+    public func answerBlocking<Reply>(_ request: PreferencesRequest<Reply>, timeout: Duration = defaultTimeout) throws(PreferencesProxyError) -> (
+        value: Reply, serial: UInt32
+    ) {
         let reply: DBusMessage
         do {
             reply = try connection.callBlocking(request.message, timeout: timeout)
@@ -108,13 +110,16 @@ public final class PreferencesProxy: Sendable {
         completion: @escaping @Sendable (Result<(value: Reply, serial: UInt32), PreferencesProxyError>) -> Void
     ) {
         connection.call(request.message, timeout: timeout) { result in
-            completion(result.mapError(PreferencesProxyError.init).flatMap { reply in
-                Result { () throws(PreferencesProxyError) in (try request.reply(reply.body), reply.serial) }
-            })
+            completion(
+                result.mapError(PreferencesProxyError.init).flatMap { reply in
+                    Result { () throws(PreferencesProxyError) in (try request.reply(reply.body), reply.serial) }
+                })
         }
     }
 
-    static func perform<Reply>(_ request: PreferencesRequest<Reply>, on connection: DBusConnection, timeout: Duration) async throws(PreferencesProxyError) -> Reply {
+    static func perform<Reply>(_ request: PreferencesRequest<Reply>, on connection: DBusConnection, timeout: Duration) async throws(PreferencesProxyError)
+        -> Reply
+    {
         let reply: DBusMessage
         do {
             reply = try await connection.call(request.message, timeout: timeout)

@@ -60,7 +60,9 @@ public enum PreferencesProxyError: Error, Sendable, Hashable, CustomStringConver
         case .remote(let name, let message):
             self.init(errorName: name, message: message)
         case .noSessionBus:
-            self = .serviceUnavailable("there is no session bus (DBUS_SESSION_BUS_ADDRESS is not set); run inside a desktop session, or under `dbus-run-session -- …` with prefsd installed")
+            self = .serviceUnavailable(
+                "there is no session bus (DBUS_SESSION_BUS_ADDRESS is not set); run inside a desktop session, or under `dbus-run-session -- …` with prefsd installed"
+            )
         case .connectionFailed, .disconnected:
             self = .serviceUnavailable("\(error.description)")
         case .invalidMessage(let reason):
@@ -94,7 +96,8 @@ public enum PreferencesProxyError: Error, Sendable, Hashable, CustomStringConver
         case StandardErrorName.limitsExceeded:
             self = .limitsExceeded(text)
         case "org.freedesktop.DBus.Error.ServiceUnknown", "org.freedesktop.DBus.Error.NameHasNoOwner":
-            self = .serviceUnavailable("prefsd is not running and the bus cannot start it (\(named)); install it with `make install PREFIX=~/.local` or start `prefsd` yourself")
+            self = .serviceUnavailable(
+                "prefsd is not running and the bus cannot start it (\(named)); install it with `make install PREFIX=~/.local` or start `prefsd` yourself")
         case "org.freedesktop.DBus.Error.NoReply", "org.freedesktop.DBus.Error.Timeout", "org.freedesktop.DBus.Error.TimedOut":
             self = .serviceUnavailable("prefsd did not answer in time (\(named)); check that it is running (`journalctl --user -u prefsd`) and retry")
         case "org.freedesktop.DBus.Error.Disconnected", "org.freedesktop.DBus.Error.NoServer":

@@ -22,14 +22,15 @@ enum ServiceSignal: Sendable {
     /// reads as one with nothing invalidated.)
     init?(_ message: DBusMessage) {
         guard message.kind == .signal, message.interface == PreferencesBus.interface,
-              message.path == PreferencesBus.objectPath, let member = message.member,
-              case .string(let domain)? = message.body.first else { return nil }
+            message.path == PreferencesBus.objectPath, let member = message.member,
+            case .string(let domain)? = message.body.first
+        else { return nil }
         let body = message.body
         switch member {
         case PreferencesBus.changedSignal, PreferencesBus.volatileChangedSignal:
             guard body.count == 3 || body.count == 4,
-                  let changed = try? PropertyListValue.dictionary(dbus: body[1], maximumNesting: ReplyValues.nesting),
-                  body[2].signature == .stringArray, body.count == 3 || body[3].signature == .stringArray
+                let changed = try? PropertyListValue.dictionary(dbus: body[1], maximumNesting: ReplyValues.nesting),
+                body[2].signature == .stringArray, body.count == 3 || body[3].signature == .stringArray
             else { return nil }
             let invalidated = body.count == 4 ? ReplyValues.strings(body[3]) : []
             self = .changed(

@@ -315,10 +315,12 @@ final class SignalRouter: Sendable {
     /// answered.
     func catchUp(_ done: @escaping @Sendable (Bool) -> Void) {
         // To the connection whose signals we follow: the door inside a sandbox.
-        connection.call(.methodCall(
-            destination: Self.endpoint.busName, path: PreferencesBus.objectPath,
-            interface: StandardInterface.peer, member: "Ping"
-        )) { [weak self] reply in
+        connection.call(
+            .methodCall(
+                destination: Self.endpoint.busName, path: PreferencesBus.objectPath,
+                interface: StandardInterface.peer, member: "Ping"
+            )
+        ) { [weak self] reply in
             let answered = (try? reply.get()) != nil
             // Answers and signals are dispatched on the connection's queue in the order
             // they came: every signal before this answer is in the inbox already.

@@ -53,10 +53,11 @@ public enum MachineName {
 
     /// Whether `name` is a valid machine name.
     public static func isValid(_ name: String) -> Bool {
-        !name.isEmpty && name.utf8.count <= maximumLength && name.utf8.allSatisfy { byte in
-            (0x30...0x39).contains(byte) || (0x41...0x5a).contains(byte) || (0x61...0x7a).contains(byte)
-                || byte == 0x2e || byte == 0x5f || byte == 0x2d
-        }
+        !name.isEmpty && name.utf8.count <= maximumLength
+            && name.utf8.allSatisfy { byte in
+                (0x30...0x39).contains(byte) || (0x41...0x5a).contains(byte) || (0x61...0x7a).contains(byte)
+                    || byte == 0x2e || byte == 0x5f || byte == 0x2d
+            }
     }
 
     /// `name` made valid: characters outside the set become `-`, cut to the longest length;

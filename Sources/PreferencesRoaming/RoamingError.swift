@@ -18,7 +18,7 @@ public enum RoamingError: Error, Sendable, Equatable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .corrupt(let message), .overLimit(let message), .invalidName(let message),
-             .invalidValue(let message), .clock(let message), .io(let message):
+            .invalidValue(let message), .clock(let message), .io(let message):
             message
         }
     }

@@ -130,7 +130,9 @@ public struct RoamingFile: Sendable, Equatable {
             let counter = try reader.take(4).enumerated().reduce(UInt32(0)) { $0 | UInt32($1.element) << UInt32(8 * $1.offset) }
             let (limit, overflow) = now.addingReportingOverflow(limits.futureSkewMilliseconds)
             if !overflow && wall > limit {
-                throw .clock("entry \(index) (\(domain) \"\(key)\") is dated \((wall - now) / 1000) s ahead of this machine's clock, more than the \(limits.futureSkewMilliseconds / 1000) s allowed: is that machine's clock right?")
+                throw .clock(
+                    "entry \(index) (\(domain) \"\(key)\") is dated \((wall - now) / 1000) s ahead of this machine's clock, more than the \(limits.futureSkewMilliseconds / 1000) s allowed: is that machine's clock right?"
+                )
             }
             var value: PropertyListValue?
             switch try reader.byte() {
@@ -152,8 +154,10 @@ public struct RoamingFile: Sendable, Equatable {
             default:
                 throw .corrupt("entry \(index) has an unknown kind of change")
             }
-            entries.append(RoamingEntry(key: RoamingKey(domain, key), value: value,
-                                        stamp: RoamingStamp(time: HybridTime(wall: wall, counter: counter), machine: entryMachine)))
+            entries.append(
+                RoamingEntry(
+                    key: RoamingKey(domain, key), value: value,
+                    stamp: RoamingStamp(time: HybridTime(wall: wall, counter: counter), machine: entryMachine)))
         }
         guard reader.position == body.endIndex else { throw .corrupt("the file has bytes after its last entry") }
         return RoamingFile(kind: kind, machine: machine, name: name, entries: entries)

@@ -1,7 +1,8 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// The roaming folder on disk, and this machine's own directory beside it.
 ///
@@ -53,9 +54,10 @@ public struct RoamingFolder: Sendable {
         for name in names where name.hasSuffix(Self.suffix) && !name.hasPrefix(".") {
             var info = stat()
             guard lstat(directory.appendingPathComponent(name).path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { continue }
-            result[name] = Fingerprint(size: Int64(info.st_size),
-                                       modified: Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec),
-                                       inode: UInt64(info.st_ino))
+            result[name] = Fingerprint(
+                size: Int64(info.st_size),
+                modified: Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec),
+                inode: UInt64(info.st_ino))
         }
         return result
     }

@@ -16,8 +16,10 @@ public struct RoamingLimits: Sendable, Equatable {
     public var machines: Int
 
     /// Makes limits.
-    public init(fileBytes: Int = 16 << 20, entries: Int = 100_000, futureSkewMilliseconds: UInt64 = 30 * 86_400_000,
-                tombstoneMilliseconds: UInt64 = 90 * 86_400_000, machines: Int = 64) {
+    public init(
+        fileBytes: Int = 16 << 20, entries: Int = 100_000, futureSkewMilliseconds: UInt64 = 30 * 86_400_000,
+        tombstoneMilliseconds: UInt64 = 90 * 86_400_000, machines: Int = 64
+    ) {
         self.fileBytes = fileBytes
         self.entries = entries
         self.futureSkewMilliseconds = futureSkewMilliseconds

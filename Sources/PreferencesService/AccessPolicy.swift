@@ -48,7 +48,7 @@ extension CallerIdentity {
             guard mayRead(domain) else { throw .accessDenied(refusal(reading: domain)) }
             return body
         case .write, .remove, .apply, .applyIf, .replaceDomain, .removeDomain, .setVolatileDomain, .removeVolatileDomain,
-             .history, .revertTo, .revertKeyTo:
+            .history, .revertTo, .revertKeyTo:
             // A domain's history is seen and reverted only by those who may change it.
             let domain = body.first?.stringValue ?? ""
             guard mayWrite(domain) else {
@@ -62,7 +62,8 @@ extension CallerIdentity {
     /// list only the domains it may read.
     func filter(_ method: PreferencesMethod, answer body: [DBusValue]) -> [DBusValue] {
         guard method == .domains || method == .volatileDomains, self != .host,
-              case .array(let element, let names)? = body.first else { return body }
+            case .array(let element, let names)? = body.first
+        else { return body }
         return [.array(element: element, names.filter { $0.stringValue.map(mayRead) ?? false })]
     }
 

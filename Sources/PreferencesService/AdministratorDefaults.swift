@@ -1,11 +1,12 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 import Logging
 import PreferencesModel
 import PreferencesProtocol
 import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Where the administrator's defaults and dconf's system databases are read from.
 struct AdministratorSources: Sendable {
@@ -67,7 +68,9 @@ final class AdministratorDefaults: Sendable {
     /// Reads everything: the profile, the databases it names, the defaults directory.
     /// `previousDefaults` are the plist defaults in force, kept for a file that cannot be
     /// read (as for managed files).
-    func load(previousDefaults: [DomainName: [String: PropertyListValue]]) -> (settings: AdministratorSettings, profile: DconfProfile, plistDefaults: [DomainName: [String: PropertyListValue]]) {
+    func load(previousDefaults: [DomainName: [String: PropertyListValue]]) -> (
+        settings: AdministratorSettings, profile: DconfProfile, plistDefaults: [DomainName: [String: PropertyListValue]]
+    ) {
         let plistDefaults = ManagedDomains(
             directory: sources.defaultsDirectory, requireRootOwnership: sources.requireRootOwnership,
             limits: limits, logger: logger, kind: "administrator defaults"
@@ -88,8 +91,10 @@ final class AdministratorDefaults: Sendable {
     /// layers databases: a key locked in several databases takes its value from the last
     /// of them that locks it, or a database after that one; otherwise the first database
     /// that sets a key gives its default, and a plist default goes before them all.
-    private func layer(_ databases: [(values: [MappedKey: PropertyListValue], locks: Set<MappedKey>)],
-                       under plistDefaults: [DomainName: [String: PropertyListValue]]) -> AdministratorSettings {
+    private func layer(
+        _ databases: [(values: [MappedKey: PropertyListValue], locks: Set<MappedKey>)],
+        under plistDefaults: [DomainName: [String: PropertyListValue]]
+    ) -> AdministratorSettings {
         var settings = AdministratorSettings()
         var lockLevel: [MappedKey: Int] = [:]
         for (level, database) in databases.enumerated() {
@@ -111,8 +116,9 @@ final class AdministratorDefaults: Sendable {
             var bytes = ServiceLimits.domainOverhead
             for (key, value) in values { bytes += DomainState.entryBytes(domain: domain, key: key, value: value) }
             if values.count > limits.keysPerDomain || bytes > limits.domainBytes {
-                logger.error("ignoring the administrator's defaults of a domain past the limits of one domain (prefsd --max-keys-per-domain, --max-domain-size)",
-                             metadata: ["domain": "\(domain)", "keys": "\(values.count)", "bytes": "\(bytes)"])
+                logger.error(
+                    "ignoring the administrator's defaults of a domain past the limits of one domain (prefsd --max-keys-per-domain, --max-domain-size)",
+                    metadata: ["domain": "\(domain)", "keys": "\(values.count)", "bytes": "\(bytes)"])
                 settings.defaults[domain] = nil
             }
         }
@@ -138,7 +144,9 @@ final class AdministratorDefaults: Sendable {
             // A profile that cannot be read keeps the databases it named (a failed read
             // never lifts a lock); none when it was never read.
             let kept = lastProfile.withLock { $0?.path == path ? $0?.profile : nil }
-            logger.warning("\(path): the dconf profile cannot be read (\(error)); \(kept == nil ? "no dconf system database applies" : "the databases it named before stay in force")")
+            logger.warning(
+                "\(path): the dconf profile cannot be read (\(error)); \(kept == nil ? "no dconf system database applies" : "the databases it named before stay in force")"
+            )
             return kept ?? DconfProfile(path: path)
         }
         let profile = DconfProfile.parse(String(decoding: bytes, as: UTF8.self), path: path) { line, message in
@@ -174,7 +182,8 @@ final class AdministratorDefaults: Sendable {
         do {
             bytes = try RegularFile.contents(atPath: path, limit: limits.managedFileBytes, followingSymlinks: true)
         } catch {
-            logger.error("\(path): cannot be read, so what it held before stays in force: \(error) (prefsd --max-managed-file-size bounds every administrator file)")
+            logger.error(
+                "\(path): cannot be read, so what it held before stays in force: \(error) (prefsd --max-managed-file-size bounds every administrator file)")
             return cache.withLock { $0[path] } ?? Parsed(fingerprint: [])
         }
         var parsed = Parsed(fingerprint: fingerprint)
@@ -212,8 +221,9 @@ final class AdministratorDefaults: Sendable {
         var info = stat()
         guard stat(directory.path, &info) == 0 else { return false }
         if info.st_uid != 0 || (info.st_mode & (S_IWGRP | S_IWOTH)) != 0 {
-            logger.warning("the dconf database directory must be owned by root and not writable by others; ignoring it",
-                           metadata: ["directory": "\(directory.path)", "owner": "\(info.st_uid)", "mode": "\(String(info.st_mode & 0o7777, radix: 8))"])
+            logger.warning(
+                "the dconf database directory must be owned by root and not writable by others; ignoring it",
+                metadata: ["directory": "\(directory.path)", "owner": "\(info.st_uid)", "mode": "\(String(info.st_mode & 0o7777, radix: 8))"])
             return false
         }
         return true
@@ -223,7 +233,9 @@ final class AdministratorDefaults: Sendable {
     private static func fingerprint(_ path: String) -> [Int] {
         var info = stat()
         guard stat(path, &info) == 0 else { return [] }
-        return [Int(info.st_dev), Int(info.st_ino), Int(info.st_size), info.st_mtim.tv_sec, info.st_mtim.tv_nsec,
-                info.st_ctim.tv_sec, info.st_ctim.tv_nsec]
+        return [
+            Int(info.st_dev), Int(info.st_ino), Int(info.st_size), info.st_mtim.tv_sec, info.st_mtim.tv_nsec,
+            info.st_ctim.tv_sec, info.st_ctim.tv_nsec,
+        ]
     }
 }

@@ -103,7 +103,8 @@ struct Arguments {
         var seen = Set<String>()
         seen.reserveCapacity(keys.count)
         for key in keys where !seen.insert(key).inserted {
-            throw .invalidArguments("argument \(index + 1) names the key \"\(key.prefix(80))\" twice (keys are compared after Unicode NFC normalization); name each key once")
+            throw .invalidArguments(
+                "argument \(index + 1) names the key \"\(key.prefix(80))\" twice (keys are compared after Unicode NFC normalization); name each key once")
         }
     }
 

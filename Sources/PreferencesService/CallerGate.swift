@@ -112,7 +112,11 @@ final class CallerGate: Sendable {
         }
         // Measured outside the lock: it walks the whole body.
         let bytes = DBusValue.structure(call.body).marshalledSize
-        enum Decision { case now(Identification), wait, identify, refuse(String) }
+        enum Decision {
+            case now(Identification)
+            case wait, identify
+            case refuse(String)
+        }
         let decision = state.withLock { state -> Decision in
             if let known = state.known[sender] { return .now(known) }
             guard var waiting = state.held[sender] else {
@@ -121,7 +125,9 @@ final class CallerGate: Sendable {
                 return .identify
             }
             if waiting.calls.count >= bounds.heldCalls || (!waiting.calls.isEmpty && waiting.bytes + bytes > bounds.heldBytes) {
-                return .refuse("prefsd holds at most \(bounds.heldCalls) calls (\(bounds.heldBytes) bytes) of one client while it learns who the client is, and \(sender) sent \(waiting.calls.count) calls (\(waiting.bytes) bytes) before that; wait for the answers before sending more (prefsd --max-held-calls, --max-held-size)")
+                return .refuse(
+                    "prefsd holds at most \(bounds.heldCalls) calls (\(bounds.heldBytes) bytes) of one client while it learns who the client is, and \(sender) sent \(waiting.calls.count) calls (\(waiting.bytes) bytes) before that; wait for the answers before sending more (prefsd --max-held-calls, --max-held-size)"
+                )
             }
             waiting.calls.append(Held(call: call, run: run))
             waiting.bytes += bytes
@@ -161,8 +167,12 @@ final class CallerGate: Sendable {
     private func identity(_ known: Identification, for call: DBusMessage) -> CallerIdentity {
         switch known {
         case .identified(let identity): identity
-        case .departed: trustsDeparted(call) ? .host : .unidentified(
-            "\(call.sender ?? "the sender") left the bus before prefsd could tell who it was, and calls at \(call.destination ?? "this name") are answered only for callers prefsd has identified; wait for the answer of a call before leaving")
+        case .departed:
+            trustsDeparted(call)
+                ? .host
+                : .unidentified(
+                    "\(call.sender ?? "the sender") left the bus before prefsd could tell who it was, and calls at \(call.destination ?? "this name") are answered only for callers prefsd has identified; wait for the answer of a call before leaving"
+                )
         }
     }
 
@@ -199,8 +209,11 @@ final class CallerGate: Sendable {
         let (seconds, attoseconds) = timeout.components
         let nanoseconds = Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000)
         DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(nanoseconds)) { [self] in
-            finish(sender, .identified(.unidentified(
-                "reading the root of its process \(pid) took longer than \(timeout) (a file system that does not answer?)")))
+            finish(
+                sender,
+                .identified(
+                    .unidentified(
+                        "reading the root of its process \(pid) took longer than \(timeout) (a file system that does not answer?)")))
         }
     }
 

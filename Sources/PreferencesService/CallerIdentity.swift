@@ -1,7 +1,8 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import PreferencesProtocol
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Who is behind a connection calling the service, as far as access goes.
 ///

@@ -27,7 +27,8 @@ extension Change {
         // Lay values back in, smallest first. An entry starts 8-aligned, so it costs at
         // most its own size plus 7 bytes of padding; leaving its key out of `invalidated`
         // only saves bytes, so the running total never underestimates.
-        let candidates = changed
+        let candidates =
+            changed
             .map { (key: $0.key, value: $0.value, cost: Self.entry($0.key, $0.value).marshalledSize + 7) }
             .sorted { ($0.cost, $0.key) < ($1.cost, $1.key) }
         var kept: [String: PropertyListValue] = [:]

@@ -21,7 +21,8 @@ struct MappedKey: Sendable, Hashable, Comparable {
             throw .invalidName("\(path) is not a dconf key (it starts with /, has no // and does not end with /)")
         }
         guard let location = GSettingsPath(settingsKey: path), let domain = try? DomainName(location.domain) else {
-            throw .invalidName("\(path) cannot be a GSettings key under prefsd (its prefsd key would break the limits on keys: 1–1024 bytes of UTF-8 in normal form C)")
+            throw .invalidName(
+                "\(path) cannot be a GSettings key under prefsd (its prefsd key would break the limits on keys: 1–1024 bytes of UTF-8 in normal form C)")
         }
         return MappedKey(domain: domain, key: location.key)
     }
@@ -128,7 +129,12 @@ enum DconfLocksReader {
             let trimmed = text.trimmingCharacters(in: .whitespaces)
             if trimmed.isEmpty || trimmed.hasPrefix("#") { continue }
             guard text.hasPrefix("/"), trimmed == text else {
-                problems.append(FileProblem(line: number, message: "\"\(text)\" is not a key to lock: a lock is a dconf key alone on its line, starting with / (/org/gnome/desktop/interface/gtk-theme)"))
+                problems.append(
+                    FileProblem(
+                        line: number,
+                        message:
+                            "\"\(text)\" is not a key to lock: a lock is a dconf key alone on its line, starting with / (/org/gnome/desktop/interface/gtk-theme)"
+                    ))
                 continue
             }
             do {

@@ -1,7 +1,8 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// The dconf profile prefsd follows: which system databases (`system-db:NAME` lines) lie
 /// under the user's own values, in the order dconf reads them.
@@ -63,7 +64,9 @@ struct DconfProfile: Sendable, Equatable {
             switch kind {
             case "system-db":
                 guard !name.contains("/"), name != ".", name != ".." else {
-                    report(index + 1, "system-db:\(name) does not name a database in the dconf database directory (a plain name, such as local); the line is ignored")
+                    report(
+                        index + 1,
+                        "system-db:\(name) does not name a database in the dconf database directory (a plain name, such as local); the line is ignored")
                     continue
                 }
                 profile.systemDatabases.append(name)

@@ -1,9 +1,10 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Dispatch
 import Foundation
 import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Calls a handler, on its own queue, shortly after anything in a directory changes: files
 /// created, written, renamed, removed or given new permissions. Bursts of events are
@@ -98,7 +99,8 @@ final class DirectoryWatcher: Sendable {
         }
         for name in ((try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []).sorted() {
             guard stat(directory.appendingPathComponent(name).path, &info) == 0 else { continue }
-            entries.append("\(name) \(info.st_size) \(info.st_mode) \(info.st_ctim.tv_sec).\(info.st_ctim.tv_nsec) \(info.st_mtim.tv_sec).\(info.st_mtim.tv_nsec)")
+            entries.append(
+                "\(name) \(info.st_size) \(info.st_mode) \(info.st_ctim.tv_sec).\(info.st_ctim.tv_nsec) \(info.st_mtim.tv_sec).\(info.st_mtim.tv_nsec)")
         }
         return entries
     }
@@ -114,7 +116,8 @@ private final class InotifyWatch: Sendable {
     /// or `nil` while the path names no directory.
     private let armed = Mutex<(watch: Int32, device: UInt, inode: UInt)?>(nil)
 
-    private static let mask = UInt32(IN_CREATE | IN_DELETE | IN_MODIFY | IN_CLOSE_WRITE | IN_MOVED_FROM | IN_MOVED_TO | IN_ATTRIB | IN_DELETE_SELF | IN_MOVE_SELF)
+    private static let mask = UInt32(
+        IN_CREATE | IN_DELETE | IN_MODIFY | IN_CLOSE_WRITE | IN_MOVED_FROM | IN_MOVED_TO | IN_ATTRIB | IN_DELETE_SELF | IN_MOVE_SELF)
 
     private init(descriptor: Int32, path: String) {
         self.descriptor = descriptor

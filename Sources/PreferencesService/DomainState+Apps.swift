@@ -63,10 +63,14 @@ extension DomainState {
     func checkApplicationShare(adding bytes: Int, appears: Bool) throws(PreferencesServiceError) {
         guard let application = actingApplication, let usage = applications[application] else { return }
         if appears && usage.domains >= limits.applicationDomainCount {
-            throw .quotaExceeded("the sandboxed application \(application) holds \(usage.domains) domains (its own and its suites \(application).*), the most one application may (prefsd --max-app-domains); remove some first")
+            throw .quotaExceeded(
+                "the sandboxed application \(application) holds \(usage.domains) domains (its own and its suites \(application).*), the most one application may (prefsd --max-app-domains); remove some first"
+            )
         }
         if bytes > 0 && usage.bytes + bytes > limits.applicationStoreBytes {
-            throw .quotaExceeded("the domains of the sandboxed application \(application) would take \(usage.bytes + bytes) bytes, over its share of \(limits.applicationStoreBytes) (prefsd --max-app-store-size; counted as for --max-store-size); remove keys first")
+            throw .quotaExceeded(
+                "the domains of the sandboxed application \(application) would take \(usage.bytes + bytes) bytes, over its share of \(limits.applicationStoreBytes) (prefsd --max-app-store-size; counted as for --max-store-size); remove keys first"
+            )
         }
     }
 
@@ -75,10 +79,14 @@ extension DomainState {
     func checkApplicationVolatileShare(adding bytes: Int) throws(PreferencesServiceError) {
         guard let application = actingApplication, let usage = applications[application] else { return }
         if usage.volatileDomains >= limits.applicationVolatileDomainCount {
-            throw .quotaExceeded("the sandboxed application \(application) holds \(usage.volatileDomains) volatile domains, the most one application may (prefsd --max-app-volatile-domains); remove one first")
+            throw .quotaExceeded(
+                "the sandboxed application \(application) holds \(usage.volatileDomains) volatile domains, the most one application may (prefsd --max-app-volatile-domains); remove one first"
+            )
         }
         if usage.volatileBytes + bytes > limits.applicationVolatileBytes {
-            throw .quotaExceeded("the volatile domains of the sandboxed application \(application) would take \(usage.volatileBytes + bytes) bytes, over its share of \(limits.applicationVolatileBytes) (prefsd --max-app-volatile-size); remove a volatile domain first")
+            throw .quotaExceeded(
+                "the volatile domains of the sandboxed application \(application) would take \(usage.volatileBytes + bytes) bytes, over its share of \(limits.applicationVolatileBytes) (prefsd --max-app-volatile-size); remove a volatile domain first"
+            )
         }
     }
 }

@@ -36,7 +36,8 @@ extension DomainState {
         try refuseForced(domain, set: set, remove: remove)
         // Judged by what a read answers (the caller read it): the user's value, else the
         // administrator's default.
-        let holds = expected.allSatisfy { projectedVisible(domain: domain, key: $0.key) == $0.value }
+        let holds =
+            expected.allSatisfy { projectedVisible(domain: domain, key: $0.key) == $0.value }
             && absent.allSatisfy { projectedVisible(domain: domain, key: $0) == nil }
         guard holds else { return nil }
         return try apply(domain: domain, set: set, remove: remove)
@@ -134,10 +135,14 @@ extension DomainState {
         }
         let newDomainBytes = (domainBytes[domain] ?? 0) + delta
         if delta > 0 && newDomainBytes > limits.domainBytes {
-            throw .quotaExceeded("the domain \(domain) would take \(newDomainBytes) bytes, over its limit of \(limits.domainBytes) (prefsd --max-domain-size; each key counts its domain's name, its name, its value and \(ServiceLimits.entryOverhead) bytes of overhead); remove keys from it first")
+            throw .quotaExceeded(
+                "the domain \(domain) would take \(newDomainBytes) bytes, over its limit of \(limits.domainBytes) (prefsd --max-domain-size; each key counts its domain's name, its name, its value and \(ServiceLimits.entryOverhead) bytes of overhead); remove keys from it first"
+            )
         }
         if delta > 0 && storeBytes + delta > limits.storeBytes {
-            throw .quotaExceeded("the store would take \(storeBytes + delta) bytes, over its limit of \(limits.storeBytes) (prefsd --max-store-size; each key counts its domain's name, its name, its value and \(ServiceLimits.entryOverhead) bytes of overhead); remove unused domains first")
+            throw .quotaExceeded(
+                "the store would take \(storeBytes + delta) bytes, over its limit of \(limits.storeBytes) (prefsd --max-store-size; each key counts its domain's name, its name, its value and \(ServiceLimits.entryOverhead) bytes of overhead); remove unused domains first"
+            )
         }
 
         lastSequence += 1
@@ -163,7 +168,8 @@ extension DomainState {
     /// Refuses a change that would set or remove a key an administrator forces.
     private func refuseForced(_ domain: DomainName, set: [String: PropertyListValue], remove: [String]) throws(PreferencesServiceError) {
         if let key = set.keys.sorted().first(where: { isForced(domain: domain, key: $0) })
-            ?? remove.first(where: { isForced(domain: domain, key: $0) }) {
+            ?? remove.first(where: { isForced(domain: domain, key: $0) })
+        {
             if forced[domain]?[key] == nil {
                 throw .forced("\(domain) \"\(key)\" is locked by the administrator (a locks/ file of a dconf system database) and cannot be changed")
             }
@@ -173,13 +179,17 @@ extension DomainState {
 
     private func checkVolatileQuota(adding bytes: Int) throws(PreferencesServiceError) {
         if volatileBytes + bytes > limits.volatileBytes {
-            throw .quotaExceeded("volatile domains would take \(volatileBytes + bytes) bytes, over their limit of \(limits.volatileBytes) (prefsd --max-volatile-size; each domain counts \(ServiceLimits.domainOverhead) bytes and each key its domain's name, its name, its value and \(ServiceLimits.entryOverhead) bytes); remove a volatile domain first")
+            throw .quotaExceeded(
+                "volatile domains would take \(volatileBytes + bytes) bytes, over their limit of \(limits.volatileBytes) (prefsd --max-volatile-size; each domain counts \(ServiceLimits.domainOverhead) bytes and each key its domain's name, its name, its value and \(ServiceLimits.entryOverhead) bytes); remove a volatile domain first"
+            )
         }
     }
 
     private func checkKeyCount(_ count: Int, domain: DomainName) throws(PreferencesServiceError) {
         if count > limits.keysPerDomain {
-            throw .quotaExceeded("the domain \(domain) would hold \(count) keys, over the limit of \(limits.keysPerDomain) (prefsd --max-keys-per-domain); remove keys from it first")
+            throw .quotaExceeded(
+                "the domain \(domain) would hold \(count) keys, over the limit of \(limits.keysPerDomain) (prefsd --max-keys-per-domain); remove keys from it first"
+            )
         }
     }
 

@@ -1,11 +1,12 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 import Logging
 import PreferencesModel
 import PreferencesProtocol
 import PreferencesStore
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// The administrator's managed domains: `<directory>/<domain>.plist`, XML or binary
 /// property lists whose keys are forced on the user.
@@ -36,8 +37,9 @@ struct ManagedDomains {
             return [:]
         }
         if requireRootOwnership, info.st_uid != 0 || (info.st_mode & (S_IWGRP | S_IWOTH)) != 0 {
-            logger.warning("the \(kind) directory must be owned by root and not writable by others; ignoring it",
-                           metadata: ["directory": "\(directory.path)", "owner": "\(info.st_uid)", "mode": "\(String(info.st_mode & 0o7777, radix: 8))"])
+            logger.warning(
+                "the \(kind) directory must be owned by root and not writable by others; ignoring it",
+                metadata: ["directory": "\(directory.path)", "owner": "\(info.st_uid)", "mode": "\(String(info.st_mode & 0o7777, radix: 8))"])
             return [:]
         }
         let names: [String]
@@ -57,8 +59,9 @@ struct ManagedDomains {
             do {
                 domains[domain] = try read(path, domain: domain)
             } catch {
-                logger.error("ignoring a file of \(kind) that cannot be used; its previous state stays in force",
-                             metadata: ["path": "\(path)", "error": "\(error)"])
+                logger.error(
+                    "ignoring a file of \(kind) that cannot be used; its previous state stays in force",
+                    metadata: ["path": "\(path)", "error": "\(error)"])
                 if let kept = previous[domain] { domains[domain] = kept }
             }
         }
@@ -73,7 +76,8 @@ struct ManagedDomains {
             throw PreferencesModelError.invalidValue(reason: "the top level is not a dictionary")
         }
         if entries.count > limits.keysPerDomain {
-            throw PreferencesServiceError.quotaExceeded("it forces \(entries.count) keys, over the limit of \(limits.keysPerDomain) keys in one domain (prefsd --max-keys-per-domain)")
+            throw PreferencesServiceError.quotaExceeded(
+                "it forces \(entries.count) keys, over the limit of \(limits.keysPerDomain) keys in one domain (prefsd --max-keys-per-domain)")
         }
         var bytes = ServiceLimits.domainOverhead
         for (key, value) in entries.sorted(by: { $0.key < $1.key }) {
@@ -82,7 +86,8 @@ struct ManagedDomains {
             bytes += DomainState.entryBytes(domain: domain, key: key, value: value)
         }
         if bytes > limits.domainBytes {
-            throw PreferencesServiceError.quotaExceeded("its values take \(bytes) bytes, over the limit of \(limits.domainBytes) for one domain (prefsd --max-domain-size)")
+            throw PreferencesServiceError.quotaExceeded(
+                "its values take \(bytes) bytes, over the limit of \(limits.domainBytes) for one domain (prefsd --max-domain-size)")
         }
         return entries
     }

@@ -115,10 +115,12 @@ extension PreferencesService {
             administration.schedule { [self] in reloadAdministratorSettings() }
         }
         if !settings.isEmpty || profile.path != nil {
-            logger.info("administrator settings", metadata: [
-                "defaultsDomains": "\(settings.defaults.count)", "lockedDomains": "\(settings.locks.count)",
-                "dconfProfile": "\(profile.path ?? "none")", "systemDatabases": "\(profile.systemDatabases)",
-            ])
+            logger.info(
+                "administrator settings",
+                metadata: [
+                    "defaultsDomains": "\(settings.defaults.count)", "lockedDomains": "\(settings.locks.count)",
+                    "dconfProfile": "\(profile.path ?? "none")", "systemDatabases": "\(profile.systemDatabases)",
+                ])
         }
         return settings
     }

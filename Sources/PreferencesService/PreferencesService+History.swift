@@ -42,8 +42,10 @@ extension PreferencesService {
     /// own earlier writes, and comes after their answers); the call is answered from there.
     func history(_ request: HistoryRequest, store: DomainStore, for call: DBusMessage) {
         let count = request.limit == 0 ? Self.historyReplyEntries : min(request.limit, Self.historyReplyEntries)
-        store.readHistory(domain: request.domain, key: request.key, after: request.after, limit: Int(count),
-                          maxBytes: configuration.limits.replyBytes / 2) { [self] result in
+        store.readHistory(
+            domain: request.domain, key: request.key, after: request.after, limit: Int(count),
+            maxBytes: configuration.limits.replyBytes / 2
+        ) { [self] result in
             switch result {
             case .success(let entries):
                 reply(to: call, [.array(element: HistoryEntry.dbusSignature, entries.map(\.dbusValue))])
@@ -67,7 +69,8 @@ extension PreferencesService {
                 do {
                     guard let found = try store.revertTargets(domain: request.domain, key: request.key, to: request.sequence) else {
                         throw PreferencesServiceError.notFound(
-                            "the history of \(request.domain) no longer reaches back to change \(request.sequence): older changes were dropped to keep it within its bounds (prefsd --history-entries, --history-size)")
+                            "the history of \(request.domain) no longer reaches back to change \(request.sequence): older changes were dropped to keep it within its bounds (prefsd --history-entries, --history-size)"
+                        )
                     }
                     targets = found
                 } catch let error as StoreError {

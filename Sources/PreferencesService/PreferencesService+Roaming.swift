@@ -9,9 +9,13 @@ extension PreferencesService: RoamingHost {
     func startRoaming() {
         guard let settings = configuration.roaming else { return }
         let limits = configuration.limits
-        guard let coordinator = RoamingCoordinator(configuration: settings, host: self, logger: logger, checkValue: { value, subject in
-            try limits.check(value, subject: subject)
-        }) else { return }
+        guard
+            let coordinator = RoamingCoordinator(
+                configuration: settings, host: self, logger: logger,
+                checkValue: { value, subject in
+                    try limits.check(value, subject: subject)
+                })
+        else { return }
         roaming.withLock { $0 = coordinator }
         logger.info("roaming", metadata: ["folder": "\(settings.directory.path)", "machine": "\(coordinator.machine)"])
         coordinator.start()
@@ -19,7 +23,9 @@ extension PreferencesService: RoamingHost {
 
     /// Stops the coordinator, after the pass under way.
     func stopRoaming() {
-        let coordinator = roaming.withLock { coordinator in defer { coordinator = nil }; return coordinator }
+        let coordinator = roaming.withLock { coordinator in
+            defer { coordinator = nil }; return coordinator
+        }
         coordinator?.stop()
     }
 
@@ -51,7 +57,8 @@ extension PreferencesService: RoamingHost {
                 // Judged on the user's own values (committed and staged), as the plan was:
                 // an administrator's default neither roams nor stands in for a user's value.
                 let domains = core.domains!
-                let holds = request.expected.allSatisfy { domains.projected(domain: request.domain, key: $0.key) == $0.value }
+                let holds =
+                    request.expected.allSatisfy { domains.projected(domain: request.domain, key: $0.key) == $0.value }
                     && request.absent.allSatisfy { domains.projected(domain: request.domain, key: $0) == nil }
                 guard holds else { return nil }
                 return (try core.domains!.apply(domain: request.domain, set: request.set, remove: request.remove), store)

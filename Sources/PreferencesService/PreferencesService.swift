@@ -62,8 +62,9 @@ public final class PreferencesService: Sendable {
         self.door = door
         // A sender that left before it was identified runs as the host's on the main name
         // only: no sandboxed application can reach that name (see `Identification`).
-        gate = CallerGate(connection: connection, logger: logger, bounds: CallerGate.Bounds(configuration.limits),
-                          trustsDeparted: { call in !(door?.serves(call) ?? false) })
+        gate = CallerGate(
+            connection: connection, logger: logger, bounds: CallerGate.Bounds(configuration.limits),
+            trustsDeparted: { call in !(door?.serves(call) ?? false) })
         self.configuration = configuration
         self.logger = logger
         standardInterfaces = .preferences(version: configuration.version)
@@ -161,10 +162,11 @@ public final class PreferencesService: Sendable {
     /// first, then `Changed`, and notes in the journal (who = `managed`).
     func announce(_ update: ForcedUpdate) {
         for (domain, keys) in update.forcedKeys.sorted(by: { $0.key < $1.key }) {
-            emitSignal(.signal(
-                path: PreferencesBus.objectPath, interface: PreferencesBus.interface,
-                member: PreferencesBus.forcedKeysChangedSignal, body: [.string(domain.rawValue), .stringArray(keys)]
-            ))
+            emitSignal(
+                .signal(
+                    path: PreferencesBus.objectPath, interface: PreferencesBus.interface,
+                    member: PreferencesBus.forcedKeysChangedSignal, body: [.string(domain.rawValue), .stringArray(keys)]
+                ))
         }
         for change in update.changes { emit(change, volatile: false) }
         // The journal notes who changed what readers see (no stored value changes).
@@ -194,7 +196,10 @@ public final class PreferencesService: Sendable {
         // The store is loading: hold the call, within the bounds (measured outside the lock).
         let size = DBusValue.structure(call.body).marshalledSize
         let limits = configuration.limits
-        enum Admission { case dispatch, held, refused(calls: Int, bytes: Int) }
+        enum Admission {
+            case dispatch, held
+            case refused(calls: Int, bytes: Int)
+        }
         let admission = core.withLock { core -> Admission in
             if core.ready { return .dispatch }
             guard core.waiting.count < limits.waitingCalls, core.waitingBytes + size <= limits.waitingBytes else {
@@ -210,8 +215,10 @@ public final class PreferencesService: Sendable {
         case .held:
             break
         case .refused(let calls, let bytes):
-            reply(to: call, error: StandardErrorName.limitsExceeded,
-                  "prefsd is still loading its store and holds \(calls) calls (\(bytes) bytes) until then; this one (\(size) bytes) would pass the most it holds, \(limits.waitingCalls) calls or \(limits.waitingBytes) bytes (prefsd --max-waiting-calls, --max-waiting-size): try again once it has loaded")
+            reply(
+                to: call, error: StandardErrorName.limitsExceeded,
+                "prefsd is still loading its store and holds \(calls) calls (\(bytes) bytes) until then; this one (\(size) bytes) would pass the most it holds, \(limits.waitingCalls) calls or \(limits.waitingBytes) bytes (prefsd --max-waiting-calls, --max-waiting-size): try again once it has loaded"
+            )
         }
     }
 
@@ -242,12 +249,14 @@ public final class PreferencesService: Sendable {
 
     private func handlePreferencesCall(_ call: DBusMessage, as caller: CallerIdentity) {
         guard let member = call.member, let method = PreferencesMethod(rawValue: member) else {
-            return reply(to: call, error: StandardErrorName.unknownMethod,
-                         "\(PreferencesBus.interface) has no method \(call.member ?? "(none)")")
+            return reply(
+                to: call, error: StandardErrorName.unknownMethod,
+                "\(PreferencesBus.interface) has no method \(call.member ?? "(none)")")
         }
         guard call.hasSignature(method.inputSignature) else {
-            return reply(to: call, error: StandardErrorName.invalidArgs,
-                         "\(member) takes arguments of type (\(method.inputSignature)), not (\(call.signature))")
+            return reply(
+                to: call, error: StandardErrorName.invalidArgs,
+                "\(member) takes arguments of type (\(method.inputSignature)), not (\(call.signature))")
         }
         do {
             let arguments = Arguments(body: try caller.admit(method, call.body), limits: configuration.limits)
@@ -484,8 +493,10 @@ public final class PreferencesService: Sendable {
         let limit = configuration.limits.replyBytes
         guard size <= limit else {
             logger.warning("a reply too large for the bus was refused", metadata: ["member": "\(call.member ?? "")", "bytes": "\(size)"])
-            return reply(to: call, error: StandardErrorName.limitsExceeded,
-                         "the answer would take \(size) bytes, over the \(limit) a message may take on this bus (prefsd --max-reply-size); read it in parts (Read of single keys) or remove data")
+            return reply(
+                to: call, error: StandardErrorName.limitsExceeded,
+                "the answer would take \(size) bytes, over the \(limit) a message may take on this bus (prefsd --max-reply-size); read it in parts (Read of single keys) or remove data"
+            )
         }
         do {
             try connection(answering: call).send(call.makeReturn(body))
@@ -506,7 +517,8 @@ public final class PreferencesService: Sendable {
         // The one place every change to what a domain reads becomes visible (its signal goes
         // out before its reply): the domain's snapshot goes stale here, first.
         if let snapshots, signal.member == PreferencesBus.changedSignal || signal.member == PreferencesBus.forcedKeysChangedSignal,
-           case .string(let domain)? = signal.body.first {
+            case .string(let domain)? = signal.body.first
+        {
             snapshots.invalidate(domain)
         }
         let size = DBusValue.structure(signal.body).marshalledSize

@@ -55,8 +55,10 @@ public final class SandboxDoor: Sendable {
     /// A door on `connection`; the service registers its object on it. Each sandboxed
     /// application may hold `subscriptionsPerApplication` subscriptions over all its
     /// connections (``ServiceLimits/applicationSubscriptions``).
-    public init(connection: DBusConnection, version: String, logger: Logger,
-                subscriptionsPerApplication: Int = ServiceLimits.default.applicationSubscriptions) {
+    public init(
+        connection: DBusConnection, version: String, logger: Logger,
+        subscriptionsPerApplication: Int = ServiceLimits.default.applicationSubscriptions
+    ) {
         self.connection = connection
         self.logger = logger
         self.subscriptionsPerApplication = subscriptionsPerApplication
@@ -72,7 +74,8 @@ public final class SandboxDoor: Sendable {
     public func followDepartures(_ gone: @escaping @Sendable (String) -> Void) async throws(DBusError) {
         connection.setSignalHandler { [weak self] message in
             guard let change = BusDriver.ownerChange(message), change.name.hasPrefix(":"),
-                  change.newOwner.isEmpty else { return }
+                change.newOwner.isEmpty
+            else { return }
             let name = change.name
             self?.subscriptions.withLock { $0.set(name, nil) }
             gone(name)
@@ -98,8 +101,9 @@ public final class SandboxDoor: Sendable {
             return call.makeError(name: StandardErrorName.unknownMethod, message: "\(SandboxBus.interface) has no method \(call.member ?? "(none)")")
         }
         guard call.signature == SandboxBus.subscriptionSignature, case .array(_, let items)? = call.body.first else {
-            return call.makeError(name: StandardErrorName.invalidArgs,
-                                  message: "\(call.member ?? "") takes arguments of type (\(SandboxBus.subscriptionSignature)), not (\(call.signature))")
+            return call.makeError(
+                name: StandardErrorName.invalidArgs,
+                message: "\(call.member ?? "") takes arguments of type (\(SandboxBus.subscriptionSignature)), not (\(call.signature))")
         }
         let domains = items.compactMap(\.stringValue)
         guard let sender = call.sender else {
@@ -126,7 +130,10 @@ public final class SandboxDoor: Sendable {
             return refuse(.accessDenied("prefsd cannot tell who is calling, so it sends nothing: \(reason)"))
         }
         let limit = subscriptionsPerApplication
-        enum Refusal { case peer, application(String, Int) }
+        enum Refusal {
+            case peer
+            case application(String, Int)
+        }
         let refusal = subscriptions.withLock { all -> Refusal? in
             let old = all.bySender[sender]
             var subscription = old ?? Subscription(identity: caller)
@@ -143,11 +150,15 @@ public final class SandboxDoor: Sendable {
         case nil:
             return call.makeReturn()
         case .peer:
-            return call.makeError(name: StandardErrorName.limitsExceeded,
-                                  message: "one peer may subscribe to at most \(SandboxBus.maximumSubscriptionsPerPeer) domains; unsubscribe from some first")
+            return call.makeError(
+                name: StandardErrorName.limitsExceeded,
+                message: "one peer may subscribe to at most \(SandboxBus.maximumSubscriptionsPerPeer) domains; unsubscribe from some first")
         case .application(let id, let held):
-            return call.makeError(name: StandardErrorName.limitsExceeded,
-                                  message: "the sandboxed application \(id) holds \(held) subscriptions over its connections, and may hold at most \(limit) (prefsd --max-app-subscriptions); unsubscribe from some first")
+            return call.makeError(
+                name: StandardErrorName.limitsExceeded,
+                message:
+                    "the sandboxed application \(id) holds \(held) subscriptions over its connections, and may hold at most \(limit) (prefsd --max-app-subscriptions); unsubscribe from some first"
+            )
         }
     }
 
@@ -196,7 +207,8 @@ extension StandardInterfaces {
 let sandboxServedXML: String = {
     let door = sandboxIntrospectionXML
     guard let open = door.range(of: "<node>"), let close = door.range(of: "</node>", options: .backwards),
-          let end = introspectionXML.range(of: "</node>", options: .backwards) else { return introspectionXML }
+        let end = introspectionXML.range(of: "</node>", options: .backwards)
+    else { return introspectionXML }
     let inner = door[open.upperBound..<close.lowerBound].drop { $0 == "\n" }
     return String(introspectionXML[..<end.lowerBound]) + inner + String(introspectionXML[end.lowerBound...])
 }()

@@ -41,8 +41,10 @@ public struct ServiceConfiguration: Sendable {
     /// session bus `environment` names), under the user's runtime directory: none without one.
     public mutating func keepSnapshots(busAddress: String?, environment: [String: String]) {
         let runtime = environment["XDG_RUNTIME_DIR"]
-        let address = busAddress ?? SnapshotLayout.sessionBusAddress(
-            environmentAddress: environment["DBUS_SESSION_BUS_ADDRESS"], runtimeDirectory: runtime)
+        let address =
+            busAddress
+            ?? SnapshotLayout.sessionBusAddress(
+                environmentAddress: environment["DBUS_SESSION_BUS_ADDRESS"], runtimeDirectory: runtime)
         snapshotDirectory = SnapshotLayout.directory(runtimeDirectory: runtime, busAddress: address)
     }
 
@@ -79,7 +81,8 @@ public struct ServiceConfiguration: Sendable {
         if let config = environment["XDG_CONFIG_HOME"], config.hasPrefix("/") {
             return URL(fileURLWithPath: config, isDirectory: true).appendingPathComponent("prefsd", isDirectory: true)
         }
-        let home = environment["HOME"].map { URL(fileURLWithPath: $0, isDirectory: true) }
+        let home =
+            environment["HOME"].map { URL(fileURLWithPath: $0, isDirectory: true) }
             ?? FileManager.default.homeDirectoryForCurrentUser
         return home.appendingPathComponent(".config/prefsd", isDirectory: true)
     }

@@ -1,7 +1,7 @@
 import DBus
 import Dispatch
-import Glibc
 import GSettingsPaths
+import Glibc
 import Logging
 import PreferencesModel
 import PreferencesProtocol
@@ -93,7 +93,7 @@ final class SnapshotKeeper: Sendable {
     static func clear(directory: String) -> Bool {
         let parent = String(directory[..<(directory.lastIndex(of: "/") ?? directory.endIndex)])
         guard !parent.isEmpty, makePrivateDirectory(parent), makePrivateDirectory(directory),
-              let listing = opendir(directory)
+            let listing = opendir(directory)
         else { return false }
         defer { closedir(listing) }
         while let entry = readdir(listing) {
@@ -184,7 +184,7 @@ final class SnapshotKeeper: Sendable {
         if let live, !live.isStale { return }
         let schedule = state.withLock { state -> Bool in
             guard state.enabled, !state.scheduled.contains(domain), state.pending[domain] == nil,
-                  state.live[domain] === live
+                state.live[domain] === live
             else { return false }
             if let live {
                 state.live[domain] = nil
@@ -238,8 +238,11 @@ final class SnapshotKeeper: Sendable {
         // Read after the file is pending: a change after this read flips it.
         var written = false
         if let body = read(domain),
-           let blob = try? DBusMessage.signal(path: PreferencesBus.objectPath, interface: PreferencesBus.interface,
-                                              member: SnapshotLayout.member, body: body).marshalled() {
+            let blob = try? DBusMessage.signal(
+                path: PreferencesBus.objectPath, interface: PreferencesBus.interface,
+                member: SnapshotLayout.member, body: body
+            ).marshalled()
+        {
             written = blob.withUnsafeBytes { bytes in
                 pwrite(file.descriptor, bytes.baseAddress, bytes.count, off_t(SnapshotLayout.headerSize)) == bytes.count
             }

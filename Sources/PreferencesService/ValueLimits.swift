@@ -13,11 +13,14 @@ extension ServiceLimits {
             throw .invalidValue("\(subject) nests arrays and dictionaries \(depth) deep, over the limit of \(nesting) (prefsd --max-nesting)")
         }
         if value.dbusNesting > PropertyListValue.maximumDBusNesting {
-            throw .invalidValue("\(subject) nests too deeply to be sent back on the bus (D-Bus allows 64 containers): use at most 30 nested arrays or 20 nested dictionaries")
+            throw .invalidValue(
+                "\(subject) nests too deeply to be sent back on the bus (D-Bus allows 64 containers): use at most 30 nested arrays or 20 nested dictionaries")
         }
         let size = value.marshalledSize
         if size > valueBytes {
-            throw .quotaExceeded("\(subject) takes \(size) bytes, over the limit of \(valueBytes) for one value (prefsd --max-value-size); store large data in a file and keep its path instead")
+            throw .quotaExceeded(
+                "\(subject) takes \(size) bytes, over the limit of \(valueBytes) for one value (prefsd --max-value-size); store large data in a file and keep its path instead"
+            )
         }
     }
 

@@ -62,8 +62,10 @@ public final class DomainStore: Sendable {
     /// - Throws: ``StoreError/newerSchema(path:)`` for a database written by a newer prefsd
     ///   (left untouched), ``StoreError/cannotOpen(path:reason:)`` when the store cannot be
     ///   opened or created.
-    public init(directory: URL, logger: Logger, reserveBytes: Int = 1 << 20,
-                historyBounds: HistoryBounds = .defaults) throws(StoreError) {
+    public init(
+        directory: URL, logger: Logger, reserveBytes: Int = 1 << 20,
+        historyBounds: HistoryBounds = .defaults
+    ) throws(StoreError) {
         let files = StoreFiles(directory: directory)
         self.files = files
         self.logger = logger
@@ -74,12 +76,15 @@ public final class DomainStore: Sendable {
         do {
             journalTotals = Mutex(try Self.loadJournalTotals(opened.database))
         } catch {
-            throw .cannotOpen(path: files.databasePath, reason: "its change journal cannot be read: \(StoreError.explain(error, path: files.databasePath, directory: files.directoryPath))")
+            throw .cannotOpen(
+                path: files.databasePath,
+                reason: "its change journal cannot be read: \(StoreError.explain(error, path: files.databasePath, directory: files.directoryPath))")
         }
         reserve = Reserve(directory: directory, size: reserveBytes)
         if reserve.state != .held {
-            logger.warning("no room for the \(reserveBytes)-byte reserve that keeps removals possible on a full disk; it is made once there is room",
-                           metadata: ["store": "\(files.directoryPath)"])
+            logger.warning(
+                "no room for the \(reserveBytes)-byte reserve that keeps removals possible on a full disk; it is made once there is room",
+                metadata: ["store": "\(files.directoryPath)"])
         }
         writerQueue = DispatchQueue(label: "prefsd.store.writer", qos: .userInitiated)
         writer = Mutex(WriterState())

@@ -49,10 +49,12 @@ extension DomainStore {
             }
             return true
         } catch {
-            logger.debug("a checkpoint on a full disk failed", metadata: [
-                "store": "\(files.directoryPath)",
-                "reason": "\(StoreError.explain(error, path: files.databasePath, directory: files.directoryPath))",
-            ])
+            logger.debug(
+                "a checkpoint on a full disk failed",
+                metadata: [
+                    "store": "\(files.directoryPath)",
+                    "reason": "\(StoreError.explain(error, path: files.databasePath, directory: files.directoryPath))",
+                ])
             return false
         }
     }
@@ -67,8 +69,9 @@ extension DomainStore {
         if batch.onlyRemoves {
             var (result, diskFull) = write([batch])
             if diskFull, reserve.release() {
-                logger.warning("the disk is full: released the store's reserve so that removals go through",
-                               metadata: ["store": "\(files.directoryPath)"])
+                logger.warning(
+                    "the disk is full: released the store's reserve so that removals go through",
+                    metadata: ["store": "\(files.directoryPath)"])
                 (result, diskFull) = write([batch])
             }
             checkpoint()
@@ -100,8 +103,9 @@ extension DomainStore {
         let (result, _) = write([], yieldingJournal: true)
         checkpoint()
         guard case .success = result else { return false }
-        logger.warning("the disk is full: emptied the change history to give its room to preferences",
-                       metadata: ["store": "\(files.directoryPath)"])
+        logger.warning(
+            "the disk is full: emptied the change history to give its room to preferences",
+            metadata: ["store": "\(files.directoryPath)"])
         return true
     }
 
@@ -114,9 +118,11 @@ extension DomainStore {
     /// database's free list fit in the free room (plus the reserve's, when lent), and the
     /// reserve's room is left once the WAL is truncated.
     private func hasRoom(for batch: PendingBatch, lendingReserve: Bool) -> Bool {
-        guard let (pageSize, freePages) = try? database.read({ db in
-            (try Int.fetchOne(db, sql: "PRAGMA page_size") ?? 4096, try Int.fetchOne(db, sql: "PRAGMA freelist_count") ?? 0)
-        }) else { return false }
+        guard
+            let (pageSize, freePages) = try? database.read({ db in
+                (try Int.fetchOne(db, sql: "PRAGMA page_size") ?? 4096, try Int.fetchOne(db, sql: "PRAGMA freelist_count") ?? 0)
+            })
+        else { return false }
         let usable = max(pageSize - 4, 512)
         var dataPages = 0, walPages = 4
         for mutation in batch.mutations {

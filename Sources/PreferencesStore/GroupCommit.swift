@@ -2,10 +2,11 @@ import Dispatch
 import Foundation
 import GRDB
 import PreferencesModel
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// One call of ``DomainStore/commit(_:completion:)``, waiting for the writer.
@@ -39,9 +40,9 @@ struct WriterState: Sendable {
 /// An identifier of the calling thread.
 func currentThreadID() -> UInt {
     #if canImport(Darwin)
-    UInt(bitPattern: pthread_self())
+        UInt(bitPattern: pthread_self())
     #else
-    UInt(pthread_self())
+        UInt(pthread_self())
     #endif
 }
 

@@ -24,10 +24,11 @@ extension DomainStore {
         commit([]) { [self] result in
             if case .failure(let error) = result { return completion(.failure(error)) }
             readerQueue.async { [self] in
-                completion(Result { () throws(StoreError) -> [HistoryEntry] in
-                    let reader = try historyConnection()
-                    return try history(from: reader, domain: domain, key: key, after: after, limit: limit, maxBytes: maxBytes)
-                })
+                completion(
+                    Result { () throws(StoreError) -> [HistoryEntry] in
+                        let reader = try historyConnection()
+                        return try history(from: reader, domain: domain, key: key, after: after, limit: limit, maxBytes: maxBytes)
+                    })
             }
         }
     }

@@ -48,8 +48,10 @@ extension DomainStore {
     /// transaction under way: reads each key's previous value before its mutation runs.
     /// Returns what the change added to the journal. Without `recording` (on a full disk)
     /// it only applies the mutations.
-    func journal(_ batch: PendingBatch, in db: Database, time: Int64, recording: Bool = true,
-                 secure: [DomainName: Set<String>] = [:], apply: (StoreMutation) throws -> Void) throws -> JournalTotals {
+    func journal(
+        _ batch: PendingBatch, in db: Database, time: Int64, recording: Bool = true,
+        secure: [DomainName: Set<String>] = [:], apply: (StoreMutation) throws -> Void
+    ) throws -> JournalTotals {
         guard recording else {
             for mutation in batch.mutations { try apply(mutation) }
             return JournalTotals()
@@ -175,8 +177,10 @@ extension DomainStore {
     }
 
     /// ``history(domain:key:after:limit:maxBytes:)`` through `reader`.
-    func history(from reader: any DatabaseReader, domain: DomainName?, key: String?, after: UInt64, limit: Int,
-                 maxBytes: Int) throws(StoreError) -> [HistoryEntry] {
+    func history(
+        from reader: any DatabaseReader, domain: DomainName?, key: String?, after: UInt64, limit: Int,
+        maxBytes: Int
+    ) throws(StoreError) -> [HistoryEntry] {
         do {
             return try reader.read { db in
                 var sql = """
@@ -217,8 +221,10 @@ extension DomainStore {
                             if changeStart > 0 { result.removeSubrange(changeStart...); break }
                             full = true
                         }
-                        result.append(HistoryEntry(sequence: sequence, time: row[1], domain: name, key: row[3], who: row[2],
-                                                   value: nil, previous: nil, secure: true))
+                        result.append(
+                            HistoryEntry(
+                                sequence: sequence, time: row[1], domain: name, key: row[3], who: row[2],
+                                value: nil, previous: nil, secure: true))
                         continue
                     }
                     bytes += (value?.count ?? 0) + (previous?.count ?? 0) + 64
@@ -229,10 +235,11 @@ extension DomainStore {
                         }
                         full = true
                     }
-                    result.append(HistoryEntry(
-                        sequence: sequence, time: row[1], domain: name, key: row[3], who: row[2],
-                        value: try value.map { try PropertyListValue(encoded: $0) },
-                        previous: try previous.map { try PropertyListValue(encoded: $0) }))
+                    result.append(
+                        HistoryEntry(
+                            sequence: sequence, time: row[1], domain: name, key: row[3], who: row[2],
+                            value: try value.map { try PropertyListValue(encoded: $0) },
+                            previous: try previous.map { try PropertyListValue(encoded: $0) }))
                 }
                 return result
             }

@@ -1,9 +1,10 @@
 import Foundation
 import Synchronization
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// A ballast file in the store directory (`store.reserve`, 1 MiB by default) that keeps

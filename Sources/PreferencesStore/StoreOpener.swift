@@ -92,9 +92,10 @@ struct StoreOpener {
                 try String.fetchOne(db, sql: "PRAGMA journal_mode = WAL")
             }
             guard mode?.lowercased() == "wal" else {
-                throw Failure.refused(.cannotOpen(
-                    path: files.databasePath,
-                    reason: "the file system does not support SQLite's WAL journal (journal mode is \(mode ?? "unknown"))"))
+                throw Failure.refused(
+                    .cannotOpen(
+                        path: files.databasePath,
+                        reason: "the file system does not support SQLite's WAL journal (journal mode is \(mode ?? "unknown"))"))
             }
             try migrator.migrate(database)
         } catch let failure as Failure {

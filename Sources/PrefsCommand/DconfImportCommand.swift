@@ -71,7 +71,8 @@ extension Prefs {
             for note in ignored { Output.error(note) }
             guard problems.isEmpty else {
                 for problem in problems { Output.error(problem) }
-                throw PrefsError.invalid(detail: "\(problems.count) of \(entries.count) dconf keys cannot be represented in prefsd (above); nothing was imported")
+                throw PrefsError.invalid(
+                    detail: "\(problems.count) of \(entries.count) dconf keys cannot be represented in prefsd (above); nothing was imported")
             }
             let client = try connect()
             defer { client.close() }

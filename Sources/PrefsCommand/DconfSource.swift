@@ -57,13 +57,17 @@ enum DconfSource {
         var ignored: [String] = []
         for entry in entries {
             guard let location = GSettingsPath(settingsKey: entry.key) else {
-                problems.append("\(entry.key): its path breaks prefsd's limits on keys (1–1024 bytes of UTF-8 in normal form C), so GSettings under prefsd cannot store it either")
+                problems.append(
+                    "\(entry.key): its path breaks prefsd's limits on keys (1–1024 bytes of UTF-8 in normal form C), so GSettings under prefsd cannot store it either"
+                )
                 continue
             }
             do {
                 let (value, type) = try GVariantText.storedValue(parsing: entry.text, key: entry.key)
                 if let declared = schemaTypes[entry.key], declared != type {
-                    ignored.append("\(entry.key) left out: dconf holds a value of type \(type) where its schema declares \(declared), so GSettings reads the schema default for it")
+                    ignored.append(
+                        "\(entry.key) left out: dconf holds a value of type \(type) where its schema declares \(declared), so GSettings reads the schema default for it"
+                    )
                     continue
                 }
                 values[location.domain, default: [:]][location.key] = value

@@ -4,7 +4,7 @@ import PreferencesModel
 import PreferencesProxy
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 extension Prefs {
@@ -67,7 +67,7 @@ extension Prefs {
                 source.resume()
                 return source
             }
-            defer { sources.forEach { $0.cancel() } }
+            defer { for source in sources { source.cancel() } }
 
             // The proxy accepts changes only from prefsd itself and re-reads the keys a
             // change left out, so every line is complete.
@@ -77,13 +77,15 @@ extension Prefs {
                 subscription = try await client.proxy.observe(domains.isEmpty ? nil : domains) { event in
                     switch event {
                     case .changed(let change):
-                        Output.line(json
-                            ? OutputFormatter.changeJSON(domain: change.domain, changed: change.changed, removed: change.removed)
-                            : OutputFormatter.changeLine(domain: change.domain, changed: change.changed, removed: change.removed))
+                        Output.line(
+                            json
+                                ? OutputFormatter.changeJSON(domain: change.domain, changed: change.changed, removed: change.removed)
+                                : OutputFormatter.changeLine(domain: change.domain, changed: change.changed, removed: change.removed))
                     case .volatileChanged(let change):
-                        Output.line(json
-                            ? OutputFormatter.changeJSON(domain: change.domain, changed: change.changed, removed: change.removed, volatile: true)
-                            : OutputFormatter.changeLine(domain: change.domain, changed: change.changed, removed: change.removed, volatile: true))
+                        Output.line(
+                            json
+                                ? OutputFormatter.changeJSON(domain: change.domain, changed: change.changed, removed: change.removed, volatile: true)
+                                : OutputFormatter.changeLine(domain: change.domain, changed: change.changed, removed: change.removed, volatile: true))
                     case .reloadNeeded(_, let reason):
                         Output.error(reason)
                     case .disconnected:

@@ -127,7 +127,10 @@ extension Prefs {
                 let client = try connect()
                 defer { client.close() }
                 guard let status = try? await client.perform(PreferencesCall.readVolatileDomain(Roaming.statusDomain), domain: Roaming.statusDomain) else {
-                    throw PrefsError.serviceUnavailable(detail: "prefsd shows no roaming status: no domain roams yet (prefs roaming enable DOMAIN), or prefsd cannot read /etc/machine-id (see its log)")
+                    throw PrefsError.serviceUnavailable(
+                        detail:
+                            "prefsd shows no roaming status: no domain roams yet (prefs roaming enable DOMAIN), or prefsd cannot read /etc/machine-id (see its log)"
+                    )
                 }
                 if json { return Output.line(OutputFormatter.json(.dictionary(status))) }
                 func text(_ key: String, in entries: [String: PropertyListValue]) -> String {
@@ -139,9 +142,11 @@ extension Prefs {
                     Output.line("roaming domains: \(domains.isEmpty ? "none" : domains.map(OutputFormatter.text).joined(separator: ", "))")
                 }
                 Output.line("changes published: \(text("Published", in: status))")
-                for (title, key, fields) in [("machines seen", "Machines", ["Name", "Machine", "LastChange", "Keys"]),
-                                             ("waiting", "Waiting", ["Domain", "Key", "Machine", "Reason"]),
-                                             ("set aside", "SetAside", ["File", "Reason", "Copy"])] {
+                for (title, key, fields) in [
+                    ("machines seen", "Machines", ["Name", "Machine", "LastChange", "Keys"]),
+                    ("waiting", "Waiting", ["Domain", "Key", "Machine", "Reason"]),
+                    ("set aside", "SetAside", ["File", "Reason", "Copy"]),
+                ] {
                     guard case .array(let items)? = status[key] else { continue }
                     Output.line("\(title): \(items.isEmpty ? "none" : "")")
                     for case .dictionary(let entry) in items {

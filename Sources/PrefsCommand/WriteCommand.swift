@@ -37,7 +37,9 @@ extension Prefs {
         public var domain: String
 
         /// The key and value (with type flags), or a dictionary for the whole domain.
-        @Argument(parsing: .captureForPassthrough, help: ArgumentHelp("KEY and VALUE (with type flags), or '{ … }' to replace the domain.", valueName: "key-and-value"))
+        @Argument(
+            parsing: .captureForPassthrough,
+            help: ArgumentHelp("KEY and VALUE (with type flags), or '{ … }' to replace the domain.", valueName: "key-and-value"))
         public var values: [String] = []
 
         /// Creates the verb (ArgumentParser fills in its options).
@@ -70,7 +72,10 @@ extension Prefs {
                     case nil: return PreferencesBatch(set: [key: .array(items)])
                     case .array(let list)?: return PreferencesBatch(set: [key: .array(list + items)])
                     case let other?:
-                        throw .invalid(detail: "the value of \"\(key)\" in \(domain) is a \(other.typeName), not an array; -array-add cannot append to it (use -array to replace it)")
+                        throw .invalid(
+                            detail:
+                                "the value of \"\(key)\" in \(domain) is a \(other.typeName), not an array; -array-add cannot append to it (use -array to replace it)"
+                        )
                     }
                 }
             case .dictAdd(let key, let entries):
@@ -79,7 +84,10 @@ extension Prefs {
                     case nil: return PreferencesBatch(set: [key: .dictionary(entries)])
                     case .dictionary(let dictionary)?: return PreferencesBatch(set: [key: .dictionary(dictionary.merging(entries) { $1 })])
                     case let other?:
-                        throw .invalid(detail: "the value of \"\(key)\" in \(domain) is a \(other.typeName), not a dictionary; -dict-add cannot merge into it (use -dict to replace it)")
+                        throw .invalid(
+                            detail:
+                                "the value of \"\(key)\" in \(domain) is a \(other.typeName), not a dictionary; -dict-add cannot merge into it (use -dict to replace it)"
+                        )
                     }
                 }
             }

@@ -28,8 +28,10 @@ public struct AdministratorFiles: Sendable {
 
     /// prefsd's arguments for these files (and trusting them though the test owns them).
     public var arguments: [String] {
-        ["--dconf-profile", profile.path, "--dconf-db-dir", databases.path, "--defaults-dir", defaults.path,
-         "--allow-unowned-managed-dir"]
+        [
+            "--dconf-profile", profile.path, "--dconf-db-dir", databases.path, "--defaults-dir", defaults.path,
+            "--allow-unowned-managed-dir",
+        ]
     }
 
     /// Writes the keyfile `name` of the database `database` (`db/DATABASE.d/NAME`).

@@ -27,10 +27,11 @@ public struct ReceivedChange: Sendable {
         serial = change.serial
         // The service sends each value in its one canonical D-Bus type, so the body built
         // again from the parsed change has the size of the one that travelled.
-        bodyBytes = DBusValue.structure([
-            .string(change.domain), PropertyListValue.dictionary(change.changed).dbusValue,
-            .stringArray(change.removed), .stringArray(change.invalidated),
-        ]).marshalledSize
+        bodyBytes =
+            DBusValue.structure([
+                .string(change.domain), PropertyListValue.dictionary(change.changed).dbusValue,
+                .stringArray(change.removed), .stringArray(change.invalidated),
+            ]).marshalledSize
     }
 }
 

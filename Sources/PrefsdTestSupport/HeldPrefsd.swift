@@ -46,4 +46,3 @@ public final class HeldPrefsd: Sendable {
         PropertyListValue.dictionary(values).dbusValue
     }
 }
-

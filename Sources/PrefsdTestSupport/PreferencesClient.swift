@@ -18,10 +18,12 @@ public struct PreferencesClient {
     /// Calls `method` with `body` and returns the reply's arguments.
     @discardableResult
     public func call(_ method: String, _ body: [DBusValue] = [], interface: String? = PreferencesBus.interface) async throws -> [DBusValue] {
-        try await connection.call(.methodCall(
-            destination: PreferencesBus.busName, path: PreferencesBus.objectPath,
-            interface: interface, member: method, body: body
-        )).body
+        try await connection.call(
+            .methodCall(
+                destination: PreferencesBus.busName, path: PreferencesBus.objectPath,
+                interface: interface, member: method, body: body
+            )
+        ).body
     }
 
     /// The error name a call is refused with, or `nil` when it succeeds.

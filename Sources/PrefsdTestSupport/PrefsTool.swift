@@ -10,7 +10,8 @@ extension ServiceFixture {
         var directory = me.deletingLastPathComponent()
         // The test bundle may be a directory (`….xctest/…`) or a file beside prefs.
         while !FileManager.default.isExecutableFile(atPath: directory.appendingPathComponent("prefs").path),
-              directory.path != "/" {
+            directory.path != "/"
+        {
             directory.deleteLastPathComponent()
         }
         return directory.appendingPathComponent("prefs")

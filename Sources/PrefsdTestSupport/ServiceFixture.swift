@@ -41,7 +41,8 @@ public final class ServiceFixture: Sendable {
         var directory = me.deletingLastPathComponent()
         // The test bundle may be a directory (`….xctest/…`) or a file beside the executables.
         while !FileManager.default.isExecutableFile(atPath: directory.appendingPathComponent(name).path),
-              directory.path != "/" {
+            directory.path != "/"
+        {
             directory.deleteLastPathComponent()
         }
         return directory.appendingPathComponent(name)
@@ -54,11 +55,11 @@ public final class ServiceFixture: Sendable {
         storeDirectory = bus.directory.appendingPathComponent("store", isDirectory: true)
         runtimeDirectory = bus.directory.appendingPathComponent("runtime", isDirectory: true)
         let service = """
-        [D-BUS Service]
-        Name=\(PreferencesBus.busName)
-        Exec=\(Self.binary.path) --store \(storeDirectory.path) --log-level warning \(administratorArguments.joined(separator: " "))
+            [D-BUS Service]
+            Name=\(PreferencesBus.busName)
+            Exec=\(Self.binary.path) --store \(storeDirectory.path) --log-level warning \(administratorArguments.joined(separator: " "))
 
-        """
+            """
         try service.write(
             to: bus.serviceDirectory.appendingPathComponent("\(PreferencesBus.busName).service"),
             atomically: true, encoding: .utf8
@@ -69,7 +70,8 @@ public final class ServiceFixture: Sendable {
     public func startService(arguments: [String] = [], waitForName: Bool = true) async throws {
         let process = Process()
         process.executableURL = Self.binary
-        process.arguments = ["--address", bus.address, "--store", storeDirectory.path, "--log-level", "warning"]
+        process.arguments =
+            ["--address", bus.address, "--store", storeDirectory.path, "--log-level", "warning"]
             + administratorArguments + arguments
         var environment = helperEnvironment
         environment["DBUS_SESSION_BUS_ADDRESS"] = bus.address
@@ -147,10 +149,11 @@ public final class ServiceFixture: Sendable {
         defer { client.close() }
         let deadline = ContinuousClock.now + timeout
         func owned(_ name: String) async throws -> Bool {
-            let reply = try await client.call(.methodCall(
-                destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus",
-                interface: "org.freedesktop.DBus", member: "NameHasOwner", body: [.string(name)]
-            ))
+            let reply = try await client.call(
+                .methodCall(
+                    destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus",
+                    interface: "org.freedesktop.DBus", member: "NameHasOwner", body: [.string(name)]
+                ))
             return reply.body.first == .boolean(true)
         }
         while ContinuousClock.now < deadline {
@@ -167,10 +170,12 @@ public final class ServiceFixture: Sendable {
     /// when it had to be killed after not exiting within 20 seconds.
     @discardableResult
     public func stopService(signal number: Int32 = SIGTERM) -> Int32? {
-        guard let process = process.withLock({ current -> Process? in
-            defer { current = nil }
-            return current
-        }) else { return nil }
+        guard
+            let process = process.withLock({ current -> Process? in
+                defer { current = nil }
+                return current
+            })
+        else { return nil }
         return stop(process, signal: number)
     }
 

@@ -24,8 +24,10 @@ final class BundlePage: DomainPage {
     var widget: Widget { page }
 
     /// Builds the page for `pane`; `openChild` is called with a child pane's `File`.
-    init(domain: String, pane: SettingsPane, bundleTitle: String, isRoot: Bool, controller: SettingsController,
-         openChild: @escaping (String) -> Void) {
+    init(
+        domain: String, pane: SettingsPane, bundleTitle: String, isRoot: Bool, controller: SettingsController,
+        openChild: @escaping (String) -> Void
+    ) {
         self.domain = domain
         title = isRoot ? bundleTitle : (pane.title ?? bundleTitle)
         var group: PreferencesGroup?

@@ -62,7 +62,8 @@ final class RawEditorPage: DomainPage {
             }
         }
         for (key, value) in values.sorted(by: { $0.key < $1.key }) where rows[key] == nil {
-            let row: any RawKeyRow = ListKeyRow.isList(value)
+            let row: any RawKeyRow =
+                ListKeyRow.isList(value)
                 ? ListKeyRow(domain: domain, key: key, controller: controller)
                 : KeyRow(domain: domain, key: key, controller: controller)
             keysGroup.add(row.widget)

@@ -36,8 +36,10 @@ final class SchemaKeyPage: DomainPage {
         page.add(about)
 
         let facts = PreferencesGroup(title: "Key")
-        for (name, value) in [("Path", instance.path + key.name), ("Schema", instance.schema.id), ("Type", Self.typeText(key)),
-                              ("Allowed", key.allowedDescription)] {
+        for (name, value) in [
+            ("Path", instance.path + key.name), ("Schema", instance.schema.id), ("Type", Self.typeText(key)),
+            ("Allowed", key.allowedDescription),
+        ] {
             let row = ActionRow(title: name, subtitle: value)
             row.usePlainText()
             facts.add(row)
@@ -71,14 +73,21 @@ final class SchemaKeyPage: DomainPage {
 
     func refresh() {
         let state = SchemaKeyState(key, in: instance, controller: controller)
-        defaultRow.subtitle = state.administratorDefault == nil ? SchemaKeyState.oneLine(key.defaultText)
+        defaultRow.subtitle =
+            state.administratorDefault == nil
+            ? SchemaKeyState.oneLine(key.defaultText)
             : "\(SchemaKeyState.oneLine(state.defaultText)), set by your administrator (the schema's: \(SchemaKeyState.oneLine(key.defaultText)))"
-        valueRow.subtitle = state.locked ? "\(SchemaKeyState.oneLine(key.text(state.stored))) (locked)"
-            : state.isSet ? SchemaKeyState.oneLine(key.text(state.stored))
-            : state.readsAdministratorDefault ? "default set by your administrator: \(SchemaKeyState.oneLine(state.defaultText))"
-            : "the default"
+        valueRow.subtitle =
+            state.locked
+            ? "\(SchemaKeyState.oneLine(key.text(state.stored))) (locked)"
+            : state.isSet
+                ? SchemaKeyState.oneLine(key.text(state.stored))
+                : state.readsAdministratorDefault
+                    ? "default set by your administrator: \(SchemaKeyState.oneLine(state.defaultText))"
+                    : "the default"
         let editable = !state.locked && state.prefsdKey != nil
-        lockLabel.text = state.prefsdKey == nil
+        lockLabel.text =
+            state.prefsdKey == nil
             ? "This key's path cannot be stored in prefsd (see the README's path rule)." : ErrorMessages.lockedReason
         lockLabel.isVisible = !editable
         // Reset only removes the user's own value: offered when there is one.

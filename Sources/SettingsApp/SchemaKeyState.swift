@@ -43,9 +43,12 @@ struct SchemaKeyState {
     var summaryLine: String {
         let value = Self.oneLine(key.text(stored))
         let defaultText = Self.oneLine(self.defaultText) + (administratorDefault == nil ? "" : " set by your administrator")
-        var line = isSet || locked ? "\(key.name) = \(value) · default \(defaultText)"
-            : readsAdministratorDefault ? "\(key.name) = \(value) (default set by your administrator)"
-            : "\(key.name) = \(value) (default)"
+        var line =
+            isSet || locked
+            ? "\(key.name) = \(value) · default \(defaultText)"
+            : readsAdministratorDefault
+                ? "\(key.name) = \(value) (default set by your administrator)"
+                : "\(key.name) = \(value) (default)"
         if locked { line += " · locked by your administrator" }
         return line
     }

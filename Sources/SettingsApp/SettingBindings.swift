@@ -56,7 +56,9 @@ class SettingBinding {
 /// A row's subtitle saying a setting is locked, or holds only the administrator's default
 /// (not a value of the user's own).
 private func lockSubtitle(_ row: ActionRow, _ locked: Bool, administrators: Bool, otherwise: String = "") {
-    row.subtitle = locked ? "Locked by your administrator"
+    row.subtitle =
+        locked
+        ? "Locked by your administrator"
         : administrators && otherwise.isEmpty ? ErrorMessages.administratorDefault : otherwise
 }
 

@@ -177,13 +177,16 @@ final class SettingsController {
         // Only the user's own values: an administrator's default stays (there is nothing to remove).
         let keys = bundle.defaultValues.keys.filter { ownValue(domain, $0) != nil }.sorted()
         guard !keys.isEmpty else { return }
-        guard driver.write(keys.map { (key: $0, value: PropertyListValue?.none) }, in: ClientDomain(domain)) else { return refusedAtOnce(domain, title(of: domain)) }
+        guard driver.write(keys.map { (key: $0, value: PropertyListValue?.none) }, in: ClientDomain(domain)) else {
+            return refusedAtOnce(domain, title(of: domain))
+        }
         for key in keys { writing[WriteKey(domain: domain, key: key)] = title(of: domain) }
     }
 
     /// A write the engine refused before sending it: a forced key, or a domain not loaded.
     private func refusedAtOnce(_ domain: String, _ label: String) {
-        let error: PreferencesProxyError = driver.phase(of: ClientDomain(domain)) == .loaded
+        let error: PreferencesProxyError =
+            driver.phase(of: ClientDomain(domain)) == .loaded
             ? .refused(.forced("an administrator forces it")) : .serviceUnavailable("the domain is not loaded")
         window?.showError(ErrorMessages.refused(label, error))
         window?.valuesChanged(in: domain)

@@ -124,7 +124,7 @@ final class SettingsWindow {
         if let domain = current ?? initialDomain, let entry = entries.first(where: { $0.domain == domain }) {
             initialDomain = nil
             (entry.hasBundle ? applications : others).select(entry.row)
-            if current == domain { pages.forEach { $0.refresh() } }
+            if current == domain { for page in pages { page.refresh() } }
             if let path = initialPath {
                 initialPath = nil
                 SchemaPages.open(path: path, over: pages, controller: controller) { [weak self] in self?.push($0) }
@@ -176,8 +176,9 @@ final class SettingsWindow {
         if let bundle = controller.bundles[domain] {
             push(bundlePage(bundle, pane: bundle.root, isRoot: true))
             if !bundle.problems.isEmpty {
-                showError("This application's settings bundle has problems; the rest of it works:\n"
-                    + bundle.problems.map(\.description).joined(separator: "\n"))
+                showError(
+                    "This application's settings bundle has problems; the rest of it works:\n"
+                        + bundle.problems.map(\.description).joined(separator: "\n"))
             }
         } else if let page = SchemaPages.root(for: domain, controller: controller, push: { [weak self] in self?.push($0) }) {
             push(page)
@@ -187,8 +188,10 @@ final class SettingsWindow {
     }
 
     private func bundlePage(_ bundle: SettingsBundle, pane: SettingsPane, isRoot: Bool) -> BundlePage {
-        BundlePage(domain: bundle.domain, pane: pane, bundleTitle: bundle.title ?? bundle.domain, isRoot: isRoot,
-                   controller: controller) { [weak self] file in
+        BundlePage(
+            domain: bundle.domain, pane: pane, bundleTitle: bundle.title ?? bundle.domain, isRoot: isRoot,
+            controller: controller
+        ) { [weak self] file in
             guard let self, let child = bundle.pane(named: file) else { return }
             self.push(self.bundlePage(bundle, pane: child, isRoot: false))
         }

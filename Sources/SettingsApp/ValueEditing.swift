@@ -41,7 +41,10 @@ enum ValueEditing {
         do throws(OpenStepPropertyList.ParseError) {
             value = try OpenStepPropertyList.parse(text)
         } catch {
-            throw EditError(message: "an \(typeName) is written as old-style property-list text, like \(typeName == "array" ? "(a, b)" : "{ key = value; }"): \(error.description)")
+            throw EditError(
+                message:
+                    "an \(typeName) is written as old-style property-list text, like \(typeName == "array" ? "(a, b)" : "{ key = value; }"): \(error.description)"
+            )
         }
         guard value.typeName == typeName else {
             throw EditError(message: "the text is a \(value.typeName), not an \(typeName); write \(typeName == "array" ? "(a, b)" : "{ key = value; }")")

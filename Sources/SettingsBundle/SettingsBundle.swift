@@ -32,16 +32,19 @@ public struct SettingsBundle: Sendable, Hashable {
     public static func load(domain: String, directory: String, languages: [String]) -> SettingsBundle {
         var loader = Loader(directory: directory, folders: Localization.folders(for: languages))
         let (top, rootStrings) = loader.file(rootFileName, inherited: StringsTable())
-        let root = top.map { SettingsPane.parse($0, path: loader.path(of: rootFileName), strings: rootStrings, problems: &loader.problems) }
+        let root =
+            top.map { SettingsPane.parse($0, path: loader.path(of: rootFileName), strings: rootStrings, problems: &loader.problems) }
             ?? SettingsPane(specifiers: [], path: loader.path(of: rootFileName))
         var bundle = SettingsBundle(
             domain: domain, directory: directory, title: root.title, icon: nil, root: root, childPanes: [:], problems: [])
         if let value = top?["Icon"] {
             if case .string(let name) = value, !name.isEmpty {
-                bundle.icon = name.contains("/") || name.contains(".")
+                bundle.icon =
+                    name.contains("/") || name.contains(".")
                     ? (directory as NSString).appendingPathComponent(name) : name
             } else {
-                loader.problems.append(.invalidEntry(path: loader.path(of: rootFileName), location: "Icon", reason: "must be an icon name or a file name in the bundle"))
+                loader.problems.append(
+                    .invalidEntry(path: loader.path(of: rootFileName), location: "Icon", reason: "must be an icon name or a file name in the bundle"))
             }
         }
         var pending = root.specifiers.compactMap(\.file)
@@ -55,7 +58,8 @@ public struct SettingsBundle: Sendable, Hashable {
                 continue
             }
             let (childTop, strings) = loader.file(file, inherited: rootStrings)
-            let pane = childTop.map { SettingsPane.parse($0, path: path, strings: strings, problems: &loader.problems) }
+            let pane =
+                childTop.map { SettingsPane.parse($0, path: path, strings: strings, problems: &loader.problems) }
                 ?? SettingsPane(specifiers: [], path: path)
             bundle.childPanes[file] = pane
             pending += pane.specifiers.compactMap(\.file)

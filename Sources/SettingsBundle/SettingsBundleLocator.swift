@@ -65,7 +65,10 @@ public struct SettingsBundleLocator: Sendable, Hashable {
                 let directory = (base as NSString).appendingPathComponent(name)
                 guard FileManager.default.fileExists(atPath: (directory as NSString).appendingPathComponent("Root.plist")) else { continue }
                 if let problem = DomainName.problem(with: name) {
-                    problems.append(.invalidEntry(path: directory, location: "folder name", reason: "is not a domain name (\(problem)); name the folder after the application's domain"))
+                    problems.append(
+                        .invalidEntry(
+                            path: directory, location: "folder name",
+                            reason: "is not a domain name (\(problem)); name the folder after the application's domain"))
                 } else {
                     domains.insert(name)
                 }

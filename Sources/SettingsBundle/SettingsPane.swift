@@ -29,12 +29,16 @@ public struct SettingsPane: Sendable, Hashable {
     ) -> SettingsPane {
         var title: String?
         if let value = top["Title"] {
-            if case .string(let text) = value { title = strings.localized(text) } else {
+            if case .string(let text) = value {
+                title = strings.localized(text)
+            } else {
                 problems.append(.invalidEntry(path: path, location: "Title", reason: "must be a string, not a \(value.typeName)"))
             }
         }
         guard let list = top["PreferenceSpecifiers"] else {
-            problems.append(.invalidEntry(path: path, location: "PreferenceSpecifiers", reason: "is missing: a pane lists its entries in an array named PreferenceSpecifiers"))
+            problems.append(
+                .invalidEntry(
+                    path: path, location: "PreferenceSpecifiers", reason: "is missing: a pane lists its entries in an array named PreferenceSpecifiers"))
             return SettingsPane(title: title, specifiers: [], path: path)
         }
         guard case .array(let items) = list else {
@@ -93,14 +97,16 @@ struct SpecifierReader {
         switch type {
         case .textField:
             specifier.isSecure = try boolean("IsSecure") ?? false
-            if let value = specifier.defaultValue, case .string = value {} else if let value = specifier.defaultValue {
+            if let value = specifier.defaultValue, case .string = value {
+            } else if let value = specifier.defaultValue {
                 throw EntryProblem(text: "DefaultValue of a text field must be a string, not a \(value.typeName)")
             }
         case .toggleSwitch:
             specifier.trueValue = entry["TrueValue"] ?? .boolean(true)
             specifier.falseValue = entry["FalseValue"] ?? .boolean(false)
             if let value = specifier.defaultValue,
-               !SettingsValue.same(value, specifier.trueValue), !SettingsValue.same(value, specifier.falseValue) {
+                !SettingsValue.same(value, specifier.trueValue), !SettingsValue.same(value, specifier.falseValue)
+            {
                 throw EntryProblem(text: "DefaultValue must be the TrueValue or the FalseValue (true or false when they are not given)")
             }
         case .slider:

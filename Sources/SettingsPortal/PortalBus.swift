@@ -15,59 +15,59 @@ public enum PortalBus {
 
     /// The backend's introspection XML.
     public static let introspectionXML = """
-    <!DOCTYPE node PUBLIC "-//freedesktop//DTD D-BUS Object Introspection 1.0//EN"
-     "http://www.freedesktop.org/standards/dbus/1.0/introspect.dtd">
-    <node>
-      <!--
-        org.freedesktop.impl.portal.Settings served by prefsd-portal: the namespace
-        org.freedesktop.appearance from the prefsd domain of the same name, plus the
-        prefsd domains listed in io.github.prefsd.Portal ExposedDomains, each as a
-        namespace of its own, read-only.
-      -->
-      <interface name="org.freedesktop.impl.portal.Settings">
-        <method name="ReadAll">
-          <arg name="namespaces" type="as" direction="in"/>
-          <arg name="value" type="a{sa{sv}}" direction="out"/>
-        </method>
-        <method name="Read">
-          <arg name="namespace" type="s" direction="in"/>
-          <arg name="key" type="s" direction="in"/>
-          <arg name="value" type="v" direction="out"/>
-        </method>
-        <signal name="SettingChanged">
-          <arg name="namespace" type="s"/>
-          <arg name="key" type="s"/>
-          <arg name="value" type="v"/>
-        </signal>
-        <property name="version" type="u" access="read"/>
-      </interface>
-      <interface name="org.freedesktop.DBus.Introspectable">
-        <method name="Introspect">
-          <arg name="xml_data" type="s" direction="out"/>
-        </method>
-      </interface>
-      <interface name="org.freedesktop.DBus.Peer">
-        <method name="Ping"/>
-        <method name="GetMachineId">
-          <arg name="machine_uuid" type="s" direction="out"/>
-        </method>
-      </interface>
-      <interface name="org.freedesktop.DBus.Properties">
-        <method name="Get">
-          <arg name="interface_name" type="s" direction="in"/>
-          <arg name="property_name" type="s" direction="in"/>
-          <arg name="value" type="v" direction="out"/>
-        </method>
-        <method name="GetAll">
-          <arg name="interface_name" type="s" direction="in"/>
-          <arg name="properties" type="a{sv}" direction="out"/>
-        </method>
-        <method name="Set">
-          <arg name="interface_name" type="s" direction="in"/>
-          <arg name="property_name" type="s" direction="in"/>
-          <arg name="value" type="v" direction="in"/>
-        </method>
-      </interface>
-    </node>
-    """
+        <!DOCTYPE node PUBLIC "-//freedesktop//DTD D-BUS Object Introspection 1.0//EN"
+         "http://www.freedesktop.org/standards/dbus/1.0/introspect.dtd">
+        <node>
+          <!--
+            org.freedesktop.impl.portal.Settings served by prefsd-portal: the namespace
+            org.freedesktop.appearance from the prefsd domain of the same name, plus the
+            prefsd domains listed in io.github.prefsd.Portal ExposedDomains, each as a
+            namespace of its own, read-only.
+          -->
+          <interface name="org.freedesktop.impl.portal.Settings">
+            <method name="ReadAll">
+              <arg name="namespaces" type="as" direction="in"/>
+              <arg name="value" type="a{sa{sv}}" direction="out"/>
+            </method>
+            <method name="Read">
+              <arg name="namespace" type="s" direction="in"/>
+              <arg name="key" type="s" direction="in"/>
+              <arg name="value" type="v" direction="out"/>
+            </method>
+            <signal name="SettingChanged">
+              <arg name="namespace" type="s"/>
+              <arg name="key" type="s"/>
+              <arg name="value" type="v"/>
+            </signal>
+            <property name="version" type="u" access="read"/>
+          </interface>
+          <interface name="org.freedesktop.DBus.Introspectable">
+            <method name="Introspect">
+              <arg name="xml_data" type="s" direction="out"/>
+            </method>
+          </interface>
+          <interface name="org.freedesktop.DBus.Peer">
+            <method name="Ping"/>
+            <method name="GetMachineId">
+              <arg name="machine_uuid" type="s" direction="out"/>
+            </method>
+          </interface>
+          <interface name="org.freedesktop.DBus.Properties">
+            <method name="Get">
+              <arg name="interface_name" type="s" direction="in"/>
+              <arg name="property_name" type="s" direction="in"/>
+              <arg name="value" type="v" direction="out"/>
+            </method>
+            <method name="GetAll">
+              <arg name="interface_name" type="s" direction="in"/>
+              <arg name="properties" type="a{sv}" direction="out"/>
+            </method>
+            <method name="Set">
+              <arg name="interface_name" type="s" direction="in"/>
+              <arg name="property_name" type="s" direction="in"/>
+              <arg name="value" type="v" direction="in"/>
+            </method>
+          </interface>
+        </node>
+        """
 }

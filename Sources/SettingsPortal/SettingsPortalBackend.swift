@@ -119,10 +119,11 @@ public final class SettingsPortalBackend: Sendable {
 
     private func emit(_ change: SettingChange) {
         do {
-            try connection.send(.signal(
-                path: PortalBus.objectPath, interface: PortalBus.interface, member: PortalBus.settingChangedSignal,
-                body: [.string(change.namespace), .string(change.key), .variant(change.value)]
-            ))
+            try connection.send(
+                .signal(
+                    path: PortalBus.objectPath, interface: PortalBus.interface, member: PortalBus.settingChangedSignal,
+                    body: [.string(change.namespace), .string(change.key), .variant(change.value)]
+                ))
         } catch {
             logger.error("cannot send SettingChanged", metadata: ["error": "\(error)"])
         }
@@ -140,16 +141,24 @@ public final class SettingsPortalBackend: Sendable {
 
     private func answerSettings(_ call: DBusMessage) -> DBusMessage {
         guard call.interface == nil || call.interface == PortalBus.interface else {
-            return call.makeError(name: StandardErrorName.unknownInterface, message: "the object \(PortalBus.objectPath) has no interface \(call.interface ?? "")")
+            return call.makeError(
+                name: StandardErrorName.unknownInterface, message: "the object \(PortalBus.objectPath) has no interface \(call.interface ?? "")")
         }
         switch (call.member, call.signature) {
         case ("ReadAll", "as"):
             guard case .array(_, let items) = call.body[0] else { break }
             let patterns = items.compactMap(\.stringValue).map(NamespacePattern.init)
             let all = state.withLock { $0.settings.readAll(patterns) }
-            return call.makeReturn([.dictionary(key: .string, value: "a{sv}", all.sorted { $0.key < $1.key }.map { namespace, values in
-                (.string(namespace), .dictionary(key: .string, value: .variant, values.sorted { $0.key < $1.key }.map { (.string($0.key), .variant($0.value)) }))
-            })])
+            return call.makeReturn([
+                .dictionary(
+                    key: .string, value: "a{sv}",
+                    all.sorted { $0.key < $1.key }.map { namespace, values in
+                        (
+                            .string(namespace),
+                            .dictionary(key: .string, value: .variant, values.sorted { $0.key < $1.key }.map { (.string($0.key), .variant($0.value)) })
+                        )
+                    })
+            ])
         case ("Read", "ss"):
             guard case .string(let namespace) = call.body[0], case .string(let key) = call.body[1] else { break }
             guard let value = state.withLock({ $0.settings.read(namespace: namespace, key: key) }) else {
@@ -162,6 +171,7 @@ public final class SettingsPortalBackend: Sendable {
             return call.makeError(name: StandardErrorName.unknownMethod, message: "\(PortalBus.interface) has no method \(call.member ?? "(none)")")
         }
         let expected = call.member == "Read" ? "ss" : "as"
-        return call.makeError(name: StandardErrorName.invalidArgs, message: "\(call.member ?? "") takes arguments of type (\(expected)), not (\(call.signature))")
+        return call.makeError(
+            name: StandardErrorName.invalidArgs, message: "\(call.member ?? "") takes arguments of type (\(expected)), not (\(call.signature))")
     }
 }

@@ -52,8 +52,9 @@ public final class SyncthingCluster: @unchecked Sendable {
         for k in 0..<count {
             let home = directory.appendingPathComponent("st\(k + 1)")
             try FileManager.default.createDirectory(at: home.appendingPathComponent("folder"), withIntermediateDirectories: true)
-            let generated = try runCommand("syncthing", ["generate", "--home=\(home.path)", "--no-default-folder", "--skip-port-probing"],
-                                           environment: ["STNODEFAULTFOLDER": "1"], timeout: .seconds(60))
+            let generated = try runCommand(
+                "syncthing", ["generate", "--home=\(home.path)", "--no-default-folder", "--skip-port-probing"],
+                environment: ["STNODEFAULTFOLDER": "1"], timeout: .seconds(60))
             guard generated.status == 0 else { throw SyncthingError("syncthing generate failed: \(generated.stderr)") }
             let shown = try runCommand("syncthing", ["serve", "--home=\(home.path)", "--device-id"], timeout: .seconds(30))
             guard let id = shown.stdout.split(separator: "\n").map(String.init).last(where: { $0.count == 63 && $0.filter { $0 == "-" }.count == 7 }) else {
@@ -72,50 +73,50 @@ public final class SyncthingCluster: @unchecked Sendable {
             for j in 0..<count {
                 let address = j == k ? "dynamic" : "tcp://127.0.0.1:\(ports[2 * j + 1])"
                 devices += """
-                    <device id="\(ids[j])" name="st\(j + 1)" compression="metadata" introducer="false" skipIntroductionRemovals="false" introducedBy="">
-                        <address>\(address)</address>
-                        <paused>false</paused>
-                        <autoAcceptFolders>false</autoAcceptFolders>
-                    </device>
+                        <device id="\(ids[j])" name="st\(j + 1)" compression="metadata" introducer="false" skipIntroductionRemovals="false" introducedBy="">
+                            <address>\(address)</address>
+                            <paused>false</paused>
+                            <autoAcceptFolders>false</autoAcceptFolders>
+                        </device>
 
-                """
+                    """
                 folderDevices += "        <device id=\"\(ids[j])\" introducedBy=\"\"><encryptionPassword></encryptionPassword></device>\n"
             }
             let xml = """
-            <configuration version="36">
-                <folder id="\(Self.folderID)" label="\(Self.folderID)" path="\(home.appendingPathComponent("folder").path)" type="sendreceive" rescanIntervalS="30" fsWatcherEnabled="true" fsWatcherDelayS="1" ignorePerms="false" autoNormalize="true">
-                    <filesystemType>basic</filesystemType>
-            \(folderDevices)        <minDiskFree unit="%">0</minDiskFree>
-                    <versioning></versioning>
-                    <maxConflicts>10</maxConflicts>
-                    <markerName>.stfolder</markerName>
-                    <paused>false</paused>
-                </folder>
-            \(devices)    <gui enabled="true" tls="false" debugging="false">
-                    <address>127.0.0.1:\(ports[2 * k])</address>
-                    <apikey>\(keys[k])</apikey>
-                    <theme>default</theme>
-                </gui>
-                <options>
-                    <listenAddress>tcp://127.0.0.1:\(ports[2 * k + 1])</listenAddress>
-                    <globalAnnounceServer>default</globalAnnounceServer>
-                    <globalAnnounceEnabled>false</globalAnnounceEnabled>
-                    <localAnnounceEnabled>false</localAnnounceEnabled>
-                    <announceLANAddresses>false</announceLANAddresses>
-                    <relaysEnabled>false</relaysEnabled>
-                    <natEnabled>false</natEnabled>
-                    <startBrowser>false</startBrowser>
-                    <urAccepted>-1</urAccepted>
-                    <urSeen>3</urSeen>
-                    <autoUpgradeIntervalH>0</autoUpgradeIntervalH>
-                    <crashReportingEnabled>false</crashReportingEnabled>
-                    <reconnectionIntervalS>2</reconnectionIntervalS>
-                    <restartOnWakeup>false</restartOnWakeup>
-                    <minHomeDiskFree unit="%">0</minHomeDiskFree>
-                </options>
-            </configuration>
+                <configuration version="36">
+                    <folder id="\(Self.folderID)" label="\(Self.folderID)" path="\(home.appendingPathComponent("folder").path)" type="sendreceive" rescanIntervalS="30" fsWatcherEnabled="true" fsWatcherDelayS="1" ignorePerms="false" autoNormalize="true">
+                        <filesystemType>basic</filesystemType>
+                \(folderDevices)        <minDiskFree unit="%">0</minDiskFree>
+                        <versioning></versioning>
+                        <maxConflicts>10</maxConflicts>
+                        <markerName>.stfolder</markerName>
+                        <paused>false</paused>
+                    </folder>
+                \(devices)    <gui enabled="true" tls="false" debugging="false">
+                        <address>127.0.0.1:\(ports[2 * k])</address>
+                        <apikey>\(keys[k])</apikey>
+                        <theme>default</theme>
+                    </gui>
+                    <options>
+                        <listenAddress>tcp://127.0.0.1:\(ports[2 * k + 1])</listenAddress>
+                        <globalAnnounceServer>default</globalAnnounceServer>
+                        <globalAnnounceEnabled>false</globalAnnounceEnabled>
+                        <localAnnounceEnabled>false</localAnnounceEnabled>
+                        <announceLANAddresses>false</announceLANAddresses>
+                        <relaysEnabled>false</relaysEnabled>
+                        <natEnabled>false</natEnabled>
+                        <startBrowser>false</startBrowser>
+                        <urAccepted>-1</urAccepted>
+                        <urSeen>3</urSeen>
+                        <autoUpgradeIntervalH>0</autoUpgradeIntervalH>
+                        <crashReportingEnabled>false</crashReportingEnabled>
+                        <reconnectionIntervalS>2</reconnectionIntervalS>
+                        <restartOnWakeup>false</restartOnWakeup>
+                        <minHomeDiskFree unit="%">0</minHomeDiskFree>
+                    </options>
+                </configuration>
 
-            """
+                """
             try xml.write(to: home.appendingPathComponent("config.xml"), atomically: true, encoding: .utf8)
         }
         // Started one after the other: each answers its REST API (its listener is up) before
@@ -140,8 +141,9 @@ public final class SyncthingCluster: @unchecked Sendable {
             process.standardInput = FileHandle.nullDevice
             try process.run()
             try? handle.close()
-            let instance = Instance(home: home, folder: home.appendingPathComponent("folder"), api: "http://127.0.0.1:\(ports[2 * k])",
-                                    apiKey: keys[k], deviceID: ids[k], process: process)
+            let instance = Instance(
+                home: home, folder: home.appendingPathComponent("folder"), api: "http://127.0.0.1:\(ports[2 * k])",
+                apiKey: keys[k], deviceID: ids[k], process: process)
             instances.append(instance)
             guard await eventually(timeout: .seconds(30), { (try? self.get(k, "/rest/system/ping")) != nil }) else {
                 throw SyncthingError("syncthing st\(k + 1) did not answer its REST API within 30 s")
@@ -172,8 +174,9 @@ public final class SyncthingCluster: @unchecked Sendable {
     @discardableResult
     public func get(_ k: Int, _ path: String, method: String = "GET") throws -> Any? {
         let instance = instances[k]
-        let result = try runCommand("curl", ["-fsS", "-m", "10", "-X", method, "-H", "X-API-Key: \(instance.apiKey)", instance.api + path],
-                                    timeout: .seconds(15))
+        let result = try runCommand(
+            "curl", ["-fsS", "-m", "10", "-X", method, "-H", "X-API-Key: \(instance.apiKey)", instance.api + path],
+            timeout: .seconds(15))
         guard result.status == 0 else { throw SyncthingError("REST \(path) on st\(k + 1): \(result.stderr)") }
         let data = Data(result.stdout.utf8)
         return data.isEmpty ? nil : try JSONSerialization.jsonObject(with: data)
@@ -183,7 +186,8 @@ public final class SyncthingCluster: @unchecked Sendable {
     public func allConnected() -> Bool {
         for k in instances.indices {
             guard let root = try? get(k, "/rest/system/connections") as? [String: Any],
-                  let connections = root["connections"] as? [String: Any] else { return false }
+                let connections = root["connections"] as? [String: Any]
+            else { return false }
             for j in instances.indices where j != k {
                 guard let entry = connections[instances[j].deviceID] as? [String: Any], entry["connected"] as? Bool == true else { return false }
             }
@@ -215,13 +219,18 @@ public final class SyncthingCluster: @unchecked Sendable {
     }
 
     static func freePorts(_ count: Int) throws -> [Int] {
-        let result = try runCommand("python3", ["-c", """
-        import socket
-        ss = []
-        for _ in range(\(count)):
-            s = socket.socket(); s.bind(("127.0.0.1", 0)); ss.append(s)
-        print(" ".join(str(s.getsockname()[1]) for s in ss))
-        """])
+        let result = try runCommand(
+            "python3",
+            [
+                "-c",
+                """
+                import socket
+                ss = []
+                for _ in range(\(count)):
+                    s = socket.socket(); s.bind(("127.0.0.1", 0)); ss.append(s)
+                print(" ".join(str(s.getsockname()[1]) for s in ss))
+                """,
+            ])
         let ports = result.stdout.split(whereSeparator: { $0 == " " || $0 == "\n" }).compactMap { Int($0) }
         guard ports.count == count else { throw SyncthingError("could not find \(count) free ports: \(result.stderr)") }
         return ports

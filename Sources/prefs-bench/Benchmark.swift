@@ -1,6 +1,6 @@
 import BenchmarkKit
-import DBus
 import BusTestSupport
+import DBus
 import Foundation
 
 /// One run: sets everything up, measures in a fixed order, prints the report.
@@ -26,9 +26,10 @@ struct Benchmark {
         defer { connection.close() }
 
         log("private bus \(bus.address)")
-        let prefsd = try PrefsdInstance(executable: prefsdPath, bus: bus.address,
-                                        store: work.appendingPathComponent("store"),
-                                        log: work.appendingPathComponent("prefsd.log"), probe: connection)
+        let prefsd = try PrefsdInstance(
+            executable: prefsdPath, bus: bus.address,
+            store: work.appendingPathComponent("store"),
+            log: work.appendingPathComponent("prefsd.log"), probe: connection)
         var prefsdStopped = false
         report.emptyPeakRSS = prefsd.child.peakResidentBytes()
         defer { if !prefsdStopped { prefsd.stop() } }
@@ -52,7 +53,7 @@ struct Benchmark {
         // Concurrent writers, on (nearly) empty stores.
         log("concurrent writers")
         let pool = try (0..<64).map { _ in try DBusConnection.connect(address: bus.address) }
-        defer { pool.forEach { $0.close() } }
+        defer { for connection in pool { connection.close() } }
         let seconds = quick ? 1.0 : 3.0
         for writers in [1, 4, 16, 64] {
             let ours = try throughput(Array(pool.prefix(writers)), seconds: seconds) { writer, n in
@@ -92,7 +93,8 @@ struct Benchmark {
             if dconf != nil, dconfCapped == nil, size > options.dconfMaxKeys {
                 dconfCapped = dconfKeys
                 report.notes.append(
-                    "dconf is capped at \(dconfKeys) keys (`--dconf-max-keys \(options.dconfMaxKeys)`): it rebuilds and fsyncs its whole database on every change, so filling it to \(size) keys takes minutes (a trial run reached 80,000 keys in 120 s, filling 10,000 keys per change).")
+                    "dconf is capped at \(dconfKeys) keys (`--dconf-max-keys \(options.dconfMaxKeys)`): it rebuilds and fsyncs its whole database on every change, so filling it to \(size) keys takes minutes (a trial run reached 80,000 keys in 120 s, filling 10,000 keys per change)."
+                )
             }
             if let dconf, dconfCapped == nil {
                 try dconf.ensureRunning(probe: connection)
@@ -115,8 +117,10 @@ struct Benchmark {
             let write = try measureWrites(
                 connection, disk: disk, frames: frames, budget: quick ? Budget(count: 200, seconds: 2) : Budget(count: 2_000, seconds: 8),
                 serial: &serial)
-            report.sizes.append(SizeResult(keys: size, ping: ping, read: read, write: write, dconfWrite: dconfWrite,
-                                           dconfKeys: dconf == nil ? nil : dconfKeys))
+            report.sizes.append(
+                SizeResult(
+                    keys: size, ping: ping, read: read, write: write, dconfWrite: dconfWrite,
+                    dconfKeys: dconf == nil ? nil : dconfKeys))
         }
         report.mainPeakRSS = prefsd.child.peakResidentBytes()
         report.mainKeys = prefsdKeys
@@ -138,8 +142,9 @@ struct Benchmark {
         log("cold start")
         prefsd.stop()
         prefsdStopped = true
-        report.coldStart = try measureColdStart(prefsd: prefsdPath, bus: bus.address, probe: connection,
-                                                directory: work, domains: 1_000, perDomain: 100)
+        report.coldStart = try measureColdStart(
+            prefsd: prefsdPath, bus: bus.address, probe: connection,
+            directory: work, domains: 1_000, perDomain: 100)
         report.load = "\(loadBefore) before, \(Machine.load) after (1/5/15-minute load averages)"
         print(report.render())
     }

@@ -1,6 +1,6 @@
-import Foundation
 import BenchmarkKit
 import DBus
+import Foundation
 import Preferences
 import PreferencesProxy
 

@@ -38,8 +38,9 @@ enum Calls {
 
     /// dconf's `Change(ay)` of a serialised changeset.
     static func dconfChange(_ changes: [(path: String, value: GVariantChangeset.Value?)]) -> DBusMessage {
-        .methodCall(destination: dconfName, path: dconfPath, interface: dconfInterface, member: "Change",
-                    body: [.bytes(GVariantChangeset.serialize(changes))])
+        .methodCall(
+            destination: dconfName, path: dconfPath, interface: dconfInterface, member: "Change",
+            body: [.bytes(GVariantChangeset.serialize(changes))])
     }
 }
 

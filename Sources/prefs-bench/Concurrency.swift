@@ -14,8 +14,10 @@ private final class Writer: Sendable {
     let failure = Mutex<String?>(nil)
     let finishedAt = Mutex<Double>(0)
 
-    init(connection: DBusConnection, index: Int, deadline: Double, maximum: Int,
-         make: @escaping @Sendable (Int, Int) -> DBusMessage, done: DispatchGroup) {
+    init(
+        connection: DBusConnection, index: Int, deadline: Double, maximum: Int,
+        make: @escaping @Sendable (Int, Int) -> DBusMessage, done: DispatchGroup
+    ) {
         self.connection = connection
         self.index = index
         self.deadline = deadline
@@ -26,7 +28,7 @@ private final class Writer: Sendable {
 
     func next(_ n: Int) {
         connection.call(make(index, n), timeout: .seconds(120)) { result in
-            if case let .failure(error) = result {
+            if case .failure(let error) = result {
                 self.failure.withLock { $0 = "\(error)" }
                 self.finish()
                 return
@@ -48,13 +50,16 @@ private final class Writer: Sendable {
 
 /// Aggregate calls per second of `connections.count` writers, each on its own connection,
 /// each waiting for its reply before its next call, for about `seconds`.
-func throughput(_ connections: [DBusConnection], seconds: Double,
-                make: @escaping @Sendable (Int, Int) -> DBusMessage) throws -> Double {
+func throughput(
+    _ connections: [DBusConnection], seconds: Double,
+    make: @escaping @Sendable (Int, Int) -> DBusMessage
+) throws -> Double {
     let group = DispatchGroup()
     let start = now()
     let writers = connections.enumerated().map { index, connection in
-        Writer(connection: connection, index: index, deadline: start + seconds, maximum: 1_000_000,
-               make: make, done: group)
+        Writer(
+            connection: connection, index: index, deadline: start + seconds, maximum: 1_000_000,
+            make: make, done: group)
     }
     for writer in writers {
         group.enter()

@@ -1,6 +1,6 @@
 import BenchmarkKit
-import DBus
 import BusTestSupport
+import DBus
 import Foundation
 import Synchronization
 
@@ -68,7 +68,7 @@ final class DconfInstance {
         }
         _ = try connection.callBlocking(BusDriver.addMatch("type='signal',interface='ca.desrt.dconf.Writer',member='Notify'"))
         let reply = try connection.callBlocking(Calls.dconfChange([("/bench/verify/answer", .int32(42))]))
-        guard case let .string(tag)? = reply.body.first, !tag.isEmpty else {
+        guard case .string(let tag)? = reply.body.first, !tag.isEmpty else {
             throw BenchError("dconf's Change answered \(reply.signature), not a tag")
         }
         let deadline = now() + 5
@@ -77,8 +77,8 @@ final class DconfInstance {
             notify = seen.withLock { $0.first }
             if notify == nil { usleep(1000) }
         }
-        guard let notify, case let .string(prefix)? = notify.body.first,
-              case let .array(_, changes)? = notify.body.dropFirst().first
+        guard let notify, case .string(let prefix)? = notify.body.first,
+            case .array(_, let changes)? = notify.body.dropFirst().first
         else { throw BenchError("dconf emitted no Notify for the verification change") }
         let paths = changes.compactMap(\.stringValue).map { prefix + $0 }
         guard paths == ["/bench/verify/answer"] else {

@@ -34,8 +34,9 @@ struct GSettingsBench {
                 let sorted = rounds.map(figure).sorted()
                 return sorted.isEmpty ? .nan : sorted[sorted.count / 2]
             }
-            self.init(backendLoad: median(\.backendLoad), firstRead: median(\.firstRead), stringP50: median(\.stringP50), stringP99: median(\.stringP99),
-                      intP50: median(\.intP50), intP99: median(\.intP99))
+            self.init(
+                backendLoad: median(\.backendLoad), firstRead: median(\.firstRead), stringP50: median(\.stringP50), stringP99: median(\.stringP99),
+                intP50: median(\.intP50), intP99: median(\.intP99))
         }
     }
 
@@ -52,8 +53,9 @@ struct GSettingsBench {
         // Helper processes load GIO modules from an empty directory (`helperEnvironment`):
         // dconf's module goes beside prefsd's, or `GSETTINGS_BACKEND=dconf` would find no
         // dconf and GLib would measure its memory backend under dconf's name.
-        try FileManager.default.createSymbolicLink(at: modules.appendingPathComponent(GIOProgram.dconfModuleName),
-                                                   withDestinationURL: try GIOProgram.dconfModule())
+        try FileManager.default.createSymbolicLink(
+            at: modules.appendingPathComponent(GIOProgram.dconfModuleName),
+            withDestinationURL: try GIOProgram.dconfModule())
         // As `make install` does: with the cache, GIO loads the module only when prefsd is
         // the backend chosen (without it, every GIO program would load it at start).
         try GIOProgram.check(runCommand("gio-querymodules", [modules.path]), "gio-querymodules")
@@ -63,9 +65,10 @@ struct GSettingsBench {
         defer { bus.stop() }
         let connection = try DBusConnection.connect(address: bus.address)
         defer { connection.close() }
-        let prefsd = try PrefsdInstance(executable: try siblingExecutable("prefsd"), bus: bus.address,
-                                        store: work.appendingPathComponent("store"),
-                                        log: work.appendingPathComponent("prefsd.log"), probe: connection)
+        let prefsd = try PrefsdInstance(
+            executable: try siblingExecutable("prefsd"), bus: bus.address,
+            store: work.appendingPathComponent("store"),
+            log: work.appendingPathComponent("prefsd.log"), probe: connection)
         defer { prefsd.stop() }
         let dconf = try DconfInstance(bus: bus.address)
         defer { dconf.stop() }
@@ -140,92 +143,96 @@ struct GSettingsBench {
             "| --- | --- | --- | --- | --- |",
         ]
         for (backend, figures) in results {
-            lines.append("| GSETTINGS_BACKEND=\(backend) | \(String(format: "%.2f ms", figures.backendLoad / 1000)) | \(String(format: "%.2f ms", figures.firstRead / 1000)) | \(ns(figures.stringP50)) / \(ns(figures.stringP99)) | \(ns(figures.intP50)) / \(ns(figures.intP99)) |")
+            lines.append(
+                "| GSETTINGS_BACKEND=\(backend) | \(String(format: "%.2f ms", figures.backendLoad / 1000)) | \(String(format: "%.2f ms", figures.firstRead / 1000)) | \(ns(figures.stringP50)) / \(ns(figures.stringP99)) | \(ns(figures.intP50)) / \(ns(figures.intP99)) |"
+            )
         }
         if results.count == 2 {
             let (dconf, prefsd) = (results[0].1, results[1].1)
             lines.append("")
-            lines.append(String(format: "prefsd/dconf p50: get_string %.2f×, get_int %.2f× (target ≤ 1×: at least as fast as dconf)",
-                                prefsd.stringP50 / dconf.stringP50, prefsd.intP50 / dconf.intP50))
+            lines.append(
+                String(
+                    format: "prefsd/dconf p50: get_string %.2f×, get_int %.2f× (target ≤ 1×: at least as fast as dconf)",
+                    prefsd.stringP50 / dconf.stringP50, prefsd.intP50 / dconf.intP50))
         }
         return lines.joined(separator: "\n")
     }
 
     static let schema = """
-    <schemalist>
-      <schema id="org.example.Bench" path="/org/example/Bench/">
-        <key name="name" type="s"><default>'default'</default></key>
-        <key name="size" type="i"><default>0</default></key>
-      </schema>
-    </schemalist>
-    """
+        <schemalist>
+          <schema id="org.example.Bench" path="/org/example/Bench/">
+            <key name="name" type="s"><default>'default'</default></key>
+            <key name="size" type="i"><default>0</default></key>
+          </schema>
+        </schemalist>
+        """
 
     /// `gsettings-read write`: stores the values; `gsettings-read read BATCHES PER_BATCH`:
     /// prints the µs of making the backend and of the first read, then ns per read (p50
     /// p99) of get_string and get_int.
     static let program = #"""
-    #define G_SETTINGS_ENABLE_BACKEND
-    #include <gio/gio.h>
-    #include <gio/gsettingsbackend.h>
-    #include <stdio.h>
-    #include <stdlib.h>
-    #include <string.h>
-    #include <time.h>
+        #define G_SETTINGS_ENABLE_BACKEND
+        #include <gio/gio.h>
+        #include <gio/gsettingsbackend.h>
+        #include <stdio.h>
+        #include <stdlib.h>
+        #include <string.h>
+        #include <time.h>
 
-    static double now_ns(void) {
-        struct timespec t;
-        clock_gettime(CLOCK_MONOTONIC, &t);
-        return t.tv_sec * 1e9 + t.tv_nsec;
-    }
-
-    static int compare(const void *a, const void *b) {
-        double x = *(const double *)a, y = *(const double *)b;
-        return x < y ? -1 : x > y;
-    }
-
-    static void measure(GSettings *s, int string, int batches, int per, double *p50, double *p99) {
-        double *samples = malloc(sizeof(double) * batches);
-        for (int b = 0; b < batches; b++) {
-            double start = now_ns();
-            for (int i = 0; i < per; i++) {
-                if (string) g_free(g_settings_get_string(s, "name"));
-                else if (g_settings_get_int(s, "size") != 42) abort();
-            }
-            samples[b] = (now_ns() - start) / per;
+        static double now_ns(void) {
+            struct timespec t;
+            clock_gettime(CLOCK_MONOTONIC, &t);
+            return t.tv_sec * 1e9 + t.tv_nsec;
         }
-        qsort(samples, batches, sizeof(double), compare);
-        *p50 = samples[batches / 2];
-        *p99 = samples[(int)(batches * 0.99)];
-        free(samples);
-    }
 
-    int main(int argc, char **argv) {
-        if (argc >= 2 && strcmp(argv[1], "write") == 0) {
+        static int compare(const void *a, const void *b) {
+            double x = *(const double *)a, y = *(const double *)b;
+            return x < y ? -1 : x > y;
+        }
+
+        static void measure(GSettings *s, int string, int batches, int per, double *p50, double *p99) {
+            double *samples = malloc(sizeof(double) * batches);
+            for (int b = 0; b < batches; b++) {
+                double start = now_ns();
+                for (int i = 0; i < per; i++) {
+                    if (string) g_free(g_settings_get_string(s, "name"));
+                    else if (g_settings_get_int(s, "size") != 42) abort();
+                }
+                samples[b] = (now_ns() - start) / per;
+            }
+            qsort(samples, batches, sizeof(double), compare);
+            *p50 = samples[batches / 2];
+            *p99 = samples[(int)(batches * 0.99)];
+            free(samples);
+        }
+
+        int main(int argc, char **argv) {
+            if (argc >= 2 && strcmp(argv[1], "write") == 0) {
+                GSettings *s = g_settings_new("org.example.Bench");
+                if (!g_settings_set_string(s, "name", "bench-value") || !g_settings_set_int(s, "size", 42)) return 2;
+                g_settings_sync();
+                g_object_unref(s);
+                return 0;
+            }
+            if (argc < 4) return 64;
+            int batches = atoi(argv[2]), per = atoi(argv[3]);
+            double start = now_ns();
+            GSettingsBackend *backend = g_settings_backend_get_default();
+            double backend_us = (now_ns() - start) / 1000;
+            start = now_ns();
             GSettings *s = g_settings_new("org.example.Bench");
-            if (!g_settings_set_string(s, "name", "bench-value") || !g_settings_set_int(s, "size", 42)) return 2;
-            g_settings_sync();
+            gchar *first = g_settings_get_string(s, "name");
+            double first_us = (now_ns() - start) / 1000;
+            if (strcmp(first, "bench-value") != 0) { fprintf(stderr, "read '%s', not the value written\n", first); return 1; }
+            g_free(first);
+            for (int i = 0; i < 10000; i++) g_free(g_settings_get_string(s, "name"));
+            double s50, s99, i50, i99;
+            measure(s, 1, batches, per, &s50, &s99);
+            measure(s, 0, batches, per, &i50, &i99);
+            printf("%.1f %.1f %.1f %.1f %.1f %.1f\n", backend_us, first_us, s50, s99, i50, i99);
             g_object_unref(s);
+            g_object_unref(backend);
             return 0;
         }
-        if (argc < 4) return 64;
-        int batches = atoi(argv[2]), per = atoi(argv[3]);
-        double start = now_ns();
-        GSettingsBackend *backend = g_settings_backend_get_default();
-        double backend_us = (now_ns() - start) / 1000;
-        start = now_ns();
-        GSettings *s = g_settings_new("org.example.Bench");
-        gchar *first = g_settings_get_string(s, "name");
-        double first_us = (now_ns() - start) / 1000;
-        if (strcmp(first, "bench-value") != 0) { fprintf(stderr, "read '%s', not the value written\n", first); return 1; }
-        g_free(first);
-        for (int i = 0; i < 10000; i++) g_free(g_settings_get_string(s, "name"));
-        double s50, s99, i50, i99;
-        measure(s, 1, batches, per, &s50, &s99);
-        measure(s, 0, batches, per, &i50, &i99);
-        printf("%.1f %.1f %.1f %.1f %.1f %.1f\n", backend_us, first_us, s50, s99, i50, i99);
-        g_object_unref(s);
-        g_object_unref(backend);
-        return 0;
-    }
-    """#
+        """#
 }

@@ -1,8 +1,9 @@
 import BusTestSupport
 import DBus
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// `prefs-bench --gsettings-process`: what a whole GSettings program pays for its backend.
@@ -51,10 +52,11 @@ struct GSettingsProcessBench {
         // and prefsd's snapshots are both found there.
         var prefsdEnvironment = ProcessInfo.processInfo.environment
         prefsdEnvironment["XDG_RUNTIME_DIR"] = dconf.directory.appendingPathComponent("runtime").path
-        let prefsd = try PrefsdInstance(executable: try siblingExecutable("prefsd"), bus: bus.address,
-                                        store: work.appendingPathComponent("store"),
-                                        log: work.appendingPathComponent("prefsd.log"), probe: connection,
-                                        environment: prefsdEnvironment)
+        let prefsd = try PrefsdInstance(
+            executable: try siblingExecutable("prefsd"), bus: bus.address,
+            store: work.appendingPathComponent("store"),
+            log: work.appendingPathComponent("prefsd.log"), probe: connection,
+            environment: prefsdEnvironment)
         defer { prefsd.stop() }
 
         var base = ProcessInfo.processInfo.environment

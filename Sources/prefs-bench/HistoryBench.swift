@@ -26,10 +26,11 @@ struct HistoryBench {
         let (with, without) = try measureWrites(prefsd: prefsdPath, work: work)
         log("journal size after \(changes) changes of one key")
         let size = try measureJournal(directory: work.appendingPathComponent("journal"))
-        let cost = HistoryCost(withJournal: with, withoutJournal: without, changes: changes,
-                               entries: size.entries, bytes: size.bytes,
-                               entryBound: HistoryBounds.defaults.entries, byteBound: HistoryBounds.defaults.bytes,
-                               fileBytes: size.fileBytes)
+        let cost = HistoryCost(
+            withJournal: with, withoutJournal: without, changes: changes,
+            entries: size.entries, bytes: size.bytes,
+            entryBound: HistoryBounds.defaults.entries, byteBound: HistoryBounds.defaults.bytes,
+            fileBytes: size.fileBytes)
         print("| what | figure | target | |")
         print("| --- | --- | --- | --- |")
         for row in cost.rows { print("| " + row.joined(separator: " | ") + " |") }
@@ -44,19 +45,21 @@ struct HistoryBench {
         var instances: [PrefsdInstance] = []
         var buses: [PrivateBus] = []
         defer {
-            instances.forEach { $0.stop() }
-            connections.forEach { $0.close() }
-            buses.forEach { $0.stop() }
+            for instance in instances { instance.stop() }
+            for connection in connections { connection.close() }
+            for bus in buses { bus.stop() }
         }
         for (name, arguments) in [("with", [String]()), ("without", ["--history-entries", "0"])] {
             let bus = try PrivateBus()
             buses.append(bus)
             let connection = try DBusConnection.connect(address: bus.address)
             connections.append(connection)
-            instances.append(try PrefsdInstance(executable: prefsd, bus: bus.address,
-                                                store: work.appendingPathComponent("store-\(name)"),
-                                                log: work.appendingPathComponent("prefsd-\(name).log"),
-                                                probe: connection, arguments: arguments))
+            instances.append(
+                try PrefsdInstance(
+                    executable: prefsd, bus: bus.address,
+                    store: work.appendingPathComponent("store-\(name)"),
+                    log: work.appendingPathComponent("prefsd-\(name).log"),
+                    probe: connection, arguments: arguments))
         }
         var serial: Int64 = 0
         for connection in connections {

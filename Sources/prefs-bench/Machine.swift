@@ -3,7 +3,8 @@ import Foundation
 /// The machine the figures were taken on, and its load.
 enum Machine {
     static var description: String {
-        let cpu = (try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8))?
+        let cpu =
+            (try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8))?
             .split(separator: "\n").first { $0.hasPrefix("model name") }
             .map { $0.split(separator: ":", maxSplits: 1).last.map { $0.trimmingCharacters(in: .whitespaces) } ?? "?" } ?? "?"
         var name = utsname()

@@ -9,10 +9,10 @@ struct PrefsBench: ParsableCommand {
         commandName: "prefs-bench",
         abstract: "Measures prefsd next to the bus's own floor and dconf-service, on one private bus.",
         discussion: """
-        Everything runs on this machine: a private dbus-daemon on a unix socket, prefsd \
-        (the release build next to this executable) and, unless skipped or missing, \
-        /usr/libexec/dconf-service. Prints a Markdown table of medians, p99s and ratios.
-        """)
+            Everything runs on this machine: a private dbus-daemon on a unix socket, prefsd \
+            (the release build next to this executable) and, unless skipped or missing, \
+            /usr/libexec/dconf-service. Prints a Markdown table of medians, p99s and ratios.
+            """)
 
     @Flag(help: "A short run: fewer samples, shorter loops (figures are noisier).")
     var quick = false
@@ -26,9 +26,10 @@ struct PrefsBench: ParsableCommand {
     @Flag(help: "Install the Debian package dconf-service with apt-get when it is missing.")
     var installDconf = false
 
-    @Option(help: ArgumentHelp(
-        "Largest store dconf is filled to: it rewrites its whole database on every change, and filling 100k keys takes minutes.",
-        valueName: "n"))
+    @Option(
+        help: ArgumentHelp(
+            "Largest store dconf is filled to: it rewrites its whole database on every change, and filling 100k keys takes minutes.",
+            valueName: "n"))
     var dconfMaxKeys = 10_000
 
     @Option(help: ArgumentHelp("Seconds allowed for filling dconf; sizes it cannot reach in time are capped.", valueName: "s"))
@@ -46,10 +47,16 @@ struct PrefsBench: ParsableCommand {
     @Flag(help: "Measure only Read beside Ping (at 0 keys) and the GDBus reference client's Read (needs cc and libglib2.0-dev).")
     var onlyClientReads = false
 
-    @Flag(help: "Measure only what the change journal costs: Write p50 beside a prefsd with --history-entries 0, and the journal's size after --history-changes changes of one key.")
+    @Flag(
+        help:
+            "Measure only what the change journal costs: Write p50 beside a prefsd with --history-entries 0, and the journal's size after --history-changes changes of one key."
+    )
     var onlyHistory = false
 
-    @Flag(help: "Measure only roaming: a write on A to its Changed on B through two Syncthing instances on 127.0.0.1, and remote changes applied per second (needs syncthing).")
+    @Flag(
+        help:
+            "Measure only roaming: a write on A to its Changed on B through two Syncthing instances on 127.0.0.1, and remote changes applied per second (needs syncthing)."
+    )
     var onlyRoaming = false
 
     @Option(help: ArgumentHelp("Changes of one key made for the journal's size row (through the store's writer, in process).", valueName: "n"))

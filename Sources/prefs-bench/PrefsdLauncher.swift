@@ -1,5 +1,5 @@
-import DBus
 import BusTestSupport
+import DBus
 import Foundation
 
 /// prefsd on the private bus, with its own store directory.
@@ -12,11 +12,14 @@ final class PrefsdInstance {
     /// Launches `executable --address BUS --store STORE` (with `environment`, else this
     /// process's) and waits (at most 60 s) until it
     /// answers a `Read`.
-    init(executable: String, bus: String, store: URL, log: URL, probe: DBusConnection, arguments: [String] = [],
-         environment: [String: String]? = nil) throws {
+    init(
+        executable: String, bus: String, store: URL, log: URL, probe: DBusConnection, arguments: [String] = [],
+        environment: [String: String]? = nil
+    ) throws {
         let start = now()
-        child = try Child(executable, ["--address", bus, "--store", store.path, "--log-level", "warning"] + arguments,
-                          environment: environment, log: log)
+        child = try Child(
+            executable, ["--address", bus, "--store", store.path, "--log-level", "warning"] + arguments,
+            environment: environment, log: log)
         let read = Calls.read("bench.coldstart", "absent")
         while true {
             do {
@@ -44,7 +47,7 @@ func siblingExecutable(_ name: String) throws -> String {
     let directory = me.deletingLastPathComponent()
     let candidate = directory.appendingPathComponent(name).path
     if !FileManager.default.isExecutableFile(atPath: candidate),
-       FileManager.default.fileExists(atPath: "Package.swift"), let swift = try? findExecutable("swift")
+        FileManager.default.fileExists(atPath: "Package.swift"), let swift = try? findExecutable("swift")
     {
         let configuration = directory.lastPathComponent == "debug" ? "debug" : "release"
         log("building \(name) (swift build -c \(configuration) --product \(name))")

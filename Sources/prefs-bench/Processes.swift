@@ -35,8 +35,10 @@ final class Child: Sendable {
 
     var pid: Int32 { process.processIdentifier }
 
-    init(_ executable: String, _ arguments: [String], environment: [String: String]? = nil, log: URL,
-         input: Bool = false) throws {
+    init(
+        _ executable: String, _ arguments: [String], environment: [String: String]? = nil, log: URL,
+        input: Bool = false
+    ) throws {
         process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments

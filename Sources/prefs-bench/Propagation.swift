@@ -1,8 +1,8 @@
 import BenchmarkKit
 import DBus
 import Foundation
-import PreferencesProtocol
 import Preferences
+import PreferencesProtocol
 
 let propagationDomain = "bench.prop"
 
@@ -29,8 +29,9 @@ func measurePropagation(_ connection: DBusConnection, bus: String, budget: Budge
 {
     _ = try connection.callBlocking(Calls.write(propagationDomain, "p", 0))
     let me = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().path
-    let child = try Child(me, ["--observer-child", "--address", bus, "--child-count", "\(budget.count)"],
-                          log: directory.appendingPathComponent("observer.log"))
+    let child = try Child(
+        me, ["--observer-child", "--address", bus, "--child-count", "\(budget.count)"],
+        log: directory.appendingPathComponent("observer.log"))
     defer { child.stop(grace: 2) }
     guard child.readLine(timeout: 30) == "ready" else { throw BenchError("the observer child did not start") }
     let ping = Calls.ping(PreferencesBus.busName)

@@ -17,11 +17,13 @@ struct RapidWrites {
 
     /// The report's row.
     var row: [String] {
-        ["\(calls.formatted()) `set` calls of one key in a tight loop (library), then `synchronize()`",
-         "\(commits) commits, \(Format.format1(totalSeconds)) s (loop \(Format.format1(loopSeconds)) s)",
-         "one commit per call (no merging)", "\(calls.formatted()) commits",
-         "\(Format.format1(Double(calls) / Double(max(commits, 1)))) calls/commit",
-         "≤ 500 commits", commits <= 500 ? "met" : "**missed**"]
+        [
+            "\(calls.formatted()) `set` calls of one key in a tight loop (library), then `synchronize()`",
+            "\(commits) commits, \(Format.format1(totalSeconds)) s (loop \(Format.format1(loopSeconds)) s)",
+            "one commit per call (no merging)", "\(calls.formatted()) commits",
+            "\(Format.format1(Double(calls) / Double(max(commits, 1)))) calls/commit",
+            "≤ 500 commits", commits <= 500 ? "met" : "**missed**",
+        ]
     }
 }
 
@@ -53,6 +55,7 @@ func measureRapidWrites(bus: String, calls: Int) throws -> RapidWrites {
     guard width == .integer(Int64(calls)) else {
         throw BenchError("the last value written (\(calls)) is not what prefsd holds: \(width)")
     }
-    return RapidWrites(calls: calls, commits: commits.withLock { $0 } - 1,
-                       loopSeconds: loopEnd - start, totalSeconds: end - start)
+    return RapidWrites(
+        calls: calls, commits: commits.withLock { $0 } - 1,
+        loopSeconds: loopEnd - start, totalSeconds: end - start)
 }

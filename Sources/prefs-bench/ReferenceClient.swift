@@ -18,9 +18,13 @@ final class ReferenceClient {
         let executable = try GIOProgram.compile(Self.program, named: "gdbus-read", in: directory)
         // A child that died must make writeLine throw, not kill the benchmark.
         signal(SIGPIPE, SIG_IGN)
-        child = try Child(executable, [bus, PreferencesBus.busName, PreferencesBus.objectPath, PreferencesBus.interface,
-                                       domain, key, expected],
-                          log: directory.appendingPathComponent("gdbus-read.log"), input: true)
+        child = try Child(
+            executable,
+            [
+                bus, PreferencesBus.busName, PreferencesBus.objectPath, PreferencesBus.interface,
+                domain, key, expected,
+            ],
+            log: directory.appendingPathComponent("gdbus-read.log"), input: true)
         guard child.readLine(timeout: 30) == "ready" else {
             child.stop()
             throw BenchError("the GDBus client did not start: \(failure)")
@@ -34,8 +38,10 @@ final class ReferenceClient {
         let numbers = line.split(separator: " ").compactMap { Double($0) }
         guard numbers.count == 2 * count else { throw BenchError("the GDBus client printed \(numbers.count) numbers, not \(2 * count)") }
         let seconds = numbers.map { $0 * 1e-9 }
-        return (stride(from: 0, to: seconds.count, by: 2).map { seconds[$0] },
-                stride(from: 1, to: seconds.count, by: 2).map { seconds[$0] })
+        return (
+            stride(from: 0, to: seconds.count, by: 2).map { seconds[$0] },
+            stride(from: 1, to: seconds.count, by: 2).map { seconds[$0] }
+        )
     }
 
     func stop() {
@@ -60,8 +66,9 @@ struct ReferenceReads {
 
     /// Nothing measured, for `reason`.
     static func missing(_ reason: String) -> ReferenceReads {
-        ReferenceReads(swiftPing: .missing(reason), swiftRead: .missing(reason),
-                       gdbusPing: .missing(reason), gdbusRead: .missing(reason))
+        ReferenceReads(
+            swiftPing: .missing(reason), swiftRead: .missing(reason),
+            gdbusPing: .missing(reason), gdbusRead: .missing(reason))
     }
 
     /// The ratio of two medians, when both were measured.
@@ -76,11 +83,13 @@ struct ReferenceReads {
     /// The report's row; the target is issue 16's: Swift `Read` ≤ 1.05 × GDBus `Read`.
     var row: [String] {
         let ratio = swiftOverGDBus
-        return ["`Read` through GDBus (C, gio-2.0)",
-                gdbusRead.text + (gdbusRead.summary.map { " (n=\($0.count))" } ?? ""),
-                "`Read` through the Swift client, same window", swiftRead.text,
-                ratio.map { "Swift/GDBus \(Format.ratio($0))" } ?? "–", "≤ 1.05×",
-                ratio.map { $0 <= 1.05 ? "met" : "**missed**" } ?? "–"]
+        return [
+            "`Read` through GDBus (C, gio-2.0)",
+            gdbusRead.text + (gdbusRead.summary.map { " (n=\($0.count))" } ?? ""),
+            "`Read` through the Swift client, same window", swiftRead.text,
+            ratio.map { "Swift/GDBus \(Format.ratio($0))" } ?? "–", "≤ 1.05×",
+            ratio.map { $0 <= 1.05 ? "met" : "**missed**" } ?? "–",
+        ]
     }
 
     /// The note beside the table: both clients' `Read`/`Ping`.
@@ -89,7 +98,8 @@ struct ReferenceReads {
             guard let ratio = Self.ratio(read, ping), let ping = ping.summary else { return "–" }
             return "Read/Ping \(Format.ratio(ratio)) (Ping \(Format.duration(ping.median)))"
         }
-        return "GDBus reference client (`g_dbus_connection_call_sync`, one C program) and the Swift client take turns in batches of \(ReferenceReads.batch) Ping+Read pairs on the same key: GDBus \(text(gdbusRead, gdbusPing)), Swift \(text(swiftRead, swiftPing))."
+        return
+            "GDBus reference client (`g_dbus_connection_call_sync`, one C program) and the Swift client take turns in batches of \(ReferenceReads.batch) Ping+Read pairs on the same key: GDBus \(text(gdbusRead, gdbusPing)), Swift \(text(swiftRead, swiftPing))."
     }
 
     /// Pairs per batch: small enough that both clients see the same load.
@@ -125,8 +135,9 @@ func measureReferenceReads(_ connection: DBusConnection, bus: String, directory:
             gdbus.ping += theirs.ping
             gdbus.read += theirs.read
         }
-        return ReferenceReads(swiftPing: Figure(swift.ping), swiftRead: Figure(swift.read),
-                              gdbusPing: Figure(gdbus.ping), gdbusRead: Figure(gdbus.read))
+        return ReferenceReads(
+            swiftPing: Figure(swift.ping), swiftRead: Figure(swift.read),
+            gdbusPing: Figure(gdbus.ping), gdbusRead: Figure(gdbus.read))
     } catch {
         return .missing("failed: \(error)")
     }
@@ -140,8 +151,10 @@ extension Benchmark {
         let (ping, read) = try measureReads(
             connection, budget: quick ? Budget(count: 2_000, seconds: 2) : Budget(count: 20_000, seconds: 8))
         let notRun = Figure.missing("not run")
-        report.sizes.append(SizeResult(keys: 0, ping: ping, read: read, write: WriteFigures(write: notRun, ping: notRun, sync: notRun, frameSync: notRun),
-                                       dconfWrite: notRun))
+        report.sizes.append(
+            SizeResult(
+                keys: 0, ping: ping, read: read, write: WriteFigures(write: notRun, ping: notRun, sync: notRun, frameSync: notRun),
+                dconfWrite: notRun))
         log("Read through the GDBus reference client beside the Swift client")
         report.reference = measureReferenceReads(connection, bus: bus, directory: work, budget: referenceBudget)
     }

@@ -24,8 +24,8 @@ struct Report {
 
     private static func anchorText(_ figure: Figure) -> String {
         switch figure {
-        case let .missing(reason): return reason.isEmpty ? "–" : reason
-        case let .measured(summary): return figure.text + " (n=\(summary.count))"
+        case .missing(let reason): return reason.isEmpty ? "–" : reason
+        case .measured(let summary): return figure.text + " (n=\(summary.count))"
         }
     }
 
@@ -36,85 +36,114 @@ struct Report {
         var table = MarkdownTable(header: ["figure", "prefsd p50 / p99", "anchor", "anchor p50 / p99", "ratio (p50)", "target", "result"])
         for row in sizes {
             let ratio = medianRatio(row.read.summary, row.ping.summary)
-            table.add(["`Read`, \(row.keys) keys", row.read.text + " (n=\(row.read.summary?.count ?? 0))",
-                       "`Peer.Ping` to prefsd", row.ping.text,
-                       ratio.map { "Read/Ping \(Format.ratio($0))" } ?? "–", "–", "–"])
+            table.add([
+                "`Read`, \(row.keys) keys", row.read.text + " (n=\(row.read.summary?.count ?? 0))",
+                "`Peer.Ping` to prefsd", row.ping.text,
+                ratio.map { "Read/Ping \(Format.ratio($0))" } ?? "–", "–", "–",
+            ])
         }
         if let reference { table.add(reference.row) }
         for row in sizes {
             let write = row.write
-            table.add(["durable `Write`, \(row.keys) keys", write.write.text + " (n=\(write.write.summary?.count ?? 0))",
-                       "`Peer.Ping` + `fdatasync` of 4 KiB in the store's directory (p50s)",
-                       Self.floorText(write.ping, write.sync, write.floor),
-                       write.ratio.map { "Write/floor \(Format.ratio($0))" } ?? "–", "≤ 1.3×", verdict(write.ratio.map { $0 <= 1.3 })])
+            table.add([
+                "durable `Write`, \(row.keys) keys", write.write.text + " (n=\(write.write.summary?.count ?? 0))",
+                "`Peer.Ping` + `fdatasync` of 4 KiB in the store's directory (p50s)",
+                Self.floorText(write.ping, write.sync, write.floor),
+                write.ratio.map { "Write/floor \(Format.ratio($0))" } ?? "–", "≤ 1.3×", verdict(write.ratio.map { $0 <= 1.3 }),
+            ])
         }
         for row in sizes {
             let write = row.write
-            table.add(["durable `Write`, \(row.keys) keys, against a WAL frame's sync", write.write.text,
-                       "`Peer.Ping` + `fdatasync` of a 24 B + 4 KiB frame at a new offset, as SQLite's WAL writes one (p50s)",
-                       Self.floorText(write.ping, write.frameSync, write.frameFloor),
-                       write.frameRatio.map { "Write/floor \(Format.ratio($0))" } ?? "–", "–", "–"])
+            table.add([
+                "durable `Write`, \(row.keys) keys, against a WAL frame's sync", write.write.text,
+                "`Peer.Ping` + `fdatasync` of a 24 B + 4 KiB frame at a new offset, as SQLite's WAL writes one (p50s)",
+                Self.floorText(write.ping, write.frameSync, write.frameFloor),
+                write.frameRatio.map { "Write/floor \(Format.ratio($0))" } ?? "–", "–", "–",
+            ])
         }
         if let empty = sizes.first(where: { $0.keys == 0 })?.write.write.summary?.median,
-           let largest = sizes.last, largest.keys > 0, let here = largest.write.write.summary?.median {
-            table.add(["durable `Write` growth, 0 → \(largest.keys) keys", Format.duration(here), "durable `Write`, 0 keys",
-                       Format.duration(empty), "\(Format.ratio(here / empty))", "≤ 1.5×", verdict(here / empty <= 1.5)])
+            let largest = sizes.last, largest.keys > 0, let here = largest.write.write.summary?.median
+        {
+            table.add([
+                "durable `Write` growth, 0 → \(largest.keys) keys", Format.duration(here), "durable `Write`, 0 keys",
+                Format.duration(empty), "\(Format.ratio(here / empty))", "≤ 1.5×", verdict(here / empty <= 1.5),
+            ])
         }
         for row in sizes where row.dconfWrite.summary != nil || row.keys == 0 {
             let speedup = medianRatio(row.dconfWrite.summary, row.write.write.summary)
             let target = row.keys == 10_000 ? "dconf/prefsd ≥ 100×" : "–"
             let met = row.keys == 10_000 ? speedup.map { $0 >= 100 } : nil
-            table.add(["dconf `Change`, \(row.keys) keys", Self.anchorText(row.dconfWrite),
-                       "durable `Write`, \(row.keys) keys", row.write.write.text,
-                       speedup.map { "dconf/prefsd \(Format.ratio($0))" } ?? "–", target, verdict(met)])
+            table.add([
+                "dconf `Change`, \(row.keys) keys", Self.anchorText(row.dconfWrite),
+                "durable `Write`, \(row.keys) keys", row.write.write.text,
+                speedup.map { "dconf/prefsd \(Format.ratio($0))" } ?? "–", target, verdict(met),
+            ])
         }
         for row in concurrency {
             let ratio = row.dconf.map { row.prefsd / $0 }
-            table.add(["writes/s, \(row.writers) writer\(row.writers == 1 ? "" : "s")", "\(Int(row.prefsd.rounded()))/s",
-                       "dconf `Change`", row.dconf.map { "\(Int($0.rounded()))/s" } ?? "–",
-                       ratio.map { "prefsd/dconf \(Format.ratio($0))" } ?? "–",
-                       row.writers == 16 ? "≥ 5×" : "–", row.writers == 16 ? verdict(ratio.map { $0 >= 5 }) : "–"])
+            table.add([
+                "writes/s, \(row.writers) writer\(row.writers == 1 ? "" : "s")", "\(Int(row.prefsd.rounded()))/s",
+                "dconf `Change`", row.dconf.map { "\(Int($0.rounded()))/s" } ?? "–",
+                ratio.map { "prefsd/dconf \(Format.ratio($0))" } ?? "–",
+                row.writers == 16 ? "≥ 5×" : "–", row.writers == 16 ? verdict(ratio.map { $0 >= 5 }) : "–",
+            ])
         }
         if let cached {
-            table.add(["cached `string(forKey:)` hit", "\(Format.format1(cached.ours.median)) ns / \(Format.format1(cached.ours.p99)) ns",
-                       "Foundation `UserDefaults.string(forKey:)`",
-                       "\(Format.format1(cached.foundation.median)) ns / \(Format.format1(cached.foundation.p99)) ns",
-                       "prefsd/UserDefaults \(Format.ratio(cached.ours.median / cached.foundation.median))",
-                       "≤ 50 ns", verdict(cached.ours.median <= 50e0)])
+            table.add([
+                "cached `string(forKey:)` hit", "\(Format.format1(cached.ours.median)) ns / \(Format.format1(cached.ours.p99)) ns",
+                "Foundation `UserDefaults.string(forKey:)`",
+                "\(Format.format1(cached.foundation.median)) ns / \(Format.format1(cached.foundation.p99)) ns",
+                "prefsd/UserDefaults \(Format.ratio(cached.ours.median / cached.foundation.median))",
+                "≤ 50 ns", verdict(cached.ours.median <= 50e0),
+            ])
         }
         if let propagation {
             let ratio = medianRatio(propagation.propagation.summary, propagation.ping.summary)
-            table.add(["change propagation (durable `Write` → observer in another process)",
-                       propagation.propagation.text + " (n=\(propagation.propagation.summary?.count ?? 0))",
-                       "`Peer.Ping` to prefsd", propagation.ping.text, ratio.map { "\(Format.ratio($0)) Ping" } ?? "–",
-                       "≤ 3× Ping", verdict(ratio.map { $0 <= 3 })])
+            table.add([
+                "change propagation (durable `Write` → observer in another process)",
+                propagation.propagation.text + " (n=\(propagation.propagation.summary?.count ?? 0))",
+                "`Peer.Ping` to prefsd", propagation.ping.text, ratio.map { "\(Format.ratio($0)) Ping" } ?? "–",
+                "≤ 3× Ping", verdict(ratio.map { $0 <= 3 }),
+            ])
         }
         if let coldStart {
             let rss = coldStart.peakRSS.map { Double($0) / 1_048_576 }
-            table.add(["cold start, \(coldStart.filled) keys in 1,000 domains: launch → first `Read` answered",
-                       Format.duration(coldStart.startup), "", "", "", "≤ 66 ms (issue 16's \"today\")", verdict(coldStart.startup <= 0.066)])
-            table.add(["cold start: prefsd peak RSS (VmHWM) after the first answer",
-                       rss.map { "\(Format.format1($0)) MiB" } ?? "?", "", "", "", "≤ 37 MiB (issue 16's \"today\")", verdict(rss.map { $0 <= 37 })])
+            table.add([
+                "cold start, \(coldStart.filled) keys in 1,000 domains: launch → first `Read` answered",
+                Format.duration(coldStart.startup), "", "", "", "≤ 66 ms (issue 16's \"today\")", verdict(coldStart.startup <= 0.066),
+            ])
+            table.add([
+                "cold start: prefsd peak RSS (VmHWM) after the first answer",
+                rss.map { "\(Format.format1($0)) MiB" } ?? "?", "", "", "", "≤ 37 MiB (issue 16's \"today\")", verdict(rss.map { $0 <= 37 }),
+            ])
             if let rss, let empty = emptyPeakRSS.map({ Double($0) / 1_048_576 }), coldStart.filled > 0 {
                 let perThousand = (rss - empty) / (Double(coldStart.filled) / 1000)
-                table.add(["cold start: peak RSS per 1,000 keys stored (above an empty store's \(Format.format1(empty)) MiB)",
-                           "\(Format.format1(perThousand * 1024)) KiB", "", "", "", "–", "–"])
+                table.add([
+                    "cold start: peak RSS per 1,000 keys stored (above an empty store's \(Format.format1(empty)) MiB)",
+                    "\(Format.format1(perThousand * 1024)) KiB", "", "", "", "–", "–",
+                ])
             }
         }
         if let main = mainPeakRSS.map({ Double($0) / 1_048_576 }), let empty = emptyPeakRSS.map({ Double($0) / 1_048_576 }), mainKeys > 0 {
             let perThousand = (main - empty) / (Double(mainKeys) / 1000)
-            table.add(["after the sweep: peak RSS per 1,000 keys stored (\(mainKeys) keys in one domain, every measurement above)",
-                       "\(Format.format1(perThousand * 1024)) KiB", "", "", "", "–", "–"])
+            table.add([
+                "after the sweep: peak RSS per 1,000 keys stored (\(mainKeys) keys in one domain, every measurement above)",
+                "\(Format.format1(perThousand * 1024)) KiB", "", "", "", "–", "–",
+            ])
         }
         if let rapidWrites { table.add(rapidWrites.row) }
-        var text = "Machine: \(machine).  \nLoad: \(load).  \nRun: \(quick ? "`--quick`" : "full"); times are round trips through one private dbus-daemon, all clients but the GDBus reference using the project's DBus module.\n\n"
+        var text =
+            "Machine: \(machine).  \nLoad: \(load).  \nRun: \(quick ? "`--quick`" : "full"); times are round trips through one private dbus-daemon, all clients but the GDBus reference using the project's DBus module.\n\n"
         text += table.render()
         var allNotes = notes
         if let reference { allNotes.append(reference.note) }
-        allNotes.append("The `Read`/`Write` sweep keeps all its keys in ONE domain (`bench.big`), plus the 2 keys measured; dconf keeps them in one directory (`/bench/`).")
+        allNotes.append(
+            "The `Read`/`Write` sweep keeps all its keys in ONE domain (`bench.big`), plus the 2 keys measured; dconf keeps them in one directory (`/bench/`).")
         allNotes.append("Writes/s run on nearly empty stores, each writer on its own connection waiting for each reply.")
         if let mainPeakRSS {
-            allNotes.append("prefsd's peak RSS after the sweep (\(mainKeys) keys in one domain, every measurement above): \(Format.format1(Double(mainPeakRSS) / 1_048_576)) MiB.")
+            allNotes.append(
+                "prefsd's peak RSS after the sweep (\(mainKeys) keys in one domain, every measurement above): \(Format.format1(Double(mainPeakRSS) / 1_048_576)) MiB."
+            )
         }
         text += "\n" + allNotes.map { "- " + $0 }.joined(separator: "\n") + "\n"
         return text

@@ -40,9 +40,13 @@ struct RoamingBench {
                 log: work.appendingPathComponent("prefsd-\(k).log"), probe: connection,
                 arguments: ["--roaming-dir", instance.folder.path, "--roaming-machine-id-file", idFile.path])
             machines.append((bus, connection, instanceOfPrefsd))
-            _ = try connection.callBlocking(PreferencesCall.apply("io.github.prefsd.Roaming", set: [
-                "Domains": .array(roamingDomains.map { .string($0) }), "MachineName": .string("bench\(k)"),
-            ], remove: []).message)
+            _ = try connection.callBlocking(
+                PreferencesCall.apply(
+                    "io.github.prefsd.Roaming",
+                    set: [
+                        "Domains": .array(roamingDomains.map { .string($0) }), "MachineName": .string("bench\(k)"),
+                    ], remove: []
+                ).message)
         }
         let (a, b) = (machines[0], machines[1])
 
@@ -50,8 +54,9 @@ struct RoamingBench {
         _ = try a.connection.callBlocking(Calls.write(propagationDomain, "p", 0))
         let me = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().path
         let budget = quick ? Budget(count: 5, seconds: 30, minimum: 3) : Budget(count: 20, seconds: 120, minimum: 5)
-        let child = try Child(me, ["--observer-child", "--address", b.bus.address, "--child-count", "\(budget.count + 1)"],
-                              log: work.appendingPathComponent("observer.log"))
+        let child = try Child(
+            me, ["--observer-child", "--address", b.bus.address, "--child-count", "\(budget.count + 1)"],
+            log: work.appendingPathComponent("observer.log"))
         defer { child.stop(grace: 2) }
         guard child.readLine(timeout: 30) == "ready" else { throw BenchError("the observer child did not start") }
         var value: Int64 = 0
@@ -69,14 +74,19 @@ struct RoamingBench {
 
         log("remote changes applied per second (a machine's file dropped into B's folder)")
         let keysPerDomain = quick ? 200 : 2_000
-        let rate = try measureApply(into: cluster.instances[1].folder, connection: b.connection,
-                                    domains: Array(roamingDomains.dropFirst()), keysPerDomain: keysPerDomain)
+        let rate = try measureApply(
+            into: cluster.instances[1].folder, connection: b.connection,
+            domains: Array(roamingDomains.dropFirst()), keysPerDomain: keysPerDomain)
 
         guard let summary = Summary(latency) else { throw BenchError("no write was timed") }
         print("| what | figure |")
         print("| --- | --- |")
-        print("| write on A → `Changed` on B through Syncthing (fs watcher delay 1 s), median of \(summary.count) | \(String(format: "%.2f s", summary.median)) (min \(String(format: "%.2f", summary.minimum)), p99 \(String(format: "%.2f", summary.p99))) |")
-        print("| other machines' changes applied, \(rate.changes) keys in \(rate.domains) domains | \(String(format: "%.0f", Double(rate.changes) / rate.seconds)) changes/s (\(String(format: "%.2f", rate.seconds)) s from the file renamed in to the last key readable) |")
+        print(
+            "| write on A → `Changed` on B through Syncthing (fs watcher delay 1 s), median of \(summary.count) | \(String(format: "%.2f s", summary.median)) (min \(String(format: "%.2f", summary.minimum)), p99 \(String(format: "%.2f", summary.p99))) |"
+        )
+        print(
+            "| other machines' changes applied, \(rate.changes) keys in \(rate.domains) domains | \(String(format: "%.0f", Double(rate.changes) / rate.seconds)) changes/s (\(String(format: "%.2f", rate.seconds)) s from the file renamed in to the last key readable) |"
+        )
         print()
         print("Load: \(loadBefore) before, \(Machine.load) after (1/5/15-minute load averages). \(Machine.description)")
     }
@@ -93,8 +103,10 @@ struct RoamingBench {
         for domain in domains {
             let name = try DomainName(domain)
             for n in 0..<keysPerDomain {
-                entries.append(RoamingEntry(key: RoamingKey(name, "k\(n)"), value: .integer(Int64(n)),
-                                            stamp: RoamingStamp(time: clock.tick(physical: wall), machine: machine)))
+                entries.append(
+                    RoamingEntry(
+                        key: RoamingKey(name, "k\(n)"), value: .integer(Int64(n)),
+                        stamp: RoamingStamp(time: clock.tick(physical: wall), machine: machine)))
             }
         }
         let bytes = RoamingFile(machine: machine, name: "made-up", entries: entries).encoded()

@@ -93,8 +93,10 @@ func measureWrites(_ connection: DBusConnection, disk: DiskFloor, frames: DiskFl
     var local = serial
     let lanes = try sample(budget, 4) { _ in
         local += 1
-        return [try connection.timed(Calls.write(bigDomain, "w", local)), try connection.timed(ping),
-                try disk.sample(), try frames.sample()]
+        return [
+            try connection.timed(Calls.write(bigDomain, "w", local)), try connection.timed(ping),
+            try disk.sample(), try frames.sample(),
+        ]
     }
     serial = local
     return WriteFigures(write: Figure(lanes[0]), ping: Figure(lanes[1]), sync: Figure(lanes[2]), frameSync: Figure(lanes[3]))

@@ -28,7 +28,7 @@ enum Figure {
     case missing(String)
 
     var summary: Summary? {
-        if case let .measured(summary) = self { return summary }
+        if case .measured(let summary) = self { return summary }
         return nil
     }
 
@@ -39,8 +39,8 @@ enum Figure {
     /// "p50 / p99 (n=…)" as durations.
     var text: String {
         switch self {
-        case let .measured(s): return "\(Format.duration(s.median)) / \(Format.duration(s.p99))"
-        case let .missing(reason): return reason
+        case .measured(let s): return "\(Format.duration(s.median)) / \(Format.duration(s.p99))"
+        case .missing(let reason): return reason
         }
     }
 }

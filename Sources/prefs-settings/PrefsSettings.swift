@@ -23,9 +23,10 @@ struct PrefsSettings: ParsableCommand {
         version: "0.3.0"
     )
 
-    @Argument(help: ArgumentHelp(
-        "The domain (com.example.Editor) or GSettings path (/org/gnome/desktop/interface/) to open.",
-        valueName: "domain-or-path"))
+    @Argument(
+        help: ArgumentHelp(
+            "The domain (com.example.Editor) or GSettings path (/org/gnome/desktop/interface/) to open.",
+            valueName: "domain-or-path"))
     var target: String?
 
     @Flag(help: "Open the domain's History page: its past values, and undoing a change.")

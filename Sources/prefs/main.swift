@@ -1,7 +1,7 @@
 import PrefsCommand
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 exit(await Prefs.execute(arguments: Array(CommandLine.arguments.dropFirst())))

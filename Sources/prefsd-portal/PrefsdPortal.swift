@@ -47,7 +47,8 @@ struct PrefsdPortal: AsyncParsableCommand {
         let connection: DBusConnection
         let proxy: PreferencesProxy
         do {
-            connection = try busAddress.map { address throws(DBusError) in try DBusConnection.connect(address: address) }
+            connection =
+                try busAddress.map { address throws(DBusError) in try DBusConnection.connect(address: address) }
                 ?? DBusConnection.connectToSessionBus()
             proxy = try PreferencesProxy.connect(address: busAddress)
         } catch {
@@ -74,7 +75,7 @@ struct PrefsdPortal: AsyncParsableCommand {
             return source
         }
         for await _ in endings { break }
-        sources.forEach { $0.cancel() }
+        for source in sources { source.cancel() }
         backend.stop()
         proxy.close()
         connection.flush()

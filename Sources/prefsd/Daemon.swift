@@ -28,9 +28,9 @@ enum StartupError: Error, CustomStringConvertible {
 
     var exitCode: Int32 {
         switch self {
-        case .bus: 69        // EX_UNAVAILABLE
+        case .bus: 69  // EX_UNAVAILABLE
         case .nameTaken: 75  // EX_TEMPFAIL: one is running already
-        case .store: 74      // EX_IOERR
+        case .store: 74  // EX_IOERR
         }
     }
 }
@@ -82,12 +82,14 @@ final class Daemon: Sendable {
         connection.setDisconnectHandler { shutdown.end(.busGone) }
         connection.setSignalHandler { message in
             if message.sender == BusDriver.name, message.member == BusDriver.nameLost,
-               message.body.first == .string(PreferencesBus.busName) {
+                message.body.first == .string(PreferencesBus.busName)
+            {
                 shutdown.end(.replaced)
             }
         }
-        let door = SandboxDoor(connection: doorConnection, version: configuration.version, logger: logger,
-                               subscriptionsPerApplication: configuration.limits.applicationSubscriptions)
+        let door = SandboxDoor(
+            connection: doorConnection, version: configuration.version, logger: logger,
+            subscriptionsPerApplication: configuration.limits.applicationSubscriptions)
         let service = PreferencesService(connection: connection, door: door, configuration: configuration, logger: logger)
         do {
             try service.register()
@@ -116,8 +118,9 @@ final class Daemon: Sendable {
         let store: DomainStore
         do {
             lock = try StoreLock(directory: configuration.storeDirectory)
-            store = try DomainStore(directory: configuration.storeDirectory, logger: logger,
-                                    historyBounds: configuration.historyBounds)
+            store = try DomainStore(
+                directory: configuration.storeDirectory, logger: logger,
+                historyBounds: configuration.historyBounds)
             store.setSecureKeys(configuration.secureKeys)
             try service.start(store: store)
         } catch {
@@ -126,8 +129,9 @@ final class Daemon: Sendable {
             throw StartupError.store(error)
         }
         if let recovered = store.recoveredFrom {
-            logger.error("the store was damaged and has been moved aside; prefsd started with an empty store",
-                         metadata: ["damagedCopy": "\(recovered.path)"])
+            logger.error(
+                "the store was damaged and has been moved aside; prefsd started with an empty store",
+                metadata: ["damagedCopy": "\(recovered.path)"])
         }
         return Daemon(connection: connection, doorConnection: doorConnection, service: service, lock: lock, shutdown: shutdown)
     }

@@ -15,40 +15,51 @@ struct Prefsd: AsyncParsableCommand {
         commandName: "prefsd",
         abstract: "Serve NSUserDefaults-style preference domains on the D-Bus session bus.",
         discussion: """
-        prefsd owns the bus name \(PreferencesBus.busName) and keeps persistent domains in an \
-        SQLite store (default $XDG_CONFIG_HOME/prefsd, or ~/.config/prefsd). It is normally \
-        started by the session bus or systemd on first use. It exits when the bus goes away, \
-        and on SIGTERM or SIGINT once every acknowledged write is on disk.
-        """,
+            prefsd owns the bus name \(PreferencesBus.busName) and keeps persistent domains in an \
+            SQLite store (default $XDG_CONFIG_HOME/prefsd, or ~/.config/prefsd). It is normally \
+            started by the session bus or systemd on first use. It exits when the bus goes away, \
+            and on SIGTERM or SIGINT once every acknowledged write is on disk.
+            """,
         version: Version.current
     )
 
     @Option(name: .customLong("store"), help: ArgumentHelp("The store directory.", valueName: "dir"))
     var storeDirectory: String?
 
-    @Option(name: .customLong("address"), help: ArgumentHelp(
-        "Serve on the bus at this address instead of the session bus (DBUS_SESSION_BUS_ADDRESS).", valueName: "address"))
+    @Option(
+        name: .customLong("address"),
+        help: ArgumentHelp(
+            "Serve on the bus at this address instead of the session bus (DBUS_SESSION_BUS_ADDRESS).", valueName: "address"))
     var busAddress: String?
 
-    @Option(name: .customLong("managed-dir"), help: ArgumentHelp(
-        "The administrator's managed (forced) domains, <domain>.plist files.", valueName: "dir"))
+    @Option(
+        name: .customLong("managed-dir"),
+        help: ArgumentHelp(
+            "The administrator's managed (forced) domains, <domain>.plist files.", valueName: "dir"))
     var managedDirectory: String = ServiceConfiguration.defaultManagedDirectory.path
 
-    @Option(name: .customLong("defaults-dir"), help: ArgumentHelp(
-        "The administrator's defaults, <domain>.plist files a user's own values override.", valueName: "dir"))
+    @Option(
+        name: .customLong("defaults-dir"),
+        help: ArgumentHelp(
+            "The administrator's defaults, <domain>.plist files a user's own values override.", valueName: "dir"))
     var defaultsDirectory: String = ServiceConfiguration.defaultDefaultsDirectory.path
 
-    @Option(name: .customLong("dconf-profile"), help: ArgumentHelp(
-        "The dconf profile naming the system databases (system-db:NAME lines) to apply (default: as dconf finds it, $DCONF_PROFILE else /etc/dconf/profile/user).",
-        valueName: "file"))
+    @Option(
+        name: .customLong("dconf-profile"),
+        help: ArgumentHelp(
+            "The dconf profile naming the system databases (system-db:NAME lines) to apply (default: as dconf finds it, $DCONF_PROFILE else /etc/dconf/profile/user).",
+            valueName: "file"))
     var dconfProfile: String?
 
-    @Option(name: .customLong("dconf-db-dir"), help: ArgumentHelp(
-        "The directory of dconf's system databases: NAME.d/ keyfiles (defaults) and NAME.d/locks/ (forced keys).", valueName: "dir"))
+    @Option(
+        name: .customLong("dconf-db-dir"),
+        help: ArgumentHelp(
+            "The directory of dconf's system databases: NAME.d/ keyfiles (defaults) and NAME.d/locks/ (forced keys).", valueName: "dir"))
     var dconfDatabaseDirectory: String = ServiceConfiguration.defaultDconfDatabaseDirectory.path
 
-    @Flag(help: ArgumentHelp(
-        "Trust managed, defaults and dconf database directories not owned by root (for tests and development only).", visibility: .hidden))
+    @Flag(
+        help: ArgumentHelp(
+            "Trust managed, defaults and dconf database directories not owned by root (for tests and development only).", visibility: .hidden))
     var allowUnownedManagedDir = false
 
     @Flag(help: "Take the bus name over from a running prefsd, which finishes its writes and exits.")
@@ -84,12 +95,14 @@ struct Prefsd: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Largest reply or signal sent, in bytes (at most the bus's max_message_size).", valueName: "bytes"))
     var maxReplySize = ServiceLimits.default.replyBytes
 
-    @Option(help: ArgumentHelp(
-        "Most calls of one client held while prefsd learns who it is; more are refused LimitsExceeded.", valueName: "count"))
+    @Option(
+        help: ArgumentHelp(
+            "Most calls of one client held while prefsd learns who it is; more are refused LimitsExceeded.", valueName: "count"))
     var maxHeldCalls = ServiceLimits.default.heldCallsPerSender
 
-    @Option(help: ArgumentHelp(
-        "Most bytes of calls of one client held while prefsd learns who it is (its first call is held whatever its size).", valueName: "bytes"))
+    @Option(
+        help: ArgumentHelp(
+            "Most bytes of calls of one client held while prefsd learns who it is (its first call is held whatever its size).", valueName: "bytes"))
     var maxHeldSize = ServiceLimits.default.heldBytesPerSender
 
     @Option(help: ArgumentHelp("Most calls held while the store loads (more are refused with LimitsExceeded).", valueName: "count"))
@@ -98,57 +111,81 @@ struct Prefsd: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Most bytes of calls held while the store loads.", valueName: "bytes"))
     var maxWaitingSize = ServiceLimits.default.waitingBytes
 
-    @Option(name: .customLong("max-app-store-size"), help: ArgumentHelp(
-        "Largest total of one sandboxed application's persistent domains (its own and its suites), in bytes (default: 1/8 of --max-store-size).", valueName: "bytes"))
+    @Option(
+        name: .customLong("max-app-store-size"),
+        help: ArgumentHelp(
+            "Largest total of one sandboxed application's persistent domains (its own and its suites), in bytes (default: 1/8 of --max-store-size).",
+            valueName: "bytes"))
     var maxAppStoreSize: Int?
 
-    @Option(name: .customLong("max-app-domains"), help: ArgumentHelp(
-        "Most persistent domains of one sandboxed application (default: 1/100 of --max-domains).", valueName: "count"))
+    @Option(
+        name: .customLong("max-app-domains"),
+        help: ArgumentHelp(
+            "Most persistent domains of one sandboxed application (default: 1/100 of --max-domains).", valueName: "count"))
     var maxAppDomains: Int?
 
-    @Option(name: .customLong("max-app-volatile-size"), help: ArgumentHelp(
-        "Largest total of one sandboxed application's volatile domains, in bytes (default: 1/8 of --max-volatile-size).", valueName: "bytes"))
+    @Option(
+        name: .customLong("max-app-volatile-size"),
+        help: ArgumentHelp(
+            "Largest total of one sandboxed application's volatile domains, in bytes (default: 1/8 of --max-volatile-size).", valueName: "bytes"))
     var maxAppVolatileSize: Int?
 
-    @Option(name: .customLong("max-app-volatile-domains"), help: ArgumentHelp(
-        "Most volatile domains of one sandboxed application (default: 1/100 of --max-volatile-domains).", valueName: "count"))
+    @Option(
+        name: .customLong("max-app-volatile-domains"),
+        help: ArgumentHelp(
+            "Most volatile domains of one sandboxed application (default: 1/100 of --max-volatile-domains).", valueName: "count"))
     var maxAppVolatileDomains: Int?
 
-    @Option(name: .customLong("max-app-subscriptions"), help: ArgumentHelp(
-        "Most domain subscriptions of one sandboxed application over all its connections (default 1024).", valueName: "count"))
+    @Option(
+        name: .customLong("max-app-subscriptions"),
+        help: ArgumentHelp(
+            "Most domain subscriptions of one sandboxed application over all its connections (default 1024).", valueName: "count"))
     var maxAppSubscriptions: Int?
 
-    @Option(help: ArgumentHelp(
-        "Most key changes the history keeps; the oldest changes are dropped past it (0: keep no history).", valueName: "count"))
+    @Option(
+        help: ArgumentHelp(
+            "Most key changes the history keeps; the oldest changes are dropped past it (0: keep no history).", valueName: "count"))
     var historyEntries = HistoryBounds.defaults.entries
 
-    @Option(help: ArgumentHelp(
-        "Most bytes the history keeps (keys, values and previous values, plus a small overhead); the oldest changes are dropped past it.", valueName: "bytes"))
+    @Option(
+        help: ArgumentHelp(
+            "Most bytes the history keeps (keys, values and previous values, plus a small overhead); the oldest changes are dropped past it.",
+            valueName: "bytes"))
     var historySize = HistoryBounds.defaults.bytes
 
-    @Option(name: .customLong("settings-dir"), help: ArgumentHelp(
-        "A prefsd/settings folder of settings bundles whose IsSecure keys the history records without values; repeatable, and in place of the XDG data directories' (the default).",
-        valueName: "directory"))
+    @Option(
+        name: .customLong("settings-dir"),
+        help: ArgumentHelp(
+            "A prefsd/settings folder of settings bundles whose IsSecure keys the history records without values; repeatable, and in place of the XDG data directories' (the default).",
+            valueName: "directory"))
     var settingsDirectories: [String] = []
 
-    @Option(name: .customLong("roaming-dir"), help: ArgumentHelp(
-        "The roaming folder a sync engine (Syncthing) keeps the same on every machine (default: $XDG_DATA_HOME/prefsd/roaming).",
-        valueName: "dir"))
+    @Option(
+        name: .customLong("roaming-dir"),
+        help: ArgumentHelp(
+            "The roaming folder a sync engine (Syncthing) keeps the same on every machine (default: $XDG_DATA_HOME/prefsd/roaming).",
+            valueName: "dir"))
     var roamingDirectory: String?
 
     @Option(help: ArgumentHelp("Largest roaming file, this machine's or another's, in bytes.", valueName: "bytes"))
     var maxRoamingFileSize = RoamingLimits.default.fileBytes
 
-    @Option(name: .customLong("roaming-machine-id-file"), help: ArgumentHelp(
-        "Test hook: read the machine ID the roaming identity derives from here, not /etc/machine-id.", valueName: "file", visibility: .hidden))
+    @Option(
+        name: .customLong("roaming-machine-id-file"),
+        help: ArgumentHelp(
+            "Test hook: read the machine ID the roaming identity derives from here, not /etc/machine-id.", valueName: "file", visibility: .hidden))
     var roamingMachineIDFile: String?
 
-    @Option(name: .customLong("roaming-clock-offset"), help: ArgumentHelp(
-        "Test hook: add this many milliseconds to the clock of roaming changes.", valueName: "ms", visibility: .hidden))
+    @Option(
+        name: .customLong("roaming-clock-offset"),
+        help: ArgumentHelp(
+            "Test hook: add this many milliseconds to the clock of roaming changes.", valueName: "ms", visibility: .hidden))
     var roamingClockOffset: Int64 = 0
 
-    @Option(name: .customLong("roaming-apply-delay"), help: ArgumentHelp(
-        "Test hook: pause this many milliseconds before and after committing other machines' changes.", valueName: "ms", visibility: .hidden))
+    @Option(
+        name: .customLong("roaming-apply-delay"),
+        help: ArgumentHelp(
+            "Test hook: pause this many milliseconds before and after committing other machines' changes.", valueName: "ms", visibility: .hidden))
     var roamingApplyDelay: Int = 0
 
     @Option(help: ArgumentHelp("trace, debug, info, notice, warning, error or critical.", valueName: "level"))
@@ -158,19 +195,23 @@ struct Prefsd: AsyncParsableCommand {
         guard Logger.Level(rawValue: logLevel) != nil else {
             throw ValidationError("unknown log level \"\(logLevel)\"; use trace, debug, info, notice, warning, error or critical")
         }
-        for (name, value) in [("--max-value-size", maxValueSize), ("--max-domain-size", maxDomainSize),
-                              ("--max-store-size", maxStoreSize), ("--max-volatile-size", maxVolatileSize),
-                              ("--max-nesting", maxNesting), ("--max-domains", maxDomains),
-                              ("--max-keys-per-domain", maxKeysPerDomain), ("--max-volatile-domains", maxVolatileDomains),
-                              ("--max-managed-file-size", maxManagedFileSize), ("--max-reply-size", maxReplySize),
-                              ("--max-held-calls", maxHeldCalls), ("--max-held-size", maxHeldSize),
-                              ("--max-waiting-calls", maxWaitingCalls), ("--max-waiting-size", maxWaitingSize),
-                              ("--max-roaming-file-size", maxRoamingFileSize)] where value <= 0 {
+        for (name, value) in [
+            ("--max-value-size", maxValueSize), ("--max-domain-size", maxDomainSize),
+            ("--max-store-size", maxStoreSize), ("--max-volatile-size", maxVolatileSize),
+            ("--max-nesting", maxNesting), ("--max-domains", maxDomains),
+            ("--max-keys-per-domain", maxKeysPerDomain), ("--max-volatile-domains", maxVolatileDomains),
+            ("--max-managed-file-size", maxManagedFileSize), ("--max-reply-size", maxReplySize),
+            ("--max-held-calls", maxHeldCalls), ("--max-held-size", maxHeldSize),
+            ("--max-waiting-calls", maxWaitingCalls), ("--max-waiting-size", maxWaitingSize),
+            ("--max-roaming-file-size", maxRoamingFileSize),
+        ] where value <= 0 {
             throw ValidationError("\(name) must be a positive number, not \(value)")
         }
-        for (name, value) in [("--max-app-store-size", maxAppStoreSize), ("--max-app-domains", maxAppDomains),
-                              ("--max-app-volatile-size", maxAppVolatileSize), ("--max-app-volatile-domains", maxAppVolatileDomains),
-                              ("--max-app-subscriptions", maxAppSubscriptions)] {
+        for (name, value) in [
+            ("--max-app-store-size", maxAppStoreSize), ("--max-app-domains", maxAppDomains),
+            ("--max-app-volatile-size", maxAppVolatileSize), ("--max-app-volatile-domains", maxAppVolatileDomains),
+            ("--max-app-subscriptions", maxAppSubscriptions),
+        ] {
             if let value, value <= 0 { throw ValidationError("\(name) must be a positive number, not \(value)") }
         }
         for (name, value) in [("--history-entries", historyEntries), ("--history-size", historySize)] where value < 0 {

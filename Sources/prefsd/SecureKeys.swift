@@ -17,8 +17,9 @@ enum SecureKeys {
             if !secure.isEmpty { keys[name] = secure }
         }
         if !keys.isEmpty {
-            logger.info("changes of IsSecure keys are recorded without values",
-                        metadata: ["domains": "\(keys.keys.map(\.rawValue).sorted())"])
+            logger.info(
+                "changes of IsSecure keys are recorded without values",
+                metadata: ["domains": "\(keys.keys.map(\.rawValue).sorted())"])
         }
         return keys
     }

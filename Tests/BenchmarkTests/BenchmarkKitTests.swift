@@ -6,7 +6,7 @@ struct StatisticsTests {
     @Test func medianOfOddAndEvenCounts() {
         #expect(Summary([5, 1, 3])?.median == 3)
         #expect(Summary([4, 1, 3, 2])?.median == 2.5)
-        #expect(Summary([])  == nil)
+        #expect(Summary([]) == nil)
     }
 
     @Test func nearestRankP99() {
@@ -28,11 +28,12 @@ struct GVariantTests {
     /// 16 bytes. The array appends the entry's end offset 16 (0x10) in one byte: 17 bytes.
     @Test func oneInt32Entry() {
         let bytes = GVariantChangeset.serialize([("/a", .int32(1))])
-        #expect(bytes == [
-            0x2f, 0x61, 0x00, 0, 0, 0, 0, 0,
-            0x01, 0x00, 0x00, 0x00, 0x00, 0x69, 0x00, 0x03,
-            0x10,
-        ])
+        #expect(
+            bytes == [
+                0x2f, 0x61, 0x00, 0, 0, 0, 0, 0,
+                0x01, 0x00, 0x00, 0x00, 0x00, 0x69, 0x00, 0x03,
+                0x10,
+            ])
     }
 
     /// A reset (`Nothing`) is the key and its offset only; a second entry starts 8-aligned.
@@ -84,8 +85,9 @@ struct TableTests {
 @Suite("History cost rows")
 struct HistoryCostTests {
     func cost(with: Double, without: Double, entries: Int = 10, bytes: Int = 100) -> HistoryCost {
-        HistoryCost(withJournal: with, withoutJournal: without, changes: 1_000_000, entries: entries, bytes: bytes,
-                    entryBound: 100_000, byteBound: 32 << 20, fileBytes: 4096)
+        HistoryCost(
+            withJournal: with, withoutJournal: without, changes: 1_000_000, entries: entries, bytes: bytes,
+            entryBound: 100_000, byteBound: 32 << 20, fileBytes: 4096)
     }
 
     @Test func writeRatioAgainstFivePercent() {

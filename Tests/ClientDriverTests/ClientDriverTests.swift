@@ -14,14 +14,15 @@ import Testing
 final class NewsLog: Sendable {
     private let news = Mutex<[String]>([])
     func add(_ item: ClientNews) {
-        let line = switch item {
-        case .loadFinished(let domain, let loaded): "loadFinished \(domain.name) \(loaded)"
-        case .changed(let domain, let keys, let byWrite): "changed \(domain.name) \(keys) \(byWrite)"
-        case .forcedChanged(let domain, let keys): "forced \(domain.name) \(keys)"
-        case .writeFailed(let domain, let keys, _): "writeFailed \(domain.name) \(keys)"
-        case .writesSettled: "writesSettled"
-        case .writeEnded(let domain, let tickets, let failure): "writeEnded \(domain.name) \(tickets) \(failure.map { "\($0)" } ?? "stored")"
-        }
+        let line =
+            switch item {
+            case .loadFinished(let domain, let loaded): "loadFinished \(domain.name) \(loaded)"
+            case .changed(let domain, let keys, let byWrite): "changed \(domain.name) \(keys) \(byWrite)"
+            case .forcedChanged(let domain, let keys): "forced \(domain.name) \(keys)"
+            case .writeFailed(let domain, let keys, _): "writeFailed \(domain.name) \(keys)"
+            case .writesSettled: "writesSettled"
+            case .writeEnded(let domain, let tickets, let failure): "writeEnded \(domain.name) \(tickets) \(failure.map { "\($0)" } ?? "stored")"
+            }
         news.withLock { $0.append(line) }
     }
     func wait(for line: String) async -> Bool {
@@ -214,4 +215,3 @@ final class NewsLog: Sendable {
         #expect(apply.body.dropFirst().first == HeldPrefsd.dictionary(["B": .integer(2), "C": .integer(3)]), "merged into one call")
     }
 }
-

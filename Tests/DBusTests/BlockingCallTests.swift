@@ -26,7 +26,7 @@ import Testing
             try fixture.client.callBlocking(
                 .methodCall(destination: fixture.server.uniqueName, path: "/echo", interface: "com.example.Echo", member: "Fail"))
         } throws: { error in
-            guard case let DBusError.remote(name, message) = error else { return false }
+            guard case DBusError.remote(let name, let message) = error else { return false }
             return name == "com.example.Error.Failed" && message == "it failed"
         }
     }
@@ -37,7 +37,7 @@ import Testing
         #expect {
             try fixture.client.callBlocking(Self.ignored(fixture), timeout: .milliseconds(300))
         } throws: { error in
-            guard case let DBusError.remote(name, _) = error else { return false }
+            guard case DBusError.remote(let name, _) = error else { return false }
             return name == "org.freedesktop.DBus.Error.NoReply"
         }
         let elapsed = ContinuousClock.now - start
@@ -123,7 +123,7 @@ import Testing
         let seen = Mutex<[Int32]>([])
         let server = fixture.server
         try server.registerObject(path: "/order") { call in
-            if case let .int32(value)? = call.body.first { seen.withLock { $0.append(value) } }
+            if case .int32(let value)? = call.body.first { seen.withLock { $0.append(value) } }
             if !call.noReplyExpected { try? server.send(call.makeReturn()) }
         }
         func note(_ value: Int32) -> DBusMessage {

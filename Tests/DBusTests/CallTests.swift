@@ -10,7 +10,7 @@ import Testing
         await #expect {
             _ = try await fixture.call("Fail")
         } throws: { error in
-            guard case let DBusError.remote(name, message) = error else { return false }
+            guard case DBusError.remote(let name, let message) = error else { return false }
             return name == "com.example.Error.Failed" && message == "it failed"
         }
     }
@@ -24,7 +24,7 @@ import Testing
                 .methodCall(destination: fixture.server.uniqueName, path: "/nowhere", interface: "x.Y", member: "Z"),
                 timeout: .seconds(5))
         } throws: { error in
-            guard case let DBusError.remote(name, _) = error else { return false }
+            guard case DBusError.remote(let name, _) = error else { return false }
             return name.hasPrefix("org.freedesktop.DBus.Error.Unknown")
         }
     }
@@ -36,7 +36,7 @@ import Testing
         #expect(ping.kind == .methodReturn)
         let root = try await fixture.client.call(
             .methodCall(destination: fixture.server.uniqueName, path: "/", interface: "org.freedesktop.DBus.Introspectable", member: "Introspect"))
-        guard case let .string(xml)? = root.body.first else {
+        guard case .string(let xml)? = root.body.first else {
             Issue.record("no XML")
             return
         }
@@ -50,7 +50,7 @@ import Testing
         await #expect {
             _ = try await fixture.call("Ignore", timeout: .milliseconds(300))
         } throws: { error in
-            guard case let DBusError.remote(name, _) = error else { return false }
+            guard case DBusError.remote(let name, _) = error else { return false }
             return name == "org.freedesktop.DBus.Error.NoReply"
         }
         let elapsed = clock.now - start
@@ -97,7 +97,8 @@ import Testing
             try connection.send(.signal(path: "/a", interface: "a.b", member: "C"))
         }
         let called = await #expect(throws: DBusError.self) {
-            _ = try await connection.call(.methodCall(destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus.Peer", member: "Ping"))
+            _ = try await connection.call(
+                .methodCall(destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus.Peer", member: "Ping"))
         }
         for error in [sent, called] {
             guard case .disconnected? = error else { Issue.record("expected DBusError.disconnected, got \(String(describing: error))"); continue }
@@ -115,7 +116,7 @@ import Testing
         await #expect {
             _ = try await fixture.echo([.bytes(Array(repeating: 1, count: 100_000))])
         } throws: { error in
-            guard case let DBusError.remote(name, _) = error else { return false }
+            guard case DBusError.remote(let name, _) = error else { return false }
             return name == "org.freedesktop.DBus.Error.NoReply"
         }
         let deadline = ContinuousClock.now + .seconds(5)

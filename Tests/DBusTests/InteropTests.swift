@@ -10,8 +10,10 @@ import Testing
         let fixture = try EchoFixture()
         let result = try runCommand(
             "gdbus",
-            ["call", "--address", fixture.bus.address, "-d", fixture.server.uniqueName, "-o", "/echo",
-             "-m", "com.example.Echo.Echo", "<<5>>", "<(1700000000.0,)>"])
+            [
+                "call", "--address", fixture.bus.address, "-d", fixture.server.uniqueName, "-o", "/echo",
+                "-m", "com.example.Echo.Echo", "<<5>>", "<(1700000000.0,)>",
+            ])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout.contains("<<5>>"), "\(result.stdout)")
         #expect(result.stdout.contains("<(1700000000.0,)>"), "\(result.stdout)")
@@ -21,8 +23,10 @@ import Testing
         let fixture = try EchoFixture()
         let result = try runCommand(
             "dbus-send",
-            ["--bus=\(fixture.bus.address)", "--print-reply", "--dest=\(fixture.server.uniqueName)", "/echo",
-             "com.example.Echo.Echo", "string:com.example.Editor", "variant:int32:14"])
+            [
+                "--bus=\(fixture.bus.address)", "--print-reply", "--dest=\(fixture.server.uniqueName)", "/echo",
+                "com.example.Echo.Echo", "string:com.example.Editor", "variant:int32:14",
+            ])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout.contains("string \"com.example.Editor\""), "\(result.stdout)")
         #expect(result.stdout.contains("variant       int32 14"), "\(result.stdout)")
@@ -32,8 +36,10 @@ import Testing
         let fixture = try EchoFixture()
         let result = try runCommand(
             "busctl",
-            ["--address=\(fixture.bus.address)", "call", fixture.server.uniqueName, "/echo",
-             "com.example.Echo", "Echo", "sas", "k", "2", "a.txt", "b.txt"])
+            [
+                "--address=\(fixture.bus.address)", "call", fixture.server.uniqueName, "/echo",
+                "com.example.Echo", "Echo", "sas", "k", "2", "a.txt", "b.txt",
+            ])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "sas \"k\" 2 \"a.txt\" \"b.txt\"")
     }

@@ -85,7 +85,8 @@ import Testing
         }
         #expect(throws: DBusError.self) { try connection.send(.signal(path: "/a", interface: "a.b", member: "C")) }
         await #expect(throws: DBusError.self) {
-            _ = try await connection.call(.methodCall(destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus.Peer", member: "Ping"))
+            _ = try await connection.call(
+                .methodCall(destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus.Peer", member: "Ping"))
         }
         // Once, even after the connection was used again while gone.
         #expect(fired.withLock { $0 } == 1)

@@ -14,8 +14,10 @@ import Testing
         [.objectPath("/a"), .signature("s"), .uint32(1), .byte(1), .int16(1), .uint16(1), .uint64(1)],
     ]
 
-    static let signatures = ["", "s", "ss", "ssv", "ssvs", "sv", "sas", "sasa{sv}", "saya{sv}", "ay(is)d",
-                             "aya(is)d", "a{sv}", "a{sb}", "ogtuynqt", "ogtuynq", "v", "sss"]
+    static let signatures = [
+        "", "s", "ss", "ssv", "ssvs", "sv", "sas", "sasa{sv}", "saya{sv}", "ay(is)d",
+        "aya(is)d", "a{sv}", "a{sb}", "ogtuynqt", "ogtuynq", "v", "sss",
+    ]
 
     @Test(arguments: bodies)
     func hasSignatureAgreesWithTheJoinedSignature(body: [DBusValue]) {

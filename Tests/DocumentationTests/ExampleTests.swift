@@ -64,7 +64,7 @@ struct ExampleTests {
                 for command in line.commands where command.words.first == "prefs" {
                     do {
                         _ = try Prefs.parseAsRoot(ArgumentNormalizer.normalize(Array(command.words.dropFirst())))
-                    } catch where Prefs.exitCode(for: error) == .success {
+                    } catch  where Prefs.exitCode(for: error) == .success {
                         // --help, --version, --generate-completion-script: a clean exit.
                     } catch {
                         Issue.record("\(page.place(line.line)): `\(line.text)` does not parse: \(Prefs.message(for: error))")
@@ -130,8 +130,13 @@ func checkBusCalls(_ line: ShellLine, page: MarkdownPage) {
             }
         case "dbus-send", "gdbus":
             let flag = tool == "gdbus" ? words.firstIndex(of: "-m").map { $0 + 1 } : nil
-            guard let index = flag ?? words.firstIndex(where: { !$0.hasPrefix("-") && $0.hasPrefix("io.github.prefsd.") && $0 != "io.github.prefsd.Preferences1" && $0 != "io.github.prefsd.Sandboxed1" }),
-                  index < words.count, let dot = words[index].lastIndex(of: ".") else { continue }
+            guard
+                let index = flag
+                    ?? words.firstIndex(where: {
+                        !$0.hasPrefix("-") && $0.hasPrefix("io.github.prefsd.") && $0 != "io.github.prefsd.Preferences1" && $0 != "io.github.prefsd.Sandboxed1"
+                    }),
+                index < words.count, let dot = words[index].lastIndex(of: ".")
+            else { continue }
             interface = String(words[index][..<dot])
             member = String(words[index][words[index].index(after: dot)...])
             arguments = Array(words.dropFirst(index + 1))

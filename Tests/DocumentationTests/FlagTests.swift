@@ -32,7 +32,9 @@ struct FlagTests {
             let cells = line.split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces) }
             if cells.count == 2, let status = Int32(cells[0]) { documented.insert(status) }
         }
-        #expect(documented == Set(PrefsExitCode.allCases.map(\.rawValue)), "docs/prefs.md lists the statuses \(documented.sorted()); prefs has \(PrefsExitCode.allCases.map(\.rawValue))")
+        #expect(
+            documented == Set(PrefsExitCode.allCases.map(\.rawValue)),
+            "docs/prefs.md lists the statuses \(documented.sorted()); prefs has \(PrefsExitCode.allCases.map(\.rawValue))")
     }
 
     @Test("docs/prefs.md's verb table has a row for every verb of prefs")

@@ -66,20 +66,26 @@ struct InterfacePageTests {
             }
             switch row.kind {
             case .method:
-                #expect(row.cells.count >= 3 && Self.arguments(row.cells[1]) == member.inputs,
-                        "\(page.place(row.line)): \(row.name) takes \(member.inputs) in the XML")
-                #expect(row.cells.count >= 3 && Self.arguments(row.cells[2]) == member.outputs,
-                        "\(page.place(row.line)): \(row.name) answers \(member.outputs) in the XML")
+                #expect(
+                    row.cells.count >= 3 && Self.arguments(row.cells[1]) == member.inputs,
+                    "\(page.place(row.line)): \(row.name) takes \(member.inputs) in the XML")
+                #expect(
+                    row.cells.count >= 3 && Self.arguments(row.cells[2]) == member.outputs,
+                    "\(page.place(row.line)): \(row.name) answers \(member.outputs) in the XML")
             case .signal:
-                #expect(row.cells.count >= 2 && Self.arguments(row.cells[1]) == member.inputs,
-                        "\(page.place(row.line)): \(row.name) carries \(member.inputs) in the XML")
+                #expect(
+                    row.cells.count >= 2 && Self.arguments(row.cells[1]) == member.inputs,
+                    "\(page.place(row.line)): \(row.name) carries \(member.inputs) in the XML")
             case .property:
-                #expect(row.cells.count >= 3 && row.cells[1] == "`\(member.inputs.first?.type ?? "")`" && row.cells[2] == member.access,
-                        "\(page.place(row.line)): \(row.name) is `\(member.inputs.first?.type ?? "")`, \(member.access) in the XML")
+                #expect(
+                    row.cells.count >= 3 && row.cells[1] == "`\(member.inputs.first?.type ?? "")`" && row.cells[2] == member.access,
+                    "\(page.place(row.line)): \(row.name) is `\(member.inputs.first?.type ?? "")`, \(member.access) in the XML")
             }
         }
-        for member in introspection.members where member.interface.hasPrefix("io.github.prefsd.")
-            && !rows.contains(where: { $0.interface == member.interface && $0.name == member.name && $0.kind == member.kind }) {
+        for member in introspection.members
+        where member.interface.hasPrefix("io.github.prefsd.")
+            && !rows.contains(where: { $0.interface == member.interface && $0.name == member.name && $0.kind == member.kind })
+        {
             Issue.record("docs/interface.md has no row for the \(member.kind.rawValue) \(member.interface).\(member.name)")
         }
     }
@@ -96,6 +102,9 @@ struct InterfacePageTests {
             }
         }
         let answered = Set(PreferencesErrorName.allCases.map(\.rawValue))
-        #expect(named == answered, "docs/interface.md names \(named.subtracting(answered).sorted()) that prefsd does not answer and leaves out \(answered.subtracting(named).sorted())")
+        #expect(
+            named == answered,
+            "docs/interface.md names \(named.subtracting(answered).sorted()) that prefsd does not answer and leaves out \(answered.subtracting(named).sorted())"
+        )
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
+
 #if canImport(FoundationXML)
-import FoundationXML
+    import FoundationXML
 #endif
 
 /// The interfaces of `Introspection/*.xml`: what the interface page and the bus examples
@@ -59,18 +60,21 @@ struct Introspection: Sendable {
         var interface = ""
         var current: Member?
 
-        func parser(_ parser: XMLParser, didStartElement element: String, namespaceURI: String?,
-                    qualifiedName: String?, attributes: [String: String] = [:]) {
+        func parser(
+            _ parser: XMLParser, didStartElement element: String, namespaceURI: String?,
+            qualifiedName: String?, attributes: [String: String] = [:]
+        ) {
             switch element {
             case "interface":
                 interface = attributes["name"] ?? ""
             case "method", "signal":
                 current = Member(kind: element == "method" ? .method : .signal, interface: interface, name: attributes["name"] ?? "")
             case "property":
-                members.append(Member(
-                    kind: .property, interface: interface, name: attributes["name"] ?? "",
-                    inputs: [Argument(type: attributes["type"] ?? "", name: "")], access: attributes["access"] ?? ""
-                ))
+                members.append(
+                    Member(
+                        kind: .property, interface: interface, name: attributes["name"] ?? "",
+                        inputs: [Argument(type: attributes["type"] ?? "", name: "")], access: attributes["access"] ?? ""
+                    ))
             case "arg":
                 let argument = Argument(type: attributes["type"] ?? "", name: attributes["name"] ?? "")
                 if attributes["direction"] == "out" { current?.outputs.append(argument) } else { current?.inputs.append(argument) }

@@ -60,10 +60,11 @@ struct MarkdownPage: Sendable {
                     content.append(String(lines[end].dropFirst(min(indent, lines[end].prefix { $0 == " " }.count))))
                     end += 1
                 }
-                blocks.append(Block(
-                    language: language, firstLine: index + 2, lines: content,
-                    lineBefore: lastContent, followsBlock: blankSinceBlock
-                ))
+                blocks.append(
+                    Block(
+                        language: language, firstLine: index + 2, lines: content,
+                        lineBefore: lastContent, followsBlock: blankSinceBlock
+                    ))
                 index = end + 1
                 blankSinceBlock = true
                 lastContent = ""

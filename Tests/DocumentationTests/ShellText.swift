@@ -1,3 +1,5 @@
+import Foundation
+
 /// Shell text as the documentation shows it, split as `sh` would split it: logical lines
 /// (a trailing `\` joins the next), commands (`|`, `&&`, `||`, `;`), words (quotes and
 /// backslashes honoured), redirections and the trailing comment. No expansion is done.
@@ -77,7 +79,8 @@ struct ShellLine: Sendable, Equatable {
                 command.redirections.append(word)
                 redirectNext = false
             } else if command.words.isEmpty, word.contains("="), word.first != "=",
-                      word.prefix(while: { $0 != "=" }).allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" }) {
+                word.prefix(while: { $0 != "=" }).allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" })
+            {
                 // VAR=value before the command: the environment, not a word.
             } else if command.words.isEmpty, word == "sudo" {
                 // sudo: the command is the word after it.
@@ -156,5 +159,3 @@ struct ShellLine: Sendable, Equatable {
         return Parsed(shellLine: shellLine, hereDocument: hereDocument)
     }
 }
-
-import Foundation

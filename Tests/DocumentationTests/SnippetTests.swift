@@ -22,8 +22,11 @@ struct SnippetTests {
             try block.text.write(to: file, atomically: true, encoding: .utf8)
             let dbusFlags = try runCommand("pkg-config", ["--cflags", "dbus-1"]).stdout
                 .split(separator: " ").map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }.filter { !$0.isEmpty }
-            let arguments = ["-typecheck", "-swift-version", "6", "-I", binaries.appendingPathComponent("Modules").path,
-                             "-Xcc", "-fmodule-map-file=" + Repository.root.appendingPathComponent("Sources/CDBus/module.modulemap").path]
+            let arguments =
+                [
+                    "-typecheck", "-swift-version", "6", "-I", binaries.appendingPathComponent("Modules").path,
+                    "-Xcc", "-fmodule-map-file=" + Repository.root.appendingPathComponent("Sources/CDBus/module.modulemap").path,
+                ]
                 + dbusFlags.flatMap { ["-Xcc", $0] } + [file.path]
             let result = try runCommand(compiler, arguments, timeout: .seconds(120))
             #expect(

@@ -19,10 +19,10 @@ struct DconfFixture {
         }
         try FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: run.path)
         let serviceFile = """
-        [D-BUS Service]
-        Name=ca.desrt.dconf
-        Exec=/usr/bin/env XDG_CONFIG_HOME=\(directory.path)/config XDG_RUNTIME_DIR=\(run.path) /usr/libexec/dconf-service
-        """
+            [D-BUS Service]
+            Name=ca.desrt.dconf
+            Exec=/usr/bin/env XDG_CONFIG_HOME=\(directory.path)/config XDG_RUNTIME_DIR=\(run.path) /usr/libexec/dconf-service
+            """
         try serviceFile.write(to: service.bus.serviceDirectory.appendingPathComponent("ca.desrt.dconf.service"), atomically: true, encoding: .utf8)
         // Helper processes load GIO modules from an empty directory (`helperEnvironment`):
         // this one holds dconf's module alone, so `GSETTINGS_BACKEND=dconf` finds it and no
@@ -43,7 +43,9 @@ struct DconfFixture {
         let directory = query.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
         let module = URL(fileURLWithPath: directory).appendingPathComponent(moduleName)
         guard query.status == 0, !directory.isEmpty, FileManager.default.fileExists(atPath: module.path) else {
-            throw FixtureError("dconf's GSettings module \(moduleName) is not in GLib's module directory '\(directory)' (pkg-config: \(query.stderr)); install dconf-gsettings-backend (scripts/install-dependencies)")
+            throw FixtureError(
+                "dconf's GSettings module \(moduleName) is not in GLib's module directory '\(directory)' (pkg-config: \(query.stderr)); install dconf-gsettings-backend (scripts/install-dependencies)"
+            )
         }
         return module
     }
@@ -76,10 +78,13 @@ struct DconfFixture {
     /// bus is gone, and the test is done with it by then). Call it before the
     /// bus goes away.
     func stop() {
-        guard let reply = try? runCommand("dbus-send", [
-            "--session", "--print-reply=literal", "--dest=org.freedesktop.DBus", "/org/freedesktop/DBus",
-            "org.freedesktop.DBus.GetConnectionUnixProcessID", "string:ca.desrt.dconf",
-        ], environment: environment, timeout: .seconds(10)),
+        guard
+            let reply = try? runCommand(
+                "dbus-send",
+                [
+                    "--session", "--print-reply=literal", "--dest=org.freedesktop.DBus", "/org/freedesktop/DBus",
+                    "org.freedesktop.DBus.GetConnectionUnixProcessID", "string:ca.desrt.dconf",
+                ], environment: environment, timeout: .seconds(10)),
             reply.status == 0,
             let pid = reply.stdout.split(whereSeparator: \.isWhitespace).last.flatMap({ Int32($0) }), pid > 1
         else { return }

@@ -103,7 +103,9 @@ struct DconfMigrationTests {
         }
 
         let again = try dconf.prefs(["dconf-import"])
-        #expect(again.status == 0 && !again.stdout.contains(": set ") && again.stdout.contains("org.gnome.desktop: 8 keys, all already in prefsd"), "\(again.stdout)")
+        #expect(
+            again.status == 0 && !again.stdout.contains(": set ") && again.stdout.contains("org.gnome.desktop: 8 keys, all already in prefsd"),
+            "\(again.stdout)")
     }
 
     @Test("dconf-export, then dconf load into an emptied dconf: the same lines again")
@@ -165,7 +167,9 @@ struct DconfMigrationTests {
         #expect(underDconf.contains("idle-delay uint32 300\n") && underDconf.contains("session-name 'mine'\n"), "\(underDconf)")
         let imported = try dconf.prefs(["dconf-import"])
         #expect(imported.status == 0 && imported.stdout == "org.gnome.desktop: set 1 of 1 key (0 already in prefsd)\n", "\(imported.stdout)")
-        #expect(imported.stderr.contains("/org/gnome/desktop/session/idle-delay left out: dconf holds a value of type i where its schema declares u"), "\(imported.stderr)")
+        #expect(
+            imported.stderr.contains("/org/gnome/desktop/session/idle-delay left out: dconf holds a value of type i where its schema declares u"),
+            "\(imported.stderr)")
         #expect(try fixture.gsettings(["list-recursively", "org.gnome.desktop.session"]).stdout == underDconf)
     }
 
@@ -177,13 +181,13 @@ struct DconfMigrationTests {
         defer { dconf.stop() }
         let longName = String(repeating: "x", count: 1100)
         let keyfile = """
-        [org/example/Test]
-        text='fine'
-        int32=not gvariant
+            [org/example/Test]
+            text='fine'
+            int32=not gvariant
 
-        [org/example/long]
-        \(longName)=1
-        """
+            [org/example/long]
+            \(longName)=1
+            """
         let file = fixture.directory.appendingPathComponent("dump.ini")
         try keyfile.write(to: file, atomically: true, encoding: .utf8)
         let imported = try dconf.prefs(["dconf-import", "--from", file.path])

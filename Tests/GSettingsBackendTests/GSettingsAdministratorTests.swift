@@ -26,15 +26,17 @@ struct GSettingsAdministratorTests {
     /// The test schema's site database: `text` locked to 'site text', `int32` a default of 42.
     private func siteFiles() throws -> AdministratorFiles {
         let files = try AdministratorFiles()
-        try files.keyfile("site", "00-site", """
-        # the site's settings
-        [org/example/Test]
-        text='site text'
-        int32=42
-        color='green'
-        pair=(3, 4)
+        try files.keyfile(
+            "site", "00-site",
+            """
+            # the site's settings
+            [org/example/Test]
+            text='site text'
+            int32=42
+            color='green'
+            pair=(3, 4)
 
-        """)
+            """)
         try files.locks("site", "00-site", "/org/example/Test/text\n")
         return files
     }
@@ -75,18 +77,19 @@ struct GSettingsAdministratorTests {
         let fixture = try GSettingsFixture(service: service)
         let (monitor, monitorOutput) = try fixture.start("gsettings", ["monitor", GSettingsFixture.schema])
         defer { stop(monitor) }
-        let (watcher, watcherOutput) = try fixture.startPython("""
-        s = Gio.Settings.new('org.example.Test')
-        loop = GLib.MainLoop()
-        def changed(settings, key):
-            print('changed', key, settings.get_value(key).print_(True), flush=True)
-        def writable(settings, key):
-            print('writable', key, settings.is_writable(key), flush=True)
-        s.connect('changed', changed)
-        s.connect('writable-changed', writable)
-        print('ready', s.get_int('int32'), s.is_writable('int32'), flush=True)
-        loop.run()
-        """)
+        let (watcher, watcherOutput) = try fixture.startPython(
+            """
+            s = Gio.Settings.new('org.example.Test')
+            loop = GLib.MainLoop()
+            def changed(settings, key):
+                print('changed', key, settings.get_value(key).print_(True), flush=True)
+            def writable(settings, key):
+                print('writable', key, settings.is_writable(key), flush=True)
+            s.connect('changed', changed)
+            s.connect('writable-changed', writable)
+            print('ready', s.get_int('int32'), s.is_writable('int32'), flush=True)
+            loop.run()
+            """)
         defer { stop(watcher) }
         try await waitFor("ready 42 True", in: watcherOutput)
         // The monitor says nothing when it is ready: edit until it reports a change.
@@ -112,20 +115,21 @@ struct GSettingsAdministratorTests {
         defer { files.removeAll() }
         let service = try await ServiceFixture(arguments: files.arguments)
         let fixture = try GSettingsFixture(service: service)
-        let (program, output) = try fixture.startPython("""
-        s = Gio.Settings.new('org.example.Test')
-        print('start', s.get_int('int32'), flush=True)
-        s.set_int('int32', 7)
-        Gio.Settings.sync()
-        print('set', s.get_int('int32'), flush=True)
-        s.reset('int32')
-        Gio.Settings.sync()
-        def report():
-            print('now', s.get_int('int32'), flush=True)
-            return True
-        GLib.timeout_add(100, report)
-        GLib.MainLoop().run()
-        """)
+        let (program, output) = try fixture.startPython(
+            """
+            s = Gio.Settings.new('org.example.Test')
+            print('start', s.get_int('int32'), flush=True)
+            s.set_int('int32', 7)
+            Gio.Settings.sync()
+            print('set', s.get_int('int32'), flush=True)
+            s.reset('int32')
+            Gio.Settings.sync()
+            def report():
+                print('now', s.get_int('int32'), flush=True)
+                return True
+            GLib.timeout_add(100, report)
+            GLib.MainLoop().run()
+            """)
         defer { stop(program) }
         try await waitFor("set 7", in: output)
         // prefsd's Changed for the removal carries the default it reveals (42).
@@ -150,14 +154,16 @@ struct GSettingsAdministratorTests {
     func readmeExample() async throws {
         let files = try AdministratorFiles(profile: "user-db:user\nsystem-db:site\n")
         defer { files.removeAll() }
-        try files.keyfile("site", "00-site", """
-        [org/gnome/desktop/background]
-        picture-uri='file:///usr/share/backgrounds/site.png'
+        try files.keyfile(
+            "site", "00-site",
+            """
+            [org/gnome/desktop/background]
+            picture-uri='file:///usr/share/backgrounds/site.png'
 
-        [org/gnome/desktop/session]
-        idle-delay=uint32 600
+            [org/gnome/desktop/session]
+            idle-delay=uint32 600
 
-        """)
+            """)
         try files.locks("site", "site", "/org/gnome/desktop/background/picture-uri\n")
         let service = try await ServiceFixture(arguments: files.arguments)
         let fixture = try GSettingsFixture(service: service)

@@ -11,11 +11,12 @@ struct GSettingsAvailabilityTests {
         let get = try fixture.gsettings("get", GSettingsFixture.schema, "text")
         #expect(get.status == 0 && get.stdout == "'hello'\n", "\(get.stderr)")
         #expect(try fixture.gsettings("writable", GSettingsFixture.schema, "text").stdout == "false\n")
-        let result = try fixture.python("""
-        s = Gio.Settings.new('org.example.Test')
-        print(s.set_string('text', 'x'), s.get_string('text'), s.get_int('int32'))
-        Gio.Settings.sync()
-        """)
+        let result = try fixture.python(
+            """
+            s = Gio.Settings.new('org.example.Test')
+            print(s.set_string('text', 'x'), s.get_string('text'), s.get_int('int32'))
+            Gio.Settings.sync()
+            """)
         #expect(result.status == 0 && result.stdout == "False hello 5\n", "\(result.stderr)")
     }
 
@@ -26,11 +27,12 @@ struct GSettingsAvailabilityTests {
         let fixture = try GSettingsFixture(busAddress: bus.address)
         let get = try fixture.gsettings("get", GSettingsFixture.schema, "int32")
         #expect(get.status == 0 && get.stdout == "5\n", "\(get.stderr)")
-        let result = try fixture.python("""
-        s = Gio.Settings.new('org.example.Test')
-        print(s.is_writable('text'), s.set_string('text', 'x'), s.get_string('text'))
-        Gio.Settings.sync()
-        """)
+        let result = try fixture.python(
+            """
+            s = Gio.Settings.new('org.example.Test')
+            print(s.is_writable('text'), s.set_string('text', 'x'), s.get_string('text'))
+            Gio.Settings.sync()
+            """)
         #expect(result.status == 0 && result.stdout == "False False hello\n", "\(result.stderr)")
     }
 
@@ -40,16 +42,17 @@ struct GSettingsAvailabilityTests {
         defer { unlink(socket) }
         let fixture = try GSettingsFixture(busAddress: "unix:path=\(socket)")
         // Accepts every connection and never reads or says anything.
-        let (silent, _) = try await fixture.startListener("""
-        import socket, sys
-        server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        server.bind(sys.argv[1])
-        server.listen(16)
-        print('listening', flush=True)
-        held = []
-        while True:
-            held.append(server.accept()[0])
-        """, [socket])
+        let (silent, _) = try await fixture.startListener(
+            """
+            import socket, sys
+            server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            server.bind(sys.argv[1])
+            server.listen(16)
+            print('listening', flush=True)
+            held = []
+            while True:
+                held.append(server.accept()[0])
+            """, [socket])
         defer {
             kill(silent.processIdentifier, SIGKILL)
             _ = waitForExit(of: silent)
@@ -57,21 +60,22 @@ struct GSettingsAvailabilityTests {
         // Ten calls, each timed: the first waits for the connection (at most the bound); the
         // nine after it, together, take less than half of what the first took. A backend
         // that made every call wait (for the bound, or for any fixed time) fails that.
-        let result = try fixture.python("""
-        import time
-        s = Gio.Settings.new('org.example.Test')
-        calls = [lambda: s.get_string('text'), lambda: s.get_int('int32'), lambda: s.is_writable('text'),
-                 lambda: s.set_string('text', 'x'), lambda: s.get_string('text'), lambda: s.get_boolean('flag'),
-                 lambda: s.is_writable('int32'), lambda: s.set_int('int32', 1), lambda: s.get_int('int32'),
-                 lambda: s.get_strv('strings')]
-        answers, seconds = [], []
-        for call in calls:
-            started = time.monotonic()
-            answers.append(call())
-            seconds.append(time.monotonic() - started)
-        print(answers)
-        print(seconds[0], sum(seconds[1:]))
-        """, timeout: .seconds(120))
+        let result = try fixture.python(
+            """
+            import time
+            s = Gio.Settings.new('org.example.Test')
+            calls = [lambda: s.get_string('text'), lambda: s.get_int('int32'), lambda: s.is_writable('text'),
+                     lambda: s.set_string('text', 'x'), lambda: s.get_string('text'), lambda: s.get_boolean('flag'),
+                     lambda: s.is_writable('int32'), lambda: s.set_int('int32', 1), lambda: s.get_int('int32'),
+                     lambda: s.get_strv('strings')]
+            answers, seconds = [], []
+            for call in calls:
+                started = time.monotonic()
+                answers.append(call())
+                seconds.append(time.monotonic() - started)
+            print(answers)
+            print(seconds[0], sum(seconds[1:]))
+            """, timeout: .seconds(120))
         #expect(result.status == 0, "killed or failed (status \(result.status)): \(result.stderr)")
         let lines = result.stdout.split(separator: "\n")
         #expect(lines.first == "['hello', 5, False, False, 'hello', False, False, False, 5, ['a']]", "\(result.stderr)")

@@ -21,16 +21,16 @@ struct GSettingsChangeTests {
     /// A GSettings program that prints each `changed` signal with the new value, and
     /// ends when `text` becomes `done`.
     static let changeWatcher = """
-    s = Gio.Settings.new('org.example.Test')
-    loop = GLib.MainLoop()
-    def changed(settings, key):
-        print('changed', key, settings.get_value(key).print_(True), flush=True)
-        if key == 'text' and settings.get_string('text') == 'done':
-            loop.quit()
-    s.connect('changed', changed)
-    print('ready', s.get_string('text'), s.get_int('int32'), flush=True)
-    loop.run()
-    """
+        s = Gio.Settings.new('org.example.Test')
+        loop = GLib.MainLoop()
+        def changed(settings, key):
+            print('changed', key, settings.get_value(key).print_(True), flush=True)
+            if key == 'text' and settings.get_string('text') == 'done':
+                loop.quit()
+        s.connect('changed', changed)
+        print('ready', s.get_string('text'), s.get_int('int32'), flush=True)
+        loop.run()
+        """
 
     private func stop(_ process: Process) {
         guard process.isRunning else { return }
@@ -45,16 +45,17 @@ struct GSettingsChangeTests {
         let proxy = PreferencesProxy(connection: try service.connect())
         defer { proxy.close() }
         let events = try await proxy.events(in: ["org.example.Test"])
-        let result = try fixture.python("""
-        s = Gio.Settings.new('org.example.Test')
-        s.delay()
-        s.set_string('text', 'delayed')
-        s.set_int('int32', 12)
-        s.set_strv('strings', ['p', 'q'])
-        s.reset('flag')
-        s.apply()
-        Gio.Settings.sync()
-        """)
+        let result = try fixture.python(
+            """
+            s = Gio.Settings.new('org.example.Test')
+            s.delay()
+            s.set_string('text', 'delayed')
+            s.set_int('int32', 12)
+            s.set_strv('strings', ['p', 'q'])
+            s.reset('flag')
+            s.apply()
+            Gio.Settings.sync()
+            """)
         #expect(result.status == 0, "\(result.stderr)")
         let first = try await withDeadline(.seconds(30), "a Changed from the Apply") {
             var iterator = events.makeAsyncIterator()
@@ -74,13 +75,14 @@ struct GSettingsChangeTests {
         let (watcher, output) = try fixture.startPython(Self.changeWatcher)
         defer { stop(watcher) }
         try await waitFor("ready hello 5", in: output)
-        let writer = try fixture.python("""
-        s = Gio.Settings.new('org.example.Test')
-        s.set_int('int32', 77)
-        s.set_value('pair', GLib.Variant('(ii)', (5, 6)))
-        s.set_string('text', 'done')
-        Gio.Settings.sync()
-        """)
+        let writer = try fixture.python(
+            """
+            s = Gio.Settings.new('org.example.Test')
+            s.set_int('int32', 77)
+            s.set_value('pair', GLib.Variant('(ii)', (5, 6)))
+            s.set_string('text', 'done')
+            Gio.Settings.sync()
+            """)
         #expect(writer.status == 0, "\(writer.stderr)")
         try await waitFor("changed text 'done'", in: output)
         let seen = try String(contentsOf: output, encoding: .utf8)
@@ -101,7 +103,9 @@ struct GSettingsChangeTests {
         var attempt = 0
         try await waitFor("text: 'sentinel", in: output) {
             attempt += 1
-            if attempt % 5 == 1 { _ = try runCommand(prefs, ["write", "org.example.Test", "text", "-string", "sentinel-\(attempt)"], environment: environment) }
+            if attempt % 5 == 1 {
+                _ = try runCommand(prefs, ["write", "org.example.Test", "text", "-string", "sentinel-\(attempt)"], environment: environment)
+            }
         }
         let wrote = try runCommand(prefs, ["write", "org.example.Test", "int32", "-int", "123"], environment: environment)
         #expect(wrote.status == 0, "\(wrote.stderr)")
@@ -125,23 +129,25 @@ struct GSettingsChangeTests {
         #expect(try fixture.gsettings("get", GSettingsFixture.schema, "text").stdout == "'admin'\n")
         #expect(try fixture.gsettings("writable", GSettingsFixture.schema, "text").stdout == "false\n")
         #expect(try fixture.gsettings("writable", GSettingsFixture.schema, "int32").stdout == "true\n")
-        let refused = try fixture.python("""
-        s = Gio.Settings.new('org.example.Test')
-        print(s.set_string('text', 'mine'), s.get_string('text'))
-        """)
+        let refused = try fixture.python(
+            """
+            s = Gio.Settings.new('org.example.Test')
+            print(s.set_string('text', 'mine'), s.get_string('text'))
+            """)
         #expect(refused.stdout == "False admin\n", "\(refused.stderr)")
 
-        let (watcher, output) = try fixture.startPython("""
-        s = Gio.Settings.new('org.example.Test')
-        loop = GLib.MainLoop()
-        def writable(settings, key):
-            print('writable', key, settings.is_writable(key), settings.get_string('text'), flush=True)
-            if settings.is_writable('text'):
-                loop.quit()
-        s.connect('writable-changed', writable)
-        print('ready', s.is_writable('text'), flush=True)
-        loop.run()
-        """)
+        let (watcher, output) = try fixture.startPython(
+            """
+            s = Gio.Settings.new('org.example.Test')
+            loop = GLib.MainLoop()
+            def writable(settings, key):
+                print('writable', key, settings.is_writable(key), settings.get_string('text'), flush=True)
+                if settings.is_writable('text'):
+                    loop.quit()
+            s.connect('writable-changed', writable)
+            print('ready', s.is_writable('text'), flush=True)
+            loop.run()
+            """)
         defer { stop(watcher) }
         try await waitFor("ready False", in: output)
         try FileManager.default.removeItem(at: file)
@@ -154,13 +160,14 @@ struct GSettingsChangeTests {
     func refusedWriteIsUndone() async throws {
         let service = try await ServiceFixture(arguments: ["--max-value-size", "256"])
         let fixture = try GSettingsFixture(service: service)
-        let result = try fixture.python("""
-        s = Gio.Settings.new('org.example.Test')
-        s.set_string('text', 'small')
-        accepted = s.set_string('text', 'x' * 4096)
-        Gio.Settings.sync()
-        print(accepted, s.get_string('text'))
-        """)
+        let result = try fixture.python(
+            """
+            s = Gio.Settings.new('org.example.Test')
+            s.set_string('text', 'small')
+            accepted = s.set_string('text', 'x' * 4096)
+            Gio.Settings.sync()
+            print(accepted, s.get_string('text'))
+            """)
         #expect(result.stdout == "True small\n", "\(result.stderr)")
         #expect(result.stderr.contains("was not saved"))
         #expect(try fixture.gsettings("get", GSettingsFixture.schema, "text").stdout == "'small'\n")

@@ -11,10 +11,12 @@ import Testing
 struct GSettingsEngineTests {
     /// Starts a monitor of the calls to prefsd on `service`'s bus; returns it and its output.
     private func monitor(_ fixture: GSettingsFixture, _ service: ServiceFixture) throws -> (Process, URL) {
-        try fixture.start("dbus-monitor", [
-            "--address", service.bus.address, "--profile",
-            "type='method_call',interface='io.github.prefsd.Preferences1'",
-        ])
+        try fixture.start(
+            "dbus-monitor",
+            [
+                "--address", service.bus.address, "--profile",
+                "type='method_call',interface='io.github.prefsd.Preferences1'",
+            ])
     }
 
     /// The members of the calls the monitor saw, once it saw the sentinel `Read` (at most 30 s).
@@ -49,14 +51,15 @@ struct GSettingsEngineTests {
             _ = waitForExit(of: monitor)
         }
         try await waitUntil { ((try? String(contentsOf: output, encoding: .utf8)) ?? "").contains("NameLost") }
-        let read = try fixture.python("""
-        s = Gio.Settings.new('org.example.Test')
-        print(s.get_string('text'))
-        loop = GLib.MainLoop()
-        GLib.timeout_add(300, loop.quit)
-        loop.run()
-        print(s.get_int('int32'))
-        """)
+        let read = try fixture.python(
+            """
+            s = Gio.Settings.new('org.example.Test')
+            print(s.get_string('text'))
+            loop = GLib.MainLoop()
+            GLib.timeout_add(300, loop.quit)
+            loop.run()
+            print(s.get_int('int32'))
+            """)
         #expect(read.status == 0 && read.stdout == "hello\n5\n", "\(read.stdout) \(read.stderr)")
         let proxy = PreferencesProxy(connection: try service.connect())
         defer { proxy.close() }
@@ -75,16 +78,17 @@ struct GSettingsEngineTests {
             _ = waitForExit(of: monitor)
         }
         try await waitUntil { ((try? String(contentsOf: output, encoding: .utf8)) ?? "").contains("NameLost") }
-        let written = try fixture.python("""
-        s = Gio.Settings.new('org.example.Test')
-        s.get_string('text')
-        for i in range(8):
-            s.set_int('int32', i)
-        s.set_string('text', 'last')
-        s.set_boolean('flag', True)
-        s.set_strv('strings', ['x', 'y'])
-        Gio.Settings.sync()
-        """)
+        let written = try fixture.python(
+            """
+            s = Gio.Settings.new('org.example.Test')
+            s.get_string('text')
+            for i in range(8):
+                s.set_int('int32', i)
+            s.set_string('text', 'last')
+            s.set_boolean('flag', True)
+            s.set_strv('strings', ['x', 'y'])
+            Gio.Settings.sync()
+            """)
         #expect(written.status == 0, "\(written.stderr)")
         let proxy = PreferencesProxy(connection: try service.connect())
         defer { proxy.close() }

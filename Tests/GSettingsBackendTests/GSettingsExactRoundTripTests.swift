@@ -31,24 +31,24 @@ struct GSettingsExactRoundTripTests {
     ]
 
     static let writer = """
-    items = json.loads(sys.argv[1])
-    s = Gio.Settings.new('org.example.Test')
-    for key, type, text in items:
-        if not s.set_value(key, GLib.Variant.parse(GLib.VariantType.new(type), text, None, None)):
-            print('refused', key); sys.exit(1)
-    Gio.Settings.sync()
-    print('written')
-    """
+        items = json.loads(sys.argv[1])
+        s = Gio.Settings.new('org.example.Test')
+        for key, type, text in items:
+            if not s.set_value(key, GLib.Variant.parse(GLib.VariantType.new(type), text, None, None)):
+                print('refused', key); sys.exit(1)
+        Gio.Settings.sync()
+        print('written')
+        """
 
     /// Prints, per key, whether the value read equals the one written under `g_variant_equal`, and what was read.
     static let reader = """
-    s = Gio.Settings.new('org.example.Test')
-    out = {}
-    for key, type, text in json.loads(sys.argv[1]):
-        got = s.get_value(key)
-        out[key] = [got.equal(GLib.Variant.parse(GLib.VariantType.new(type), text, None, None)), got.print_(True)]
-    print(json.dumps(out))
-    """
+        s = Gio.Settings.new('org.example.Test')
+        out = {}
+        for key, type, text in json.loads(sys.argv[1]):
+            got = s.get_value(key)
+            out[key] = [got.equal(GLib.Variant.parse(GLib.VariantType.new(type), text, None, None)), got.print_(True)]
+        print(json.dumps(out))
+        """
 
     @Test("unordered a{ss} and a{sv}, NaN and ±inf in (d), ad and v: equal under g_variant_equal in another process, order included")
     func equalAcrossProcesses() async throws {

@@ -126,41 +126,41 @@ final class GSettingsFixture: Sendable {
     }
 
     static let schemaXML = """
-    <schemalist>
-      <enum id="org.example.Color">
-        <value nick="red" value="1"/>
-        <value nick="green" value="2"/>
-      </enum>
-      <schema id="org.example.Test" path="/org/example/Test/">
-        <key name="text" type="s"><default>'hello'</default></key>
-        <key name="flag" type="b"><default>false</default></key>
-        <key name="int32" type="i"><default>5</default></key>
-        <key name="int64" type="x"><default>6</default></key>
-        <key name="int16" type="n"><default>7</default></key>
-        <key name="uint16" type="q"><default>8</default></key>
-        <key name="uint32" type="u"><default>9</default></key>
-        <key name="uint64" type="t"><default>10</default></key>
-        <key name="byte" type="y"><default>11</default></key>
-        <key name="real" type="d"><default>1.5</default></key>
-        <key name="strings" type="as"><default>['a']</default></key>
-        <key name="bytes" type="ay"><default>[byte 1]</default></key>
-        <key name="dict" type="a{sv}"><default>{}</default></key>
-        <key name="names" type="a{ss}"><default>{}</default></key>
-        <key name="pair" type="(ii)"><default>(0, 0)</default></key>
-        <key name="pairs" type="a(ss)"><default>[]</default></key>
-        <key name="maybe" type="ms"><default>nothing</default></key>
-        <key name="path" type="o"><default>'/'</default></key>
-        <key name="any" type="v"><default>&lt;0&gt;</default></key>
-        <key name="color" enum="org.example.Color"><default>'red'</default></key>
-        <key name="numbers" type="ai"><default>[]</default></key>
-        <key name="nested" type="aas"><default>[]</default></key>
-        <key name="when" type="(d)"><default>(0.0,)</default></key>
-        <key name="reals" type="ad"><default>[]</default></key>
-      </schema>
-      <schema id="org.example.Profile">
-        <key name="font" type="s"><default>'Monospace 10'</default></key>
-        <key name="size" type="(uu)"><default>(80, 24)</default></key>
-      </schema>
-    </schemalist>
-    """
+        <schemalist>
+          <enum id="org.example.Color">
+            <value nick="red" value="1"/>
+            <value nick="green" value="2"/>
+          </enum>
+          <schema id="org.example.Test" path="/org/example/Test/">
+            <key name="text" type="s"><default>'hello'</default></key>
+            <key name="flag" type="b"><default>false</default></key>
+            <key name="int32" type="i"><default>5</default></key>
+            <key name="int64" type="x"><default>6</default></key>
+            <key name="int16" type="n"><default>7</default></key>
+            <key name="uint16" type="q"><default>8</default></key>
+            <key name="uint32" type="u"><default>9</default></key>
+            <key name="uint64" type="t"><default>10</default></key>
+            <key name="byte" type="y"><default>11</default></key>
+            <key name="real" type="d"><default>1.5</default></key>
+            <key name="strings" type="as"><default>['a']</default></key>
+            <key name="bytes" type="ay"><default>[byte 1]</default></key>
+            <key name="dict" type="a{sv}"><default>{}</default></key>
+            <key name="names" type="a{ss}"><default>{}</default></key>
+            <key name="pair" type="(ii)"><default>(0, 0)</default></key>
+            <key name="pairs" type="a(ss)"><default>[]</default></key>
+            <key name="maybe" type="ms"><default>nothing</default></key>
+            <key name="path" type="o"><default>'/'</default></key>
+            <key name="any" type="v"><default>&lt;0&gt;</default></key>
+            <key name="color" enum="org.example.Color"><default>'red'</default></key>
+            <key name="numbers" type="ai"><default>[]</default></key>
+            <key name="nested" type="aas"><default>[]</default></key>
+            <key name="when" type="(d)"><default>(0.0,)</default></key>
+            <key name="reals" type="ad"><default>[]</default></key>
+          </schema>
+          <schema id="org.example.Profile">
+            <key name="font" type="s"><default>'Monospace 10'</default></key>
+            <key name="size" type="(uu)"><default>(80, 24)</default></key>
+          </schema>
+        </schemalist>
+        """
 }

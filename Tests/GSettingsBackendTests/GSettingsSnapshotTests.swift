@@ -48,9 +48,10 @@ struct GSettingsSnapshotTests {
         let deadline = ContinuousClock.now + .seconds(30)
         var last: [DBusValue] = []
         while ContinuousClock.now < deadline {
-            let reply = try? await connection.call(.methodCall(
-                destination: PreferencesBus.busName, path: PreferencesBus.objectPath, interface: PreferencesBus.interface,
-                member: "Read", body: [.string(Self.domain), .string(key)]))
+            let reply = try? await connection.call(
+                .methodCall(
+                    destination: PreferencesBus.busName, path: PreferencesBus.objectPath, interface: PreferencesBus.interface,
+                    member: "Read", body: [.string(Self.domain), .string(key)]))
             last = reply?.body ?? []
             if last == [.variant(expected)] { return }
             try await Task.sleep(for: .milliseconds(50))
@@ -125,15 +126,16 @@ struct GSettingsSnapshotTests {
         defer { kill(pid, SIGCONT) }
         let flip = fixture.directory.appendingPathComponent("flipped")
         // With prefsd stopped the program's load cannot come: only the snapshot can answer.
-        let (program, output) = try fixture.startPython("""
-        import os, time
-        s = Gio.Settings.new('org.example.Test')
-        print('first', s.get_string('text'), flush=True)
-        deadline = time.monotonic() + 30
-        while not os.path.exists(\(String(reflecting: flip.path))) and time.monotonic() < deadline:
-            time.sleep(0.01)
-        print('second', s.get_string('text'), flush=True)
-        """)
+        let (program, output) = try fixture.startPython(
+            """
+            import os, time
+            s = Gio.Settings.new('org.example.Test')
+            print('first', s.get_string('text'), flush=True)
+            deadline = time.monotonic() + 30
+            while not os.path.exists(\(String(reflecting: flip.path))) and time.monotonic() < deadline:
+                time.sleep(0.01)
+            print('second', s.get_string('text'), flush=True)
+            """)
         defer {
             if program.isRunning { kill(program.processIdentifier, SIGKILL) }
             program.waitUntilExit()

@@ -32,20 +32,20 @@ struct GSettingsTypeTests {
     ]
 
     static let writer = """
-    items = json.loads(sys.argv[1])
-    s = Gio.Settings.new('org.example.Test')
-    for key, type, text in items:
-        value = GLib.Variant.parse(GLib.VariantType.new(type), text, None, None)
-        if not s.set_value(key, value):
-            print('refused', key); sys.exit(1)
-    Gio.Settings.sync()
-    print(json.dumps({key: GLib.Variant.parse(GLib.VariantType.new(type), text, None, None).print_(True) for key, type, text in items}))
-    """
+        items = json.loads(sys.argv[1])
+        s = Gio.Settings.new('org.example.Test')
+        for key, type, text in items:
+            value = GLib.Variant.parse(GLib.VariantType.new(type), text, None, None)
+            if not s.set_value(key, value):
+                print('refused', key); sys.exit(1)
+        Gio.Settings.sync()
+        print(json.dumps({key: GLib.Variant.parse(GLib.VariantType.new(type), text, None, None).print_(True) for key, type, text in items}))
+        """
 
     static let reader = """
-    s = Gio.Settings.new('org.example.Test')
-    print(json.dumps({key: s.get_value(key).print_(True) for key in json.loads(sys.argv[1])}))
-    """
+        s = Gio.Settings.new('org.example.Test')
+        print(json.dumps({key: s.get_value(key).print_(True) for key in json.loads(sys.argv[1])}))
+        """
 
     @Test("each value written by one PyGObject program reads back identically in another, stored in prefsd by the documented shape")
     func roundTrip() async throws {
@@ -117,9 +117,10 @@ struct GSettingsTypeTests {
         #expect(try fixture.gsettings("get", schema, "size").stdout == "(uint32 100, uint32 30)\n")
         let proxy = PreferencesProxy(connection: try service.connect())
         defer { proxy.close() }
-        #expect(try await proxy.readDomain("org.example.terminal") == [
-            "profiles:/:b1dcc9dd-5262/font": .string("Mono 12"),
-            "profiles:/:b1dcc9dd-5262/size": .string("@(uu) (uint32 100, uint32 30)"),
-        ])
+        #expect(
+            try await proxy.readDomain("org.example.terminal") == [
+                "profiles:/:b1dcc9dd-5262/font": .string("Mono 12"),
+                "profiles:/:b1dcc9dd-5262/size": .string("@(uu) (uint32 100, uint32 30)"),
+            ])
     }
 }

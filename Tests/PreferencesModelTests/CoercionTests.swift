@@ -36,10 +36,12 @@ struct CoercionTests {
         #expect(Coercion.string(.real(3)) == "3")
     }
 
-    @Test("stored string", arguments: [
-        ("YES", true), ("yes", true), ("true", true), ("TRUE", true), ("1", true), (" 2 ", true), ("0.5", true),
-        ("NO", false), ("false", false), ("0", false), ("", false), ("yellow", false), ("maybe", false),
-    ])
+    @Test(
+        "stored string",
+        arguments: [
+            ("YES", true), ("yes", true), ("true", true), ("TRUE", true), ("1", true), (" 2 ", true), ("0.5", true),
+            ("NO", false), ("false", false), ("0", false), ("", false), ("yellow", false), ("maybe", false),
+        ])
     func stringToBool(_ text: String, _ expected: Bool) {
         #expect(Coercion.bool(.string(text)) == expected)
     }

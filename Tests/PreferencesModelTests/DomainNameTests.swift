@@ -3,16 +3,20 @@ import Testing
 
 @Suite("Domain and key names")
 struct DomainNameTests {
-    @Test("reverse-DNS names and NSGlobalDomain are accepted", arguments: [
-        "com.example.Editor", "NSGlobalDomain", "a", "org.gnome_2-x", String(repeating: "a", count: 255),
-    ])
+    @Test(
+        "reverse-DNS names and NSGlobalDomain are accepted",
+        arguments: [
+            "com.example.Editor", "NSGlobalDomain", "a", "org.gnome_2-x", String(repeating: "a", count: 255),
+        ])
     func accepted(_ name: String) throws {
         #expect(try DomainName(name).rawValue == name)
     }
 
-    @Test("names that could reach outside the store are refused", arguments: [
-        "", "../x", "a/b", ".hidden", "-flag", String(repeating: "a", count: 256), "a\0b", "é", "a b", "..",
-    ])
+    @Test(
+        "names that could reach outside the store are refused",
+        arguments: [
+            "", "../x", "a/b", ".hidden", "-flag", String(repeating: "a", count: 256), "a\0b", "é", "a b", "..",
+        ])
     func refused(_ name: String) {
         #expect(throws: PreferencesModelError.self) { try DomainName(name) }
         #expect(DomainName.problem(with: name) != nil)

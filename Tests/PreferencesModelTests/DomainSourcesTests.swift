@@ -22,14 +22,16 @@ struct DomainSourcesTests {
         #expect(domain.count == 7)
     }
 
-    @Test("language domain from the locale environment", arguments: [
-        (["LANG": "de_DE.UTF-8"], ["de-DE"], "de_DE"),
-        (["LANGUAGE": "fr:de", "LANG": "fr_FR.UTF-8"], ["fr", "de"], "fr_FR"),
-        (["LC_ALL": "pt_BR.UTF-8", "LANG": "en_US.UTF-8"], ["pt-BR"], "pt_BR"),
-        (["LC_MESSAGES": "sv_SE", "LANG": "en_US.UTF-8"], ["sv-SE"], "sv_SE"),
-        ([:], ["en"], "en_US_POSIX"),
-        (["LANG": "C.UTF-8", "LANGUAGE": "de"], ["en"], "en_US_POSIX"),
-    ])
+    @Test(
+        "language domain from the locale environment",
+        arguments: [
+            (["LANG": "de_DE.UTF-8"], ["de-DE"], "de_DE"),
+            (["LANGUAGE": "fr:de", "LANG": "fr_FR.UTF-8"], ["fr", "de"], "fr_FR"),
+            (["LC_ALL": "pt_BR.UTF-8", "LANG": "en_US.UTF-8"], ["pt-BR"], "pt_BR"),
+            (["LC_MESSAGES": "sv_SE", "LANG": "en_US.UTF-8"], ["sv-SE"], "sv_SE"),
+            ([:], ["en"], "en_US_POSIX"),
+            (["LANG": "C.UTF-8", "LANGUAGE": "de"], ["en"], "en_US_POSIX"),
+        ])
     func languages(_ environment: [String: String], _ languages: [String], _ locale: String) {
         let domain = LanguageDomain.make(environment: environment)
         #expect(domain["AppleLanguages"] == .array(languages.map { .string($0) }))

@@ -52,22 +52,23 @@ struct PropertyListValueEncodingTests {
     func deterministic() {
         var first: [String: PropertyListValue] = [:]
         var second: [String: PropertyListValue] = [:]
-        let keys = (0 ..< 50).map { "key\($0)" }
+        let keys = (0..<50).map { "key\($0)" }
         for key in keys { first[key] = .integer(1) }
         for key in keys.reversed() { second[key] = .integer(1) }
         #expect(PropertyListValue.dictionary(first).encoded() == PropertyListValue.dictionary(second).encoded())
         #expect(PropertyListValue.boolean(true).encoded() == [1, 0x05])
         #expect(PropertyListValue.integer(1).encoded() == [1, 0x02, 1, 0, 0, 0, 0, 0, 0, 0])
         #expect(PropertyListValue.string("ab").encoded() == [1, 0x01, 2, 0x61, 0x62])
-        #expect(PropertyListValue.dictionary(["b": .boolean(false), "a": .boolean(true)]).encoded()
-            == [1, 0x09, 2, 1, 0x61, 0x05, 1, 0x62, 0x04])
+        #expect(
+            PropertyListValue.dictionary(["b": .boolean(false), "a": .boolean(true)]).encoded()
+                == [1, 0x09, 2, 1, 0x61, 0x05, 1, 0x62, 0x04])
     }
 
     @Test("nesting up to 64 decodes, deeper is refused")
     func depth() throws {
         func nested(_ depth: Int) -> PropertyListValue {
             var value = PropertyListValue.integer(1)
-            for level in 0 ..< depth { value = level.isMultiple(of: 2) ? .array([value]) : .dictionary(["k": value]) }
+            for level in 0..<depth { value = level.isMultiple(of: 2) ? .array([value]) : .dictionary(["k": value]) }
             return value
         }
         #expect(try PropertyListValue(encoded: nested(64).encoded()) == nested(64))
@@ -77,24 +78,26 @@ struct PropertyListValueEncodingTests {
         #expect(throws: PreferencesModelError.self) { try PropertyListValue(encoded: hostile) }
     }
 
-    @Test("malformed input is refused with a reason", arguments: [
-        ([], "truncated"),
-        ([1], "truncated"),
-        ([2, 0x05], "version"),
-        ([1, 0x0a], "tag"),
-        ([1, 0x00], "tag"),
-        ([1, 0x02, 1, 2, 3], "truncated"),
-        ([1, 0x01, 5, 0x61], "truncated"),
-        ([1, 0x01, 2, 0xc3, 0x28], "UTF-8"),
-        ([1, 0x01, 1, 0xff], "UTF-8"),
-        ([1, 0x05, 0x05], "trailing"),
-        ([1, 0x08, 3, 0x05], "truncated"),
-        ([1, 0x09, 2, 1, 0x61, 0x05, 1, 0x61, 0x04], "repeats"),
-        ([1, 0x09, 1, 1, 0x61], "truncated"),
-        ([1, 0x06, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01], "overflow"),
-        ([1, 0x06, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7f], "overflow"),
-        ([1, 0x06, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7f], "truncated"),
-    ] as [([UInt8], String)])
+    @Test(
+        "malformed input is refused with a reason",
+        arguments: [
+            ([], "truncated"),
+            ([1], "truncated"),
+            ([2, 0x05], "version"),
+            ([1, 0x0a], "tag"),
+            ([1, 0x00], "tag"),
+            ([1, 0x02, 1, 2, 3], "truncated"),
+            ([1, 0x01, 5, 0x61], "truncated"),
+            ([1, 0x01, 2, 0xc3, 0x28], "UTF-8"),
+            ([1, 0x01, 1, 0xff], "UTF-8"),
+            ([1, 0x05, 0x05], "trailing"),
+            ([1, 0x08, 3, 0x05], "truncated"),
+            ([1, 0x09, 2, 1, 0x61, 0x05, 1, 0x61, 0x04], "repeats"),
+            ([1, 0x09, 1, 1, 0x61], "truncated"),
+            ([1, 0x06, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01], "overflow"),
+            ([1, 0x06, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7f], "overflow"),
+            ([1, 0x06, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7f], "truncated"),
+        ] as [([UInt8], String)])
     func malformed(_ bytes: [UInt8], _ reason: String) {
         do {
             let value = try PropertyListValue(encoded: bytes)
@@ -115,7 +118,7 @@ struct PropertyListValueEncodingTests {
             "when": .date(secondsSince1970: 1e9), "flag": .boolean(true),
         ])
         let bytes = value.encoded()
-        for length in 0 ..< bytes.count {
+        for length in 0..<bytes.count {
             #expect(throws: PreferencesModelError.self) { try PropertyListValue(encoded: bytes.prefix(length)) }
         }
     }
@@ -125,15 +128,15 @@ struct PropertyListValueEncodingTests {
         var generator = SeededGenerator(seed: 0x5eed)
         let seed = PropertyListValue.array(Self.samples).encoded()
         var decodedCount = 0
-        for round in 0 ..< 20_000 {
+        for round in 0..<20_000 {
             var bytes: [UInt8]
             if round.isMultiple(of: 2) {
                 let length = Int(generator.next() % 64)
-                bytes = (0 ..< length).map { _ in UInt8(truncatingIfNeeded: generator.next()) }
+                bytes = (0..<length).map { _ in UInt8(truncatingIfNeeded: generator.next()) }
                 if !bytes.isEmpty { bytes[0] = 1 }
             } else {
                 bytes = seed
-                for _ in 0 ..< 1 + Int(generator.next() % 4) {
+                for _ in 0..<1 + Int(generator.next() % 4) {
                     let index = Int(generator.next() % UInt64(bytes.count))
                     bytes[index] = UInt8(truncatingIfNeeded: generator.next())
                 }
@@ -151,7 +154,7 @@ struct PropertyListValueEncodingTests {
 
     @Test("100,000 small values decode back to what was encoded (the time is printed, not judged)")
     func speed() throws {
-        let values: [PropertyListValue] = (0 ..< 100_000).map { index in
+        let values: [PropertyListValue] = (0..<100_000).map { index in
             switch index % 4 {
             case 0: .integer(Int64(index))
             case 1: .string("value number \(index)")

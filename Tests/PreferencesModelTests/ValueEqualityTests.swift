@@ -18,8 +18,10 @@ struct ValueEqualityTests {
         (.dictionary(["k": .string(nfc)]), .dictionary(["k": .string(nfd)])),
         (.dictionary(["k": .real(0.0)]), .dictionary(["k": .real(-0.0)])),
         (.dictionary([nfc: .integer(1)]), .dictionary([nfd: .integer(1)])),
-        (.dictionary(["outer": .array([.dictionary(["inner": .string(nfc)])])]),
-         .dictionary(["outer": .array([.dictionary(["inner": .string(nfd)])])])),
+        (
+            .dictionary(["outer": .array([.dictionary(["inner": .string(nfc)])])]),
+            .dictionary(["outer": .array([.dictionary(["inner": .string(nfd)])])])
+        ),
     ]
 
     @Test("NFC and NFD spellings of a string are different values")

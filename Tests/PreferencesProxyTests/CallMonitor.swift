@@ -24,8 +24,10 @@ final class CallMonitor: Sendable {
         process = Process()
         process.environment = helperEnvironment
         process.executableURL = URL(fileURLWithPath: try findExecutable("dbus-monitor"))
-        process.arguments = ["--address", bus.address,
-                             "type='method_call',sender='\(sender)',destination='\(PreferencesBus.busName)'"]
+        process.arguments = [
+            "--address", bus.address,
+            "type='method_call',sender='\(sender)',destination='\(PreferencesBus.busName)'",
+        ]
         process.standardOutput = try FileHandle(forWritingTo: output)
         process.standardError = FileHandle.nullDevice
         process.standardInput = FileHandle.nullDevice
@@ -56,7 +58,8 @@ final class CallMonitor: Sendable {
             }
             try await Task.sleep(for: .milliseconds(20))
         }
-        throw FixtureError("dbus-monitor did not show the sentinel \(sentinel); it printed:\n\(((try? String(contentsOf: output, encoding: .utf8)) ?? "").suffix(2000))")
+        throw FixtureError(
+            "dbus-monitor did not show the sentinel \(sentinel); it printed:\n\(((try? String(contentsOf: output, encoding: .utf8)) ?? "").suffix(2000))")
     }
 
     /// The members of the reads (`Read…`) of `domain` among ``calls(until:timeout:)``: the

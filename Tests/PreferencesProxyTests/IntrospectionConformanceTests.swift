@@ -2,8 +2,9 @@ import DBus
 import Foundation
 import PreferencesModel
 import PreferencesProtocol
-@testable import PreferencesProxy
 import Testing
+
+@testable import PreferencesProxy
 
 /// Holds the proxy against `Introspection/io.github.prefsd.Preferences1.xml`: every method,
 /// signal and property has its member with the XML's signature, and the proxy calls no
@@ -148,14 +149,16 @@ struct IntrospectedInterface {
 
     init?(xml: String, name: String) {
         guard let start = xml.range(of: "<interface name=\"\(name)\">"),
-              let end = xml.range(of: "</interface>", range: start.upperBound..<xml.endIndex) else { return nil }
+            let end = xml.range(of: "</interface>", range: start.upperBound..<xml.endIndex)
+        else { return nil }
         let body = String(xml[start.upperBound..<end.lowerBound])
         for chunk in body.components(separatedBy: "<method name=\"").dropFirst() {
             let method = chunk.components(separatedBy: "</method>")[0]
             let arguments = Self.arguments(method)
             methods[Self.name(chunk)] = (
                 arguments.filter { $0.direction == "in" }.map(\.type).joined(),
-                arguments.filter { $0.direction == "out" }.map(\.type).joined())
+                arguments.filter { $0.direction == "out" }.map(\.type).joined()
+            )
         }
         for chunk in body.components(separatedBy: "<signal name=\"").dropFirst() {
             signals[Self.name(chunk)] = Self.arguments(chunk.components(separatedBy: "</signal>")[0]).map(\.type).joined()

@@ -157,7 +157,10 @@ struct ProxyCallTests {
     }
 
     /// Expects `body` to fail with prefsd's refusal `expected` (its message aside).
-    static func expect(_ expected: (String) -> PreferencesRefusal, _ body: @autoclosure () async throws(PreferencesProxyError) -> Void, sourceLocation: SourceLocation = #_sourceLocation) async {
+    static func expect(
+        _ expected: (String) -> PreferencesRefusal, _ body: @autoclosure () async throws(PreferencesProxyError) -> Void,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) async {
         do {
             try await body()
             Issue.record("succeeded; expected \(expected(""))", sourceLocation: sourceLocation)

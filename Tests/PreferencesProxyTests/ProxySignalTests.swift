@@ -54,10 +54,11 @@ struct ProxySignalTests {
         ]
         var broadcast = DBusMessage.signal(path: PreferencesBus.objectPath, interface: PreferencesBus.interface, member: "Changed", body: body)
         try intruder.send(broadcast)
-        broadcast.destination = proxy.connection.uniqueName   // unicast: bypasses the match rule's sender=
+        broadcast.destination = proxy.connection.uniqueName  // unicast: bypasses the match rule's sender=
         try intruder.send(broadcast)
-        var forced = DBusMessage.signal(path: PreferencesBus.objectPath, interface: PreferencesBus.interface, member: "ForcedKeysChanged",
-                                        body: [.string("com.example.Watched"), .stringArray(["Proxy"])])
+        var forced = DBusMessage.signal(
+            path: PreferencesBus.objectPath, interface: PreferencesBus.interface, member: "ForcedKeysChanged",
+            body: [.string("com.example.Watched"), .stringArray(["Proxy"])])
         forced.destination = proxy.connection.uniqueName
         try intruder.send(forced)
         intruder.flush()
@@ -229,7 +230,8 @@ struct ProxySignalTests {
         let subscription = try proxy.startObserving(["com.example.Together"]) { continuation.yield($0) }
         defer { subscription.cancel() }
         // Without waiting, as a cache loading in one round trip sends its reads.
-        let answer = try await withDeadline(.seconds(30), "ReadDomain's answer") { (done: BoundedContinuation<Result<(value: [String: PropertyListValue], serial: UInt32), PreferencesProxyError>>) in
+        let answer = try await withDeadline(.seconds(30), "ReadDomain's answer") {
+            (done: BoundedContinuation<Result<(value: [String: PropertyListValue], serial: UInt32), PreferencesProxyError>>) in
             proxy.answer(PreferencesCall.readDomain("com.example.Together")) { done.resume(returning: $0) }
         }.get()
         #expect(answer.value == ["k": .integer(1)])

@@ -1,5 +1,6 @@
-@testable import PreferencesRoaming
 import Testing
+
+@testable import PreferencesRoaming
 
 @Suite("Hybrid logical clock")
 struct HybridClockTests {

@@ -1,14 +1,15 @@
 import PreferencesModel
-@testable import PreferencesRoaming
 import PropertyBased
 import Testing
+
+@testable import PreferencesRoaming
 
 @Suite("Roaming merge")
 struct MergeTests {
     @Test("a change made after seeing another wins over it, even against a clock far ahead")
     func clockAhead() {
         var a = Replica(machine: Fixture.machine(1))
-        var b = Replica(machine: Fixture.machine(2), physical: 1_700_000_000_000 + 86_400_000)   // a day ahead
+        var b = Replica(machine: Fixture.machine(2), physical: 1_700_000_000_000 + 86_400_000)  // a day ahead
         b.store[Fixture.key("FontSize")] = .integer(20)
         b.reconcile()
         a.ledger.receive(b.ledger.file)
@@ -117,8 +118,9 @@ struct MergeTests {
     func winnersCommute() async {
         let machines = (1...3).map(Fixture.machine)
         let entryGen = zip(Gen.int(in: 0...3), Gen.int(in: 0...2), Gen.int(in: 0...5), Gen.int(in: 0...4)).map { k, m, t, v in
-            RoamingEntry(key: Fixture.key("K\(k)"), value: v == 0 ? nil : .integer(Int64(v)),
-                         stamp: RoamingStamp(time: HybridTime(wall: UInt64(t)), machine: machines[m]))
+            RoamingEntry(
+                key: Fixture.key("K\(k)"), value: v == 0 ? nil : .integer(Int64(v)),
+                stamp: RoamingStamp(time: HybridTime(wall: UInt64(t)), machine: machines[m]))
         }
         await propertyCheck(count: 300, input: entryGen.array(of: 1...30), Gen.int(in: 0...Int.max)) { entries, seed in
             var rng = SplitMix(seed: UInt64(seed))

@@ -1,7 +1,8 @@
 import Foundation
 import PreferencesModel
-@testable import PreferencesRoaming
 import Testing
+
+@testable import PreferencesRoaming
 
 @Suite("Roaming files")
 struct RoamingFileTests {
@@ -11,8 +12,9 @@ struct RoamingFileTests {
         let machine = Fixture.machine(1)
         let entries = [
             RoamingEntry(key: Fixture.key("FontSize"), value: .integer(14), stamp: RoamingStamp(time: HybridTime(wall: now - 5), machine: machine)),
-            RoamingEntry(key: Fixture.key("Theme"), value: .dictionary(["a": .array([.real(-0.0), .data(Data([1, 2]))])]),
-                         stamp: RoamingStamp(time: HybridTime(wall: now - 4, counter: 3), machine: machine)),
+            RoamingEntry(
+                key: Fixture.key("Theme"), value: .dictionary(["a": .array([.real(-0.0), .data(Data([1, 2]))])]),
+                stamp: RoamingStamp(time: HybridTime(wall: now - 4, counter: 3), machine: machine)),
             RoamingEntry(key: Fixture.key("Gone"), value: nil, stamp: RoamingStamp(time: HybridTime(wall: now - 3), machine: machine)),
         ]
         return RoamingFile(machine: machine, name: "laptop", entries: entries)
@@ -42,9 +44,12 @@ struct RoamingFileTests {
     func hostile() {
         let machine = Fixture.machine(2)
         func file(_ key: RoamingKey, _ value: PropertyListValue?, wall: UInt64 = 1_700_000_000_000) -> [UInt8] {
-            RoamingFile(machine: machine, name: "evil", entries: [
-                RoamingEntry(key: key, value: value, stamp: RoamingStamp(time: HybridTime(wall: wall), machine: machine)),
-            ]).encoded()
+            RoamingFile(
+                machine: machine, name: "evil",
+                entries: [
+                    RoamingEntry(key: key, value: value, stamp: RoamingStamp(time: HybridTime(wall: wall), machine: machine))
+                ]
+            ).encoded()
         }
         var deep = PropertyListValue.integer(1)
         for _ in 0..<40 { deep = .array([deep]) }

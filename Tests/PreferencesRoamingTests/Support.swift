@@ -1,4 +1,5 @@
 import PreferencesModel
+
 @testable import PreferencesRoaming
 
 /// Small helpers for the roaming tests.

@@ -155,19 +155,21 @@ struct AdministratorDefaultsTests {
         let files = try AdministratorFiles(profile: "user-db:user\nbogus-db:x\nsystem-db:../etc\nsystem-db:site\n")
         defer { files.removeAll() }
         let deep = String(repeating: "[", count: 40) + "1" + String(repeating: "]", count: 40)
-        try files.keyfile("site", "00-site", """
-        [org/example/Test]
-        good=1
-        no equals sign here
-        broken=[1,
-        big='\(String(repeating: "x", count: 300))'
-        deep=\(deep)
-        [unclosed
-        lost=2
-        [org/example/Test]
-        alsogood='yes'
+        try files.keyfile(
+            "site", "00-site",
+            """
+            [org/example/Test]
+            good=1
+            no equals sign here
+            broken=[1,
+            big='\(String(repeating: "x", count: 300))'
+            deep=\(deep)
+            [unclosed
+            lost=2
+            [org/example/Test]
+            alsogood='yes'
 
-        """)
+            """)
         try files.locks("site", "site", "org/example/Test/good\n/org/example/Test/alsogood\n")
         let service = try await fixture(files, ["--max-value-size", "256"])
         let client = PreferencesClient(connection: try service.connect())

@@ -20,9 +20,11 @@ struct ApplyTests {
         let decomposed = "cafe\u{301}"
         #expect(await apply(client, "com.example.Dup", set: PreferencesClient.values([:]), remove: ["caf\u{E9}", "caf\u{E9}"]) == invalidArgs)
         #expect(await apply(client, "com.example.Dup", set: PreferencesClient.values([:]), remove: ["caf\u{E9}", decomposed]) == invalidArgs)
-        let twoSpellings = DBusValue.array(element: .stringVariantEntry, [
-            .dictEntry(.string("caf\u{E9}"), .variant(.int64(2))), .dictEntry(.string(decomposed), .variant(.int64(3))),
-        ])
+        let twoSpellings = DBusValue.array(
+            element: .stringVariantEntry,
+            [
+                .dictEntry(.string("caf\u{E9}"), .variant(.int64(2))), .dictEntry(.string(decomposed), .variant(.int64(3))),
+            ])
         #expect(await apply(client, "com.example.Dup", set: twoSpellings, remove: []) == invalidArgs)
         #expect(try await client.readDomain("com.example.Dup") == ["caf\u{E9}": .integer(1)])
     }
@@ -51,27 +53,33 @@ struct ApplyTests {
         try await client.write("com.example.Cas", "Recent", .array([.string("a")]))
 
         func applyIf(expected: [String: PropertyListValue], absent: [String], set: [String: PropertyListValue], remove: [String]) async throws -> Bool {
-            let answer = try await client.call("ApplyIf", [
-                .string("com.example.Cas"), PreferencesClient.values(expected), .stringArray(absent),
-                PreferencesClient.values(set), .stringArray(remove),
-            ])
+            let answer = try await client.call(
+                "ApplyIf",
+                [
+                    .string("com.example.Cas"), PreferencesClient.values(expected), .stringArray(absent),
+                    PreferencesClient.values(set), .stringArray(remove),
+                ])
             guard case .boolean(let applied)? = answer.first else { throw FixtureError("ApplyIf answered \(answer)") }
             return applied
         }
 
         // A rename: Old holds what was read and New is absent.
-        #expect(try await applyIf(expected: ["Recent": .array([.string("a")])], absent: ["Renamed"],
-                                  set: ["Renamed": .array([.string("a")])], remove: ["Recent"]))
+        #expect(
+            try await applyIf(
+                expected: ["Recent": .array([.string("a")])], absent: ["Renamed"],
+                set: ["Renamed": .array([.string("a")])], remove: ["Recent"]))
         #expect(try await client.readDomain("com.example.Cas") == ["Renamed": .array([.string("a")])])
         // A stale expectation changes nothing and says so.
         #expect(try await applyIf(expected: ["Renamed": .array([.string("b")])], absent: [], set: ["Renamed": .integer(0)], remove: []) == false)
         #expect(try await applyIf(expected: [:], absent: ["Renamed"], set: ["X": .integer(0)], remove: []) == false)
         #expect(try await client.readDomain("com.example.Cas") == ["Renamed": .array([.string("a")])])
         // Contradictions and bad arguments are refused as Apply's are.
-        let contradiction = await client.refusal("ApplyIf", [
-            .string("com.example.Cas"), PreferencesClient.values(["k": .integer(1)]), .stringArray(["k"]),
-            PreferencesClient.values([:]), .stringArray([]),
-        ])
+        let contradiction = await client.refusal(
+            "ApplyIf",
+            [
+                .string("com.example.Cas"), PreferencesClient.values(["k": .integer(1)]), .stringArray(["k"]),
+                PreferencesClient.values([:]), .stringArray([]),
+            ])
         #expect(contradiction == invalidArgs)
         try await client.write("com.example.Cas", "sentinel", .boolean(true))
         try await watcher.wait(for: 3)

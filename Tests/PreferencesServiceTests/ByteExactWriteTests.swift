@@ -21,8 +21,9 @@ struct ByteExactWriteTests {
         Respelling(name: "-0.0 inside an array", first: .array([.real(0.0)]), second: .array([.real(-0.0)])),
         Respelling(name: "inside a dictionary", first: .dictionary(["k": .string(nfc)]), second: .dictionary(["k": .string(nfd)])),
         Respelling(name: "a dictionary's key", first: .dictionary([nfc: .integer(1)]), second: .dictionary([nfd: .integer(1)])),
-        Respelling(name: "-0.0 deep inside", first: .dictionary(["a": .array([.dictionary(["r": .real(0.0)])])]),
-                   second: .dictionary(["a": .array([.dictionary(["r": .real(-0.0)])])])),
+        Respelling(
+            name: "-0.0 deep inside", first: .dictionary(["a": .array([.dictionary(["r": .real(0.0)])])]),
+            second: .dictionary(["a": .array([.dictionary(["r": .real(-0.0)])])])),
     ]
 
     /// The value's bytes, as the store encodes them: equal exactly when the bytes are.
@@ -90,28 +91,33 @@ struct ByteExactWriteTests {
         try await writer.write(domain, "sentinel", .integer(1))
         try await watcher.wait(for: 4)
         let signals = watcher.signals
-        #expect(signals.map { $0.changed.mapValues(Self.bytes) } == [
-            ["s": Self.bytes(.string(Self.nfc)), "r": Self.bytes(.real(0.0))],
-            ["s": Self.bytes(.string(Self.nfd))],      // r is the same bytes: not carried
-            ["r": Self.bytes(.real(-0.0))],            // s is the same bytes: not carried
-            ["sentinel": Self.bytes(.integer(1))],
-        ])
+        #expect(
+            signals.map { $0.changed.mapValues(Self.bytes) } == [
+                ["s": Self.bytes(.string(Self.nfc)), "r": Self.bytes(.real(0.0))],
+                ["s": Self.bytes(.string(Self.nfd))],  // r is the same bytes: not carried
+                ["r": Self.bytes(.real(-0.0))],  // s is the same bytes: not carried
+                ["sentinel": Self.bytes(.integer(1))],
+            ])
     }
 
     @Test("a dictionary value naming one key in two normalisations is refused, not merged")
     func normalisedKeysInOneDictionary() async throws {
         let fixture = try await ServiceFixture()
         let client = PreferencesClient(connection: try fixture.connect())
-        let both = DBusValue.array(element: .stringVariantEntry, [
-            .dictEntry(.string(Self.nfc), .variant(.int64(1))),
-            .dictEntry(.string(Self.nfd), .variant(.int64(2))),
-        ])
+        let both = DBusValue.array(
+            element: .stringVariantEntry,
+            [
+                .dictEntry(.string(Self.nfc), .variant(.int64(1))),
+                .dictEntry(.string(Self.nfd), .variant(.int64(2))),
+            ])
         let refusal = await client.refusal("Write", [.string("com.example.Keys"), .string("d"), .variant(both)])
         #expect(refusal == PreferencesErrorName.invalidValue.busName)
-        let twice = DBusValue.array(element: .stringVariantEntry, [
-            .dictEntry(.string("k"), .variant(.int64(1))),
-            .dictEntry(.string("k"), .variant(.int64(2))),
-        ])
+        let twice = DBusValue.array(
+            element: .stringVariantEntry,
+            [
+                .dictEntry(.string("k"), .variant(.int64(1))),
+                .dictEntry(.string("k"), .variant(.int64(2))),
+            ])
         let nested = DBusValue.array(element: .variant, [.variant(twice)])
         #expect(await client.refusal("Write", [.string("com.example.Keys"), .string("d"), .variant(nested)]) == PreferencesErrorName.invalidValue.busName)
         #expect(try await client.domains().contains("com.example.Keys") == false)

@@ -1,7 +1,8 @@
 import Foundation
 import PreferencesModel
-@testable import PreferencesService
 import Testing
+
+@testable import PreferencesService
 
 @Suite("Reading dconf's profile, keyfiles and locks")
 struct DconfFileTests {
@@ -15,7 +16,8 @@ struct DconfFileTests {
 
     @Test("keyfile groups map through the path rule; the last line of a key wins; CRLF, blanks and comments are fine")
     func keyfile() throws {
-        let (values, problems) = read("# site\r\n[/]\r\ntop=1\r\n\r\n[org/gnome/desktop/interface]\r\n  gtk-theme = 'A'\r\ngtk-theme='B'\r\n[org/example/App]\r\nsize=(1, 2)\r\n")
+        let (values, problems) = read(
+            "# site\r\n[/]\r\ntop=1\r\n\r\n[org/gnome/desktop/interface]\r\n  gtk-theme = 'A'\r\ngtk-theme='B'\r\n[org/example/App]\r\nsize=(1, 2)\r\n")
         #expect(problems == [])
         #expect(values[try key("_", "top")] == .integer(1))
         #expect(values[try key("org.gnome.desktop", "interface/gtk-theme")] == .string("B"))
@@ -31,7 +33,8 @@ struct DconfFileTests {
 
     @Test("locks: keys starting with /, the rest reported; not a key or not mappable reported")
     func locks() throws {
-        let (keys, problems) = DconfLocksReader.read(Array("# locks\n/org/example/App/size\norg/example/App/x\n/org/example/App/\n /org/example/App/y\n\n".utf8))
+        let (keys, problems) = DconfLocksReader.read(
+            Array("# locks\n/org/example/App/size\norg/example/App/x\n/org/example/App/\n /org/example/App/y\n\n".utf8))
         #expect(keys == [try key("org.example.App", "size")])
         #expect(problems.map(\.line) == [3, 4, 5])
     }
@@ -39,7 +42,9 @@ struct DconfFileTests {
     @Test("the profile: system-db lines in order; other kinds skipped; unknown kinds and path names reported")
     func profile() {
         var reported: [Int] = []
-        let profile = DconfProfile.parse("user-db:user # me\n\nsystem-db:local\nfile-db:/x\nservice-db:y\nsystem-db:site\nweird\nnope:x\nsystem-db:a/b\n", path: "p") { line, _ in
+        let profile = DconfProfile.parse(
+            "user-db:user # me\n\nsystem-db:local\nfile-db:/x\nservice-db:y\nsystem-db:site\nweird\nnope:x\nsystem-db:a/b\n", path: "p"
+        ) { line, _ in
             reported.append(line)
         }
         #expect(profile.systemDatabases == ["local", "site"])
@@ -56,10 +61,12 @@ struct DconfFileTests {
         let uid: uid_t = 4_000_000_000
         #expect(DconfProfile.locate(explicit: "/given", environment: ["DCONF_PROFILE": "/other"], userID: uid) == "/given")
         #expect(DconfProfile.locate(explicit: nil, environment: ["DCONF_PROFILE": "/other"], userID: uid) == "/other")
-        #expect(DconfProfile.locate(explicit: nil, environment: ["DCONF_PROFILE": "site", "XDG_DATA_DIRS": directory.path], userID: uid)
-            == directory.appendingPathComponent("dconf/profile/site").path)
+        #expect(
+            DconfProfile.locate(explicit: nil, environment: ["DCONF_PROFILE": "site", "XDG_DATA_DIRS": directory.path], userID: uid)
+                == directory.appendingPathComponent("dconf/profile/site").path)
         // A named profile found nowhere is still that profile (read as missing: no databases).
-        #expect(DconfProfile.locate(explicit: nil, environment: ["DCONF_PROFILE": "absent", "XDG_DATA_DIRS": directory.path], userID: uid)
-            == "/etc/dconf/profile/absent")
+        #expect(
+            DconfProfile.locate(explicit: nil, environment: ["DCONF_PROFILE": "absent", "XDG_DATA_DIRS": directory.path], userID: uid)
+                == "/etc/dconf/profile/absent")
     }
 }

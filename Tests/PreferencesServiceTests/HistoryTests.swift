@@ -54,7 +54,10 @@ struct HistoryTests {
         #expect(objects.count == 4)
         #expect(objects[0]["who"] as? String == "prefs" && objects[0]["previous"] == nil && objects[0]["removed"] as? Bool == false)
         #expect(objects[2]["removed"] as? Bool == true && objects[2]["value"] == nil && objects[2]["previous"] as? Int == 14)
-        #expect((objects[0]["time"] as? String).flatMap { ISO8601DateFormatter().date(from: $0.replacingOccurrences(of: #"\.\d+"#, with: "", options: .regularExpression)) } != nil)
+        #expect(
+            (objects[0]["time"] as? String).flatMap {
+                ISO8601DateFormatter().date(from: $0.replacingOccurrences(of: #"\.\d+"#, with: "", options: .regularExpression))
+            } != nil)
         let lines = try fixture.prefs("history", domain, "Font", "--limit", "1")
         #expect(lines.stdout.split(separator: "\n").count == 1 && lines.stdout.contains("14 → (removed)"), "\(lines)")
     }
@@ -187,8 +190,9 @@ struct HistoryTests {
             after = last.sequence
         }
         #expect(stream.missing(from: stored).isEmpty, "acknowledged writes lost")
-        #expect(journalled.count == stored.count && journalled == stored,
-                "the journal's last value of each key is the stored one (\(journalled.count) journalled, \(stored.count) stored)")
+        #expect(
+            journalled.count == stored.count && journalled == stored,
+            "the journal's last value of each key is the stored one (\(journalled.count) journalled, \(stored.count) stored)")
         #expect(stream.acknowledged.withLock { $0.count } >= 200)
     }
 }

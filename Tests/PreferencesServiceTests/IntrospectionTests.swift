@@ -40,7 +40,8 @@ struct IntrospectionTests {
     /// Method names and input signatures of one interface in introspection XML.
     static func methods(in xml: String, interface: String) -> [String: String] {
         guard let start = xml.range(of: "<interface name=\"\(interface)\">"),
-              let end = xml.range(of: "</interface>", range: start.upperBound..<xml.endIndex) else { return [:] }
+            let end = xml.range(of: "</interface>", range: start.upperBound..<xml.endIndex)
+        else { return [:] }
         let body = xml[start.upperBound..<end.lowerBound]
         var methods: [String: String] = [:]
         for chunk in body.components(separatedBy: "<method name=\"").dropFirst() {

@@ -3,8 +3,8 @@ import DBus
 import Foundation
 import PreferencesModel
 import PreferencesProtocol
-import Synchronization
 import PrefsdTestSupport
+import Synchronization
 import Testing
 
 @Suite("Restarts, crashes and a second instance")
@@ -41,9 +41,11 @@ struct LifecycleTests {
     @Test("a second prefsd on the same bus is refused while the first keeps serving")
     func secondInstance() async throws {
         let fixture = try await ServiceFixture()
-        let result = try runCommand(ServiceFixture.binary.path, [
-            "--address", fixture.bus.address, "--store", fixture.bus.directory.appendingPathComponent("other").path,
-        ])
+        let result = try runCommand(
+            ServiceFixture.binary.path,
+            [
+                "--address", fixture.bus.address, "--store", fixture.bus.directory.appendingPathComponent("other").path,
+            ])
         #expect(result.status == 75)
         #expect(result.stderr.contains("--replace"))
         let client = PreferencesClient(connection: try fixture.connect())
@@ -54,9 +56,11 @@ struct LifecycleTests {
     func noSessionBus() throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("prefsd-nobus-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
-        let result = try runCommand("/usr/bin/env", [
-            "-u", "DBUS_SESSION_BUS_ADDRESS", "-u", "DBUS_STARTER_ADDRESS", ServiceFixture.binary.path, "--store", directory.path,
-        ])
+        let result = try runCommand(
+            "/usr/bin/env",
+            [
+                "-u", "DBUS_SESSION_BUS_ADDRESS", "-u", "DBUS_STARTER_ADDRESS", ServiceFixture.binary.path, "--store", directory.path,
+            ])
         #expect(result.status == 69)
         #expect(result.stderr.contains("no session bus") && result.stderr.contains("dbus-run-session"), "\(result.stderr)")
         #expect(!FileManager.default.fileExists(atPath: directory.path), "nothing is created without a bus")
@@ -70,8 +74,9 @@ struct LifecycleTests {
         let successor = Process()
         successor.environment = helperEnvironment
         successor.executableURL = ServiceFixture.binary
-        successor.arguments = ["--address", fixture.bus.address, "--store", fixture.storeDirectory.path, "--replace", "--log-level", "warning"]
-                + fixture.administratorArguments
+        successor.arguments =
+            ["--address", fixture.bus.address, "--store", fixture.storeDirectory.path, "--replace", "--log-level", "warning"]
+            + fixture.administratorArguments
         try successor.run()
         defer { stop(successor, signal: SIGKILL) }
         // The old one exits by itself, cleanly, once its writes are done.
@@ -117,4 +122,3 @@ struct LifecycleTests {
         }
     }
 }
-

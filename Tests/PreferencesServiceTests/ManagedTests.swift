@@ -31,14 +31,19 @@ struct ManagedTests {
         try await client.write("com.example.Lab", "Mine", .integer(1))
         #expect(await client.refusal("Write", [.string("com.example.Lab"), .string("Proxy"), .variant(.string("x"))]) == forced)
         #expect(await client.refusal("Remove", [.string("com.example.Lab"), .string("Proxy")]) == forced)
-        #expect(await client.refusal("Apply", [.string("com.example.Lab"), PreferencesClient.values(["Mine": .integer(2), "Proxy": .string("x")]), .stringArray([])]) == forced)
+        #expect(
+            await client.refusal(
+                "Apply", [.string("com.example.Lab"), PreferencesClient.values(["Mine": .integer(2), "Proxy": .string("x")]), .stringArray([])]) == forced)
         #expect(await client.refusal("Apply", [.string("com.example.Lab"), PreferencesClient.values([:]), .stringArray(["Proxy"])]) == forced)
         #expect(await client.refusal("ReplaceDomain", [.string("com.example.Lab"), PreferencesClient.values(["Proxy": .string("x")])]) == forced)
         // ApplyIf refuses a forced key as Forced, whatever it expected (a reader never sees the stored value).
-        #expect(await client.refusal("ApplyIf", [
-            .string("com.example.Lab"), PreferencesClient.values(["Proxy": .string("lab-proxy")]), .stringArray([]),
-            PreferencesClient.values(["Proxy": .string("x")]), .stringArray([]),
-        ]) == forced)
+        #expect(
+            await client.refusal(
+                "ApplyIf",
+                [
+                    .string("com.example.Lab"), PreferencesClient.values(["Proxy": .string("lab-proxy")]), .stringArray([]),
+                    PreferencesClient.values(["Proxy": .string("x")]), .stringArray([]),
+                ]) == forced)
         #expect(try await client.readDomain("com.example.Lab") == ["Proxy": .string("lab-proxy"), "Mine": .integer(1)])
     }
 

@@ -50,22 +50,28 @@ struct MethodTests {
         let fixture = try await ServiceFixture()
         let client = PreferencesClient(connection: try fixture.connect())
         try await client.write("com.example.App", "old", .integer(1))
-        try await client.call("Apply", [
-            .string("com.example.App"), PreferencesClient.values(["a": .integer(1), "b": .string("two")]),
-            .stringArray(["old"]),
-        ])
+        try await client.call(
+            "Apply",
+            [
+                .string("com.example.App"), PreferencesClient.values(["a": .integer(1), "b": .string("two")]),
+                .stringArray(["old"]),
+            ])
         #expect(try await client.readDomain("com.example.App") == ["a": .integer(1), "b": .string("two")])
-        let refused = await client.refusal("Apply", [
-            .string("com.example.App"), PreferencesClient.values(["c": .integer(3), "a": .integer(9)]), .stringArray(["a"]),
-        ])
+        let refused = await client.refusal(
+            "Apply",
+            [
+                .string("com.example.App"), PreferencesClient.values(["c": .integer(3), "a": .integer(9)]), .stringArray(["a"]),
+            ])
         #expect(refused == StandardErrorName.invalidArgs)
         #expect(try await client.readDomain("com.example.App") == ["a": .integer(1), "b": .string("two")])
         // A bad value anywhere in the batch refuses the whole batch.
-        let badValue = await client.refusal("Apply", [
-            .string("com.example.App"),
-            .dictionary(key: .string, value: .variant, [(.string("c"), .variant(.int32(3))), (.string("d"), .variant(.objectPath("/x")))]),
-            .stringArray([]),
-        ])
+        let badValue = await client.refusal(
+            "Apply",
+            [
+                .string("com.example.App"),
+                .dictionary(key: .string, value: .variant, [(.string("c"), .variant(.int32(3))), (.string("d"), .variant(.objectPath("/x")))]),
+                .stringArray([]),
+            ])
         #expect(badValue == errorName(.invalidValue))
         #expect(try await client.readDomain("com.example.App") == ["a": .integer(1), "b": .string("two")])
     }
@@ -124,9 +130,11 @@ struct MethodTests {
         #expect(try await client.call("IsForced", [.string("com.example.App"), .string("k")]) == [.boolean(false)])
     }
 
-    @Test("Invalid names are InvalidName and never create a file", arguments: [
-        "../x", "", String(repeating: "d", count: 256), "a/b", ".hidden", "-x", "with space",
-    ])
+    @Test(
+        "Invalid names are InvalidName and never create a file",
+        arguments: [
+            "../x", "", String(repeating: "d", count: 256), "a/b", ".hidden", "-x", "with space",
+        ])
     func invalidNames(_ name: String) async throws {
         let fixture = try await ServiceFixture()
         let client = PreferencesClient(connection: try fixture.connect())
@@ -183,9 +191,12 @@ struct MethodTests {
         try await client.write("com.example.App", "b", almost)
         #expect(await client.refusal("Write", [.string("com.example.App"), .string("c"), almost.dbusVariant]) == errorName(.quotaExceeded))
         #expect(try await client.readDomain("com.example.App").count == 2)
-        #expect(await client.refusal("SetVolatileDomain", [
-            .string("com.example.V"), PreferencesClient.values(["x": .data(Data(count: 200_000))]),
-        ]) == errorName(.quotaExceeded))
+        #expect(
+            await client.refusal(
+                "SetVolatileDomain",
+                [
+                    .string("com.example.V"), PreferencesClient.values(["x": .data(Data(count: 200_000))]),
+                ]) == errorName(.quotaExceeded))
         // The connection survived every refusal.
         #expect(try await client.readValue("com.example.App", "a") == almost)
     }
@@ -206,7 +217,8 @@ struct MethodTests {
             nestedDictionaries(depth: 21),
         ]
         for value in refused {
-            #expect(await client.refusal("Write", [.string("com.example.App"), .string("k"), .variant(value)]) == errorName(.invalidValue), "\(value.signature)")
+            #expect(
+                await client.refusal("Write", [.string("com.example.App"), .string("k"), .variant(value)]) == errorName(.invalidValue), "\(value.signature)")
         }
         // The deepest values the bus can carry back in a Changed signal are stored and read back.
         try await client.write("com.example.App", "deep", raw: nested(depth: 30))

@@ -16,9 +16,11 @@ struct SignalBoundTests {
         let writer = PreferencesClient(connection: try fixture.connect())
         let watcher = try await ChangedCollector(connection: try fixture.connect(), domains: ["com.example.Big"])
         let big = PropertyListValue.data(.init(repeating: 7, count: 1 << 20 - 64))
-        try await writer.call("Apply", [
-            .string("com.example.Big"), PreferencesClient.values(["blob": big, "small": .integer(1)]), .stringArray([]),
-        ])
+        try await writer.call(
+            "Apply",
+            [
+                .string("com.example.Big"), PreferencesClient.values(["blob": big, "small": .integer(1)]), .stringArray([]),
+            ])
         try await writer.write("com.example.Big", "sentinel", .boolean(true))
         try await watcher.wait(for: 2)
         let signals = watcher.signals

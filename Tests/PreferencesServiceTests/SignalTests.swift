@@ -3,8 +3,8 @@ import Foundation
 import PreferencesModel
 import PreferencesProtocol
 import PreferencesProxy
-import Synchronization
 import PrefsdTestSupport
+import Synchronization
 import Testing
 
 @Suite("The Changed signal")
@@ -16,11 +16,13 @@ struct SignalTests {
         let watcher = try await ChangedCollector(connection: try fixture.connect(), domains: ["com.example.Watched"])
 
         try await writer.write("com.example.Watched", "a", .integer(1))
-        try await writer.write("com.example.Other", "a", .integer(1))          // filtered out by arg0
-        try await writer.write("com.example.Watched", "a", .integer(1))        // no change: no signal
-        try await writer.call("Apply", [
-            .string("com.example.Watched"), PreferencesClient.values(["a": .integer(1), "b": .string("x")]), .stringArray([]),
-        ])
+        try await writer.write("com.example.Other", "a", .integer(1))  // filtered out by arg0
+        try await writer.write("com.example.Watched", "a", .integer(1))  // no change: no signal
+        try await writer.call(
+            "Apply",
+            [
+                .string("com.example.Watched"), PreferencesClient.values(["a": .integer(1), "b": .string("x")]), .stringArray([]),
+            ])
         try await writer.call("Remove", [.string("com.example.Watched"), .string("a")])
         try await writer.call("Remove", [.string("com.example.Watched"), .string("a")])  // absent: no signal
         try await writer.call("ReplaceDomain", [.string("com.example.Watched"), PreferencesClient.values(["c": .boolean(true)])])
@@ -49,7 +51,7 @@ struct SignalTests {
         let watcher = try await ChangedCollector(connection: try fixture.connect(), domains: ["com.example.V"])
         try await writer.call("SetVolatileDomain", [.string("com.example.V"), PreferencesClient.values(["k": .integer(1)])])
         try await writer.call("RemoveVolatileDomain", [.string("com.example.V")])
-        try await writer.write("com.example.V", "k", .integer(2))   // the persistent domain of the same name
+        try await writer.write("com.example.V", "k", .integer(2))  // the persistent domain of the same name
         try await watcher.wait(for: 3)
         let signals = watcher.signals
         #expect(signals.map(\.member) == ["VolatileChanged", "VolatileChanged", "Changed"])

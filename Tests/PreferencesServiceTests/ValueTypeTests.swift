@@ -50,10 +50,12 @@ struct ValueTypeTests {
         #expect(try await client.read("com.example.Types", "dictionary").signature.rawValue == "a{sv}")
     }
 
-    @Test("every integer type on input reads back as x", arguments: [
-        (DBusValue.byte(200), Int64(200)), (.int16(-3), -3), (.uint16(65535), 65535), (.int32(-70000), -70000),
-        (.uint32(4_000_000_000), 4_000_000_000), (.int64(Int64.max), Int64.max), (.uint64(UInt64(Int64.max)), Int64.max),
-    ])
+    @Test(
+        "every integer type on input reads back as x",
+        arguments: [
+            (DBusValue.byte(200), Int64(200)), (.int16(-3), -3), (.uint16(65535), 65535), (.int32(-70000), -70000),
+            (.uint32(4_000_000_000), 4_000_000_000), (.int64(Int64.max), Int64.max), (.uint64(UInt64(Int64.max)), Int64.max),
+        ])
     func integers(_ input: DBusValue, _ expected: Int64) async throws {
         let fixture = try await ServiceFixture()
         let client = PreferencesClient(connection: try fixture.connect())

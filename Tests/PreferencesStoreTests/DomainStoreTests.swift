@@ -73,11 +73,12 @@ struct DomainStoreTests {
         let reopened = try DomainStore(directory: temporary.store, logger: log.logger)
         defer { reopened.close() }
         let loaded = try reopened.loadAll()
-        #expect(loaded == [
-            first: ["a": .integer(1), "b": .string("two")],
-            second: ["a": .real(3)],
-            .global: ["g": .boolean(true)],
-        ])
+        #expect(
+            loaded == [
+                first: ["a": .integer(1), "b": .string("two")],
+                second: ["a": .real(3)],
+                .global: ["g": .boolean(true)],
+            ])
         let report = log.messages.first { $0.contains("cannot be read and were left out") }
         #expect(report?.contains("2 stored preferences") == true, "\(log.messages)")
         #expect(report?.contains("invalid domain name \"bad name\"") == true, "\(log.messages)")
@@ -110,7 +111,7 @@ struct DomainStoreTests {
         let completed = Mutex<[Int]>([])
         let problems = Mutex<[String]>([])
         let group = DispatchGroup()
-        for _ in 0 ..< count { group.enter() }
+        for _ in 0..<count { group.enter() }
         DispatchQueue.concurrentPerform(iterations: count) { index in
             let name = domain("com.example.App\(index % 7)")
             let key = "key\(index)"
@@ -137,7 +138,7 @@ struct DomainStoreTests {
         }
         #expect(group.wait(timeout: .now() + 60) == .success)
         #expect(problems.withLock { $0 } == [])
-        #expect(completed.withLock { $0 } == Array(0 ..< count))
+        #expect(completed.withLock { $0 } == Array(0..<count))
         let statistics = store.statistics
         print("group commit: \(count) batches in \(statistics.transactions) transactions")
         #expect(statistics.batches == count)
@@ -164,7 +165,7 @@ struct DomainStoreTests {
         try #require(held.wait(timeout: .now() + 30) == .success, "the first commit never reached its completion")
         let order = Mutex<[Int]>([])
         let group = DispatchGroup()
-        for index in 1 ... 5 {
+        for index in 1...5 {
             group.enter()
             store.commit([.set(name, key: "k\(index)", value: .integer(Int64(index)))]) { result in
                 if case .success = result { order.withLock { $0.append(index) } }
@@ -192,7 +193,9 @@ struct DomainStoreTests {
         #expect(try readFromFreshConnection(store.databaseURL, domain: name.rawValue, key: "k") == .boolean(true))
     }
 
-    @Test("on a full database each batch of a failed transaction is tried alone: what fits is stored, the rest refused, earlier data kept, and the store recovers")
+    @Test(
+        "on a full database each batch of a failed transaction is tried alone: what fits is stored, the rest refused, earlier data kept, and the store recovers"
+    )
     func failingTransaction() throws {
         let temporary = try TemporaryDirectory()
         let store = try DomainStore(directory: temporary.store, logger: LogRecorder().logger)

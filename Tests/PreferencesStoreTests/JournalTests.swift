@@ -18,14 +18,16 @@ struct JournalTests {
             // The schema as prefsd 0.2 left it.
             let queue = try DatabaseQueue(path: path)
             try queue.write { db in
-                try db.execute(sql: """
-                    CREATE TABLE grdb_migrations (identifier TEXT NOT NULL PRIMARY KEY);
-                    INSERT INTO grdb_migrations(identifier) VALUES ('v1');
-                    CREATE TABLE preference(domain TEXT NOT NULL, key TEXT NOT NULL, value BLOB NOT NULL,
-                                            PRIMARY KEY(domain, key)) WITHOUT ROWID;
-                    """)
-                try db.execute(sql: "INSERT INTO preference VALUES (?, ?, ?)",
-                               arguments: [domain.rawValue, "k", Data(PropertyListValue.string("old").encoded())])
+                try db.execute(
+                    sql: """
+                        CREATE TABLE grdb_migrations (identifier TEXT NOT NULL PRIMARY KEY);
+                        INSERT INTO grdb_migrations(identifier) VALUES ('v1');
+                        CREATE TABLE preference(domain TEXT NOT NULL, key TEXT NOT NULL, value BLOB NOT NULL,
+                                                PRIMARY KEY(domain, key)) WITHOUT ROWID;
+                        """)
+                try db.execute(
+                    sql: "INSERT INTO preference VALUES (?, ?, ?)",
+                    arguments: [domain.rawValue, "k", Data(PropertyListValue.string("old").encoded())])
             }
             try queue.close()
         }

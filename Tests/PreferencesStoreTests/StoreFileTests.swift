@@ -10,9 +10,11 @@ struct StoreFileTests {
     func makeStore(at directory: URL) throws {
         let store = try DomainStore(directory: directory, logger: LogRecorder().logger)
         let name = domain("com.example.Filler")
-        try store.commitAndWait((0 ..< 2_000).map {
-            .set(name, key: "key\($0)", value: .string(String(repeating: "v", count: 100)))
-        }).get()
+        try store.commitAndWait(
+            (0..<2_000).map {
+                .set(name, key: "key\($0)", value: .string(String(repeating: "v", count: 100)))
+            }
+        ).get()
         store.close()
     }
 
@@ -47,7 +49,7 @@ struct StoreFileTests {
     func garbage() throws {
         try expectRecovery { database in
             var generator = SystemRandomNumberGenerator()
-            let garbage = Data((0 ..< 8192).map { _ in UInt8.random(in: 0 ... 255, using: &generator) })
+            let garbage = Data((0..<8192).map { _ in UInt8.random(in: 0...255, using: &generator) })
             try garbage.write(to: database)
             return garbage
         }
@@ -123,7 +125,8 @@ struct StoreFileTests {
     func descriptions() {
         #expect(StoreError.closed.description.contains("closed"))
         #expect(StoreError.cannotOpen(path: "/x/store.sqlite", reason: "why").description.contains("/x/store.sqlite"))
-        #expect(StoreError.writeFailed(reason: "the disk is full: free space on /x").description
-            == "cannot write the preferences store: the disk is full: free space on /x")
+        #expect(
+            StoreError.writeFailed(reason: "the disk is full: free space on /x").description
+                == "cannot write the preferences store: the disk is full: free space on /x")
     }
 }

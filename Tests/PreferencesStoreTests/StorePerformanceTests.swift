@@ -11,7 +11,7 @@ struct StorePerformanceTests {
         let clock = ContinuousClock()
         let name = domain("com.example.Latency")
         var samples: [Duration] = []
-        for index in 0 ..< count {
+        for index in 0..<count {
             let elapsed = try clock.measure {
                 try store.commitAndWait([.set(name, key: "key\(index % 10)", value: .integer(Int64(index)))]).get()
             }
@@ -29,10 +29,10 @@ struct StorePerformanceTests {
         // 100,000 keys in 1,000 domains.
         let clock = ContinuousClock()
         let filling = try clock.measure {
-            for chunk in 0 ..< 10 {
+            for chunk in 0..<10 {
                 var mutations: [StoreMutation] = []
                 mutations.reserveCapacity(10_000)
-                for index in chunk * 10_000 ..< (chunk + 1) * 10_000 {
+                for index in chunk * 10_000..<(chunk + 1) * 10_000 {
                     let name = domain("com.example.Domain\(index % 1_000)")
                     let value: PropertyListValue = index.isMultiple(of: 2) ? .integer(Int64(index)) : .string("value \(index)")
                     mutations.append(.set(name, key: "key\(index)", value: value))

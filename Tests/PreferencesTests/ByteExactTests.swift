@@ -37,7 +37,7 @@ struct ByteExactTests {
         let observations = ["k", "sentinel"].map { key in
             preferences.observe(key) { value in seen.withLock { $0.append("\(key)=\(Self.hex(value))") } }
         }
-        defer { observations.forEach { $0.cancel() } }
+        defer { for observation in observations { observation.cancel() } }
 
         preferences.set(pair.first, forKey: "k")
         #expect(preferences.synchronize())

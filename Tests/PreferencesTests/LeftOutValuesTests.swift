@@ -9,7 +9,7 @@ import Testing
 /// behave as with small values.
 @Suite("Values a signal leaves out")
 struct LeftOutValuesTests {
-    static let big = String(repeating: "ab", count: 4096)   // 8 KiB: never inside a signal
+    static let big = String(repeating: "ab", count: 4096)  // 8 KiB: never inside a signal
 
     @Test("a large value written elsewhere reaches the getter and the observer, and later changes still do")
     func observed() async throws {
@@ -20,9 +20,11 @@ struct LeftOutValuesTests {
             preferences.observe(key) { value in seen.withLock { $0[key] = .some(value) } }
         }
         let client = PreferencesClient(connection: try fixture.connect())
-        try await client.call("Apply", [
-            .string("com.example.Large"), PreferencesClient.values(["Big": .string(Self.big), "Tiny": .integer(1)]), .stringArray([]),
-        ])
+        try await client.call(
+            "Apply",
+            [
+                .string("com.example.Large"), PreferencesClient.values(["Big": .string(Self.big), "Tiny": .integer(1)]), .stringArray([]),
+            ])
         #expect(await eventually { seen.withLock { $0["Big"] } == .some(.string(Self.big)) })
         #expect(preferences.string(forKey: "Big") == Self.big)
         #expect(preferences.integer(forKey: "Tiny") == 1)

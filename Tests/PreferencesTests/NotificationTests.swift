@@ -67,11 +67,11 @@ struct NotificationTests {
         }
         let counter = Counter(preferences)
         let client = PreferencesClient(connection: try fixture.connect())
-        try await client.write("com.example.Watched", "Shadowed", .string("stored"))   // hidden by the argument domain
+        try await client.write("com.example.Watched", "Shadowed", .string("stored"))  // hidden by the argument domain
         #expect(await counter.reaches(1), "a change to a searched domain posts the notification")
-        try await client.write("NSGlobalDomain", "Shadowed", .string("global"))        // hidden too
+        try await client.write("NSGlobalDomain", "Shadowed", .string("global"))  // hidden too
         #expect(await counter.reaches(2))
-        try await client.write("com.example.Unsearched", "Other", .integer(1))          // not searched: no notification
+        try await client.write("com.example.Unsearched", "Other", .integer(1))  // not searched: no notification
         try await client.write("com.example.Watched", "Sentinel", .integer(1))
         #expect(await eventually { seen.withLock { $0 } == ["Sentinel"] }, "\(seen.withLock { $0 })")
         #expect(await counter.reaches(3))

@@ -56,11 +56,11 @@ struct ObservationTests {
         let observations = ["Shadowed", "Global", "Sentinel"].map { key in
             preferences.observe(key) { value in seen.withLock { $0.append("\(key)=\(value.map { "\($0)" } ?? "nil")") } }
         }
-        try await client.write("com.example.Effective", "Shadowed", .string("app"))   // hidden by the argument domain
-        try await client.write("NSGlobalDomain", "Global", .integer(1))                 // visible
-        try await client.write("com.example.Effective", "Global", .integer(1))         // same effective value
-        try await client.write("com.example.Effective", "Global", .integer(2))         // changes it
-        try await client.write("com.example.Effective", "Sentinel", .integer(1))       // last: everything before it is in
+        try await client.write("com.example.Effective", "Shadowed", .string("app"))  // hidden by the argument domain
+        try await client.write("NSGlobalDomain", "Global", .integer(1))  // visible
+        try await client.write("com.example.Effective", "Global", .integer(1))  // same effective value
+        try await client.write("com.example.Effective", "Global", .integer(2))  // changes it
+        try await client.write("com.example.Effective", "Sentinel", .integer(1))  // last: everything before it is in
         #expect(await eventually { seen.withLock { $0.last } == "Sentinel=integer(1)" })
         #expect(seen.withLock { $0 } == ["Global=integer(1)", "Global=integer(2)", "Sentinel=integer(1)"])
         _ = observations

@@ -63,8 +63,8 @@ struct RapidWriteTests {
     func oneBadValue() async throws {
         let fixture = try await ServiceFixture(arguments: ["--max-value-size", "1024"])
         let preferences = fixture.preferences("com.example.Batch")
-        preferences.set("first", forKey: "First")          // sent at once, alone
-        preferences.set("small", forKey: "Before")           // these wait for it, merged
+        preferences.set("first", forKey: "First")  // sent at once, alone
+        preferences.set("small", forKey: "Before")  // these wait for it, merged
         preferences.set(String(repeating: "x", count: 4000), forKey: "Big")
         preferences.set("small", forKey: "After")
         #expect(!preferences.synchronize(), "the value over the limit is reported")

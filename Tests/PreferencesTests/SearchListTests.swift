@@ -63,9 +63,11 @@ struct SearchListTests {
     @Test("argument domain: property lists parse, other values stay strings")
     func argumentDomain() async throws {
         let fixture = try await ServiceFixture()
-        let preferences = fixture.preferences("com.example.Args", arguments: [
-            "-AppleLanguages", "(de, fr)", "-Size", "12", "-Options", "{ Mode = fast; Level = 3; }", "-Title", "Hello world",
-        ])
+        let preferences = fixture.preferences(
+            "com.example.Args",
+            arguments: [
+                "-AppleLanguages", "(de, fr)", "-Size", "12", "-Options", "{ Mode = fast; Level = 3; }", "-Title", "Hello world",
+            ])
         #expect(preferences.stringArray(forKey: "AppleLanguages") == ["de", "fr"])
         #expect(preferences.integer(forKey: "Size") == 12)
         #expect(preferences.value(forKey: "Options") == .dictionary(["Mode": .string("fast"), "Level": .string("3")]))
@@ -112,7 +114,9 @@ struct SearchListTests {
         preferences.set("mine", forKey: "Proxy")
         #expect(!preferences.synchronize())
         #expect(preferences.string(forKey: "Proxy") == "lab")
-        await #expect(throws: PreferencesError.refused(.forced("com.example.Lab \"Proxy\" is forced by the administrator's managed preferences and cannot be changed"))) {
+        await #expect(
+            throws: PreferencesError.refused(.forced("com.example.Lab \"Proxy\" is forced by the administrator's managed preferences and cannot be changed"))
+        ) {
             try await preferences.write(.string("mine"), forKey: "Proxy")
         }
     }

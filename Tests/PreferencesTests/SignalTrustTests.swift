@@ -15,19 +15,25 @@ struct SignalTrustTests {
     static func otherPeers(_ fixture: ServiceFixture, besides mine: [DBusConnection]) async throws -> [String] {
         let asker = try fixture.connect()
         defer { asker.close() }
-        let names = try await asker.call(.methodCall(
-            destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
-            member: "ListNames")).body.first
-        let owner = try await asker.call(.methodCall(
-            destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
-            member: "GetNameOwner", body: [.string(PreferencesBus.busName)])).body.first?.stringValue
+        let names = try await asker.call(
+            .methodCall(
+                destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
+                member: "ListNames")
+        ).body.first
+        let owner = try await asker.call(
+            .methodCall(
+                destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
+                member: "GetNameOwner", body: [.string(PreferencesBus.busName)])
+        ).body.first?.stringValue
         guard case .array(_, let values)? = names else { throw FixtureError("ListNames answered \(String(describing: names))") }
         let excluded = Set(mine.map(\.uniqueName) + [asker.uniqueName, owner ?? ""])
         var peers: [String] = []
         for name in values.compactMap(\.stringValue) where name.hasPrefix(":") && !excluded.contains(name) {
-            let pid = try? await asker.call(.methodCall(
-                destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
-                member: "GetConnectionUnixProcessID", body: [.string(name)])).body.first
+            let pid = try? await asker.call(
+                .methodCall(
+                    destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
+                    member: "GetConnectionUnixProcessID", body: [.string(name)])
+            ).body.first
             if pid == .uint32(UInt32(getpid())) { peers.append(name) }
         }
         return peers
@@ -40,9 +46,10 @@ struct SignalTrustTests {
         defer { asker.close() }
         var total = 0
         for peer in try await otherPeers(fixture, besides: mine) {
-            let reply = try await asker.call(.methodCall(
-                destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus.Debug.Stats",
-                member: "GetConnectionStats", body: [.string(peer)]))
+            let reply = try await asker.call(
+                .methodCall(
+                    destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus.Debug.Stats",
+                    member: "GetConnectionStats", body: [.string(peer)]))
             guard case .array(_, let entries)? = reply.body.first else { throw FixtureError("GetConnectionStats answered \(reply.body)") }
             for case .dictEntry(.string("MatchRules"), .variant(.uint32(let count))) in entries { total += Int(count) }
         }
@@ -60,7 +67,7 @@ struct SignalTrustTests {
         let preferences = fixture.preferences(domain)
         let seen = Locked<[PropertyListValue?]>([])
         let observation = preferences.observe("Color") { value in seen.withLock { $0.append(value) } }
-        #expect(preferences.string(forKey: "Color") == "blue")   // loaded, and followed
+        #expect(preferences.string(forKey: "Color") == "blue")  // loaded, and followed
 
         var changed = DBusMessage.signal(
             path: PreferencesBus.objectPath, interface: PreferencesBus.interface, member: "Changed",
@@ -68,16 +75,17 @@ struct SignalTrustTests {
         var forced = DBusMessage.signal(
             path: PreferencesBus.objectPath, interface: PreferencesBus.interface, member: "ForcedKeysChanged",
             body: [.string(domain), .stringArray(["Color"])])
-        try intruder.send(changed)   // broadcast
+        try intruder.send(changed)  // broadcast
         for peer in try await Self.otherPeers(fixture, besides: [intruder, client.connection]) {
-            changed.destination = peer   // to the library alone: no match rule stands in the way
+            changed.destination = peer  // to the library alone: no match rule stands in the way
             forced.destination = peer
             try intruder.send(changed)
             try intruder.send(forced)
         }
         // A round trip to the bus: the forgeries are routed before anything prefsd sends next.
-        _ = try await intruder.call(.methodCall(
-            destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus", member: "GetId"))
+        _ = try await intruder.call(
+            .methodCall(
+                destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus", member: "GetId"))
         // The sentinel: a real change, sent after the forgeries.
         try await client.write(domain, "Sentinel", .integer(1))
         #expect(await eventually { preferences.integer(forKey: "Sentinel") == 1 })

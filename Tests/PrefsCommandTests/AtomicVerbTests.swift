@@ -22,7 +22,8 @@ struct AtomicVerbTests {
         }
         let client = PreferencesClient(connection: try fixture.connect())
         guard case .array(let list) = try await client.readValue("com.example.Shared", "List"),
-              case .dictionary(let map) = try await client.readValue("com.example.Shared", "Map") else {
+            case .dictionary(let map) = try await client.readValue("com.example.Shared", "Map")
+        else {
             Issue.record("List or Map has the wrong type")
             return
         }

@@ -53,26 +53,28 @@ struct ImportExportTests {
         for (key, value) in Self.everyType { try await client.write("com.example.All", key, value) }
         let file = fixture.bus.directory.appendingPathComponent("all.plist")
         expectSuccess(try fixture.prefs("export", "com.example.All", file.path))
-        let result = try python("""
+        let result = try python(
+            """
             import plistlib, sys
             d = plistlib.load(open(sys.argv[1], 'rb'))
             for k in sorted(d):
                 print(k, type(d[k]).__name__, repr(d[k]))
             """, [file.path])
         #expect(result.status == 0, "\(result.stderr)")
-        #expect(result.stdout == """
-            a list ['x', 2, []]
-            d bytes b'\\x00\\xff\\x10'
-            date datetime datetime.datetime(2024, 5, 1, 12, 0)
-            f bool False
-            h dict {'k': 'v', 'n': {}}
-            i int -9000000000
-            r float 1.5
-            s str 'text with "quotes" & <angles>'
-            t bool True
-            whole float 2.0
+        #expect(
+            result.stdout == """
+                a list ['x', 2, []]
+                d bytes b'\\x00\\xff\\x10'
+                date datetime datetime.datetime(2024, 5, 1, 12, 0)
+                f bool False
+                h dict {'k': 'v', 'n': {}}
+                i int -9000000000
+                r float 1.5
+                s str 'text with "quotes" & <angles>'
+                t bool True
+                whole float 2.0
 
-            """)
+                """)
     }
 
     @Test("import reads a binary property list written by plistlib, from a file and from standard input")
@@ -80,7 +82,8 @@ struct ImportExportTests {
         let fixture = try await ServiceFixture()
         let client = PreferencesClient(connection: try fixture.connect())
         let file = fixture.bus.directory.appendingPathComponent("binary.plist")
-        let written = try python("""
+        let written = try python(
+            """
             import plistlib, sys, datetime
             value = {"s": "str", "i": 42, "r": 0.25, "t": True, "d": b"\\x01\\x02",
                      "date": datetime.datetime(2023, 11, 14, 22, 13, 20), "a": ["x", 1], "h": {"k": False}}
@@ -106,41 +109,42 @@ struct ImportExportTests {
         try await client.write("com.apple.finder", "Stale", .string("gone after import"))
         let file = fixture.bus.directory.appendingPathComponent("finder.plist")
         try """
-            <?xml version="1.0" encoding="UTF-8"?>
-            <!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">
-            <plist version="1.0">
-            <dict>
-            \t<key>AppleShowAllFiles</key>
-            \t<true/>
-            \t<key>FXPreferredViewStyle</key>
-            \t<string>Nlsv</string>
-            \t<key>FXRecentFolders</key>
-            \t<array>
-            \t\t<dict>
-            \t\t\t<key>name</key>
-            \t\t\t<string>Downloads</string>
-            \t\t</dict>
-            \t</array>
-            \t<key>FK_SidebarWidth</key>
-            \t<integer>176</integer>
-            \t<key>Zoom</key>
-            \t<real>1.25</real>
-            \t<key>LastTrashCheck</key>
-            \t<date>2023-11-14T22:13:20Z</date>
-            \t<key>Bookmark</key>
-            \t<data>
-            \tAAEC/w==
-            \t</data>
-            </dict>
-            </plist>
+        <?xml version="1.0" encoding="UTF-8"?>
+        <!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">
+        <plist version="1.0">
+        <dict>
+        \t<key>AppleShowAllFiles</key>
+        \t<true/>
+        \t<key>FXPreferredViewStyle</key>
+        \t<string>Nlsv</string>
+        \t<key>FXRecentFolders</key>
+        \t<array>
+        \t\t<dict>
+        \t\t\t<key>name</key>
+        \t\t\t<string>Downloads</string>
+        \t\t</dict>
+        \t</array>
+        \t<key>FK_SidebarWidth</key>
+        \t<integer>176</integer>
+        \t<key>Zoom</key>
+        \t<real>1.25</real>
+        \t<key>LastTrashCheck</key>
+        \t<date>2023-11-14T22:13:20Z</date>
+        \t<key>Bookmark</key>
+        \t<data>
+        \tAAEC/w==
+        \t</data>
+        </dict>
+        </plist>
 
-            """.write(to: file, atomically: true, encoding: .utf8)
+        """.write(to: file, atomically: true, encoding: .utf8)
         expectSuccess(try fixture.prefs("import", "com.apple.finder", file.path))
-        #expect(try await client.readDomain("com.apple.finder") == [
-            "AppleShowAllFiles": .boolean(true), "FXPreferredViewStyle": .string("Nlsv"),
-            "FXRecentFolders": .array([.dictionary(["name": .string("Downloads")])]), "FK_SidebarWidth": .integer(176),
-            "Zoom": .real(1.25), "LastTrashCheck": .date(secondsSince1970: 1_700_000_000), "Bookmark": .data(Data([0, 1, 2, 0xff])),
-        ])
+        #expect(
+            try await client.readDomain("com.apple.finder") == [
+                "AppleShowAllFiles": .boolean(true), "FXPreferredViewStyle": .string("Nlsv"),
+                "FXRecentFolders": .array([.dictionary(["name": .string("Downloads")])]), "FK_SidebarWidth": .integer(176),
+                "Zoom": .real(1.25), "LastTrashCheck": .date(secondsSince1970: 1_700_000_000), "Bookmark": .data(Data([0, 1, 2, 0xff])),
+            ])
     }
 
     @Test("import refuses what is not a dictionary property list; files that cannot be used exit 74")

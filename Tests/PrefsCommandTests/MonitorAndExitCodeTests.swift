@@ -136,9 +136,11 @@ struct ExitCodeTests {
         #expect(missingKey.stderr.contains("\"B\""))
         #expect(try fixture.prefs("read-type", "com.example.Here", "B").status == 1)
 
-        for usage in [["frobnicate"], ["read", "a", "b", "c"], ["write", "com.example.Here", "K", "-int", "many"],
-                      ["write", "com.example.Here"], ["read-type", "com.example.Here"], ["rename", "com.example.Here", "A"],
-                      ["read", "--no-such-flag"], ["write", "com.example.Here", "K", "-bool", "maybe"], ["volatile", "set", "com.x", "(a)"]] {
+        for usage in [
+            ["frobnicate"], ["read", "a", "b", "c"], ["write", "com.example.Here", "K", "-int", "many"],
+            ["write", "com.example.Here"], ["read-type", "com.example.Here"], ["rename", "com.example.Here", "A"],
+            ["read", "--no-such-flag"], ["write", "com.example.Here", "K", "-bool", "maybe"], ["volatile", "set", "com.x", "(a)"],
+        ] {
             let result = try fixture.run(ServiceFixture.prefsBinary.path, usage)
             #expect(result.status == 2, "\(usage): \(result.stderr)")
             #expect(!result.stderr.isEmpty)
@@ -206,11 +208,11 @@ struct ExitCodeTests {
         defer { bus.stop() }
         let store = bus.directory.appendingPathComponent("store")
         try """
-            [D-BUS Service]
-            Name=\(PreferencesBus.busName)
-            Exec=\(ServiceFixture.binary.path) --store \(store.path) --log-level warning \(ServiceFixture.administratorArguments(in: bus.directory).joined(separator: " "))
+        [D-BUS Service]
+        Name=\(PreferencesBus.busName)
+        Exec=\(ServiceFixture.binary.path) --store \(store.path) --log-level warning \(ServiceFixture.administratorArguments(in: bus.directory).joined(separator: " "))
 
-            """.write(to: bus.serviceDirectory.appendingPathComponent("\(PreferencesBus.busName).service"), atomically: true, encoding: .utf8)
+        """.write(to: bus.serviceDirectory.appendingPathComponent("\(PreferencesBus.busName).service"), atomically: true, encoding: .utf8)
         let environment = ["DBUS_SESSION_BUS_ADDRESS": bus.address]
         let write = try runCommand(ServiceFixture.prefsBinary.path, ["write", "com.example.Started", "K", "-int", "1"], environment: environment)
         #expect(write.status == 0, "\(write.stderr)")

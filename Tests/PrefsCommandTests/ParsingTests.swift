@@ -29,21 +29,25 @@ struct ParsingTests {
 
     @Test("arrays and dictionaries take typed items; -add forms are recognised")
     func collections() throws {
-        #expect(try ValueParser.parseWrite(["K", "-array", "a", "-int", "2", "-bool", "no"])
-            == .set(key: "K", value: .array([.string("a"), .integer(2), .boolean(false)])))
+        #expect(
+            try ValueParser.parseWrite(["K", "-array", "a", "-int", "2", "-bool", "no"])
+                == .set(key: "K", value: .array([.string("a"), .integer(2), .boolean(false)])))
         #expect(try ValueParser.parseWrite(["K", "-array"]) == .set(key: "K", value: .array([])))
         #expect(try ValueParser.parseWrite(["K", "-array-add", "c"]) == .arrayAdd(key: "K", items: [.string("c")]))
-        #expect(try ValueParser.parseWrite(["K", "-dict", "a", "-float", "2", "b", "x"])
-            == .set(key: "K", value: .dictionary(["a": .real(2), "b": .string("x")])))
+        #expect(
+            try ValueParser.parseWrite(["K", "-dict", "a", "-float", "2", "b", "x"])
+                == .set(key: "K", value: .dictionary(["a": .real(2), "b": .string("x")])))
         #expect(try ValueParser.parseWrite(["K", "-dict-add", "a", "b"]) == .dictAdd(key: "K", entries: ["a": .string("b")]))
     }
 
-    @Test("bad values are usage errors that say what is expected", arguments: [
-        ["K", "-int", "abc"], ["K", "-int", "99999999999999999999"], ["K", "-float", "x"], ["K", "-float", "inf"],
-        ["K", "-bool", "maybe"], ["K", "-date", "yesterday"], ["K", "-data", "abc"], ["K", "-data", "zz"],
-        ["K", "-string"], ["K", "-dict", "a"], ["K", "-array-add"], ["K", "-array", "-dict"], ["K", "a", "b"],
-        [], ["not a dictionary"],
-    ])
+    @Test(
+        "bad values are usage errors that say what is expected",
+        arguments: [
+            ["K", "-int", "abc"], ["K", "-int", "99999999999999999999"], ["K", "-float", "x"], ["K", "-float", "inf"],
+            ["K", "-bool", "maybe"], ["K", "-date", "yesterday"], ["K", "-data", "abc"], ["K", "-data", "zz"],
+            ["K", "-string"], ["K", "-dict", "a"], ["K", "-array-add"], ["K", "-array", "-dict"], ["K", "a", "b"],
+            [], ["not a dictionary"],
+        ])
     func badValues(arguments: [String]) {
         #expect {
             try ValueParser.parseWrite(arguments)
@@ -71,8 +75,9 @@ struct ParsingTests {
         #expect(OutputFormatter.text(.integer(14)) == "14")
         #expect(OutputFormatter.text(.boolean(true)) == "1")
         #expect(OutputFormatter.text(.date(secondsSince1970: 1_714_564_800)) == "2024-05-01 12:00:00 +0000")
-        #expect(OutputFormatter.text(.dictionary(["When": .date(secondsSince1970: 0), "A": .array([.string("x y")])]))
-            == "{\n    A = (\n        \"x y\"\n    );\n    When = \"1970-01-01 00:00:00 +0000\";\n}")
+        #expect(
+            OutputFormatter.text(.dictionary(["When": .date(secondsSince1970: 0), "A": .array([.string("x y")])]))
+                == "{\n    A = (\n        \"x y\"\n    );\n    When = \"1970-01-01 00:00:00 +0000\";\n}")
     }
 
     @Test("JSON output maps dates to ISO 8601 and data to base64, and escapes strings")
@@ -94,10 +99,12 @@ struct ParsingTests {
 
     @Test("monitor lines stay on one line")
     func monitorLines() {
-        let line = OutputFormatter.changeLine(domain: "com.x", changed: ["B": .array([.string("a"), .dictionary(["k": .string("v\nw")])]), "A": .integer(1)], removed: ["Z", "Y"])
+        let line = OutputFormatter.changeLine(
+            domain: "com.x", changed: ["B": .array([.string("a"), .dictionary(["k": .string("v\nw")])]), "A": .integer(1)], removed: ["Z", "Y"])
         #expect(line == "com.x: A = 1; B = (a, { k = \"v\\nw\"; }); removed Y, Z")
-        #expect(OutputFormatter.changeJSON(domain: "com.x", changed: ["A": .integer(1)], removed: ["Z"])
-            == "{\"domain\":\"com.x\",\"changed\":{\"A\":1},\"removed\":[\"Z\"]}")
+        #expect(
+            OutputFormatter.changeJSON(domain: "com.x", changed: ["A": .integer(1)], removed: ["Z"])
+                == "{\"domain\":\"com.x\",\"changed\":{\"A\":1},\"removed\":[\"Z\"]}")
     }
 
     @Test("find matches domain names, keys and nested string values, ignoring case")
@@ -131,7 +138,8 @@ struct ParsingTests {
         let codes = Dictionary(uniqueKeysWithValues: PrefsExitCode.allCases.map { ($0.rawValue, $0.summary) })
         #expect(Set(documented.keys) == Set(codes.keys), "README statuses \(documented.keys.sorted()) differ from the code's \(codes.keys.sorted())")
         for (status, summary) in codes {
-            #expect(documented[status]?.hasPrefix(summary) == true, "status \(status): README says \"\(documented[status] ?? "nothing")\", the code \"\(summary)\"")
+            #expect(
+                documented[status]?.hasPrefix(summary) == true, "status \(status): README says \"\(documented[status] ?? "nothing")\", the code \"\(summary)\"")
         }
         // --help wraps long lines: the start of each summary is on the status's line.
         let help = Prefs.helpMessage()

@@ -25,7 +25,10 @@ struct VerbTests {
         (["-data", "00ff10"], .data(Data([0, 0xff, 0x10])), "{length = 3, bytes = 0x00ff10}", "data"),
         (["-array", "a", "-int", "2"], .array([.string("a"), .integer(2)]), "(\n    a,\n    2\n)", "array"),
         (["-dict", "k", "-bool", "no"], .dictionary(["k": .boolean(false)]), "{\n    k = 0;\n}", "dictionary"),
-        (["(x, <*I3>, { n = <*R0.5>; })"], .array([.string("x"), .integer(3), .dictionary(["n": .real(0.5)])]), "(\n    x,\n    3,\n    {\n        n = 0.5;\n    }\n)", "array"),
+        (
+            ["(x, <*I3>, { n = <*R0.5>; })"], .array([.string("x"), .integer(3), .dictionary(["n": .real(0.5)])]),
+            "(\n    x,\n    3,\n    {\n        n = 0.5;\n    }\n)", "array"
+        ),
     ]
 
     @Test("write then read round-trips every type: the service holds the type, read and read-type print it")
@@ -55,9 +58,10 @@ struct VerbTests {
         let client = PreferencesClient(connection: try fixture.connect())
         expectSuccess(try fixture.prefs("write", "com.example.Editor", "Old", "x"))
         expectSuccess(try fixture.prefs("write", "com.example.Editor", "{ FontSize = <*I12>; Recent = (a.txt); Colors = { Fore = white; }; }"))
-        #expect(try await client.readDomain("com.example.Editor") == [
-            "FontSize": .integer(12), "Recent": .array([.string("a.txt")]), "Colors": .dictionary(["Fore": .string("white")]),
-        ])
+        #expect(
+            try await client.readDomain("com.example.Editor") == [
+                "FontSize": .integer(12), "Recent": .array([.string("a.txt")]), "Colors": .dictionary(["Fore": .string("white")]),
+            ])
         expectSuccess(try fixture.prefs("write", "com.example.Editor", "Recent", "-array-add", "b.txt", "-int", "3"))
         #expect(try await client.readValue("com.example.Editor", "Recent") == .array([.string("a.txt"), .string("b.txt"), .integer(3)]))
         expectSuccess(try fixture.prefs("write", "com.example.Editor", "Fresh", "-array-add", "one"))
@@ -93,7 +97,10 @@ struct VerbTests {
         expectSuccess(try fixture.prefs("volatile", "set", "com.example.Session", "{ Font = MENLO; }"))
         #expect(try fixture.prefs("domains").stdout == "com.example.A\ncom.example.B\n")
         let all = try fixture.prefs("read")
-        #expect(all.stdout == "{\n    \"com.example.A\" = {\n        FontName = Menlo;\n    };\n    \"com.example.B\" = {\n        Paths = (\n            \"/tmp/menlo.txt\",\n            \"/etc\"\n        );\n        Size = 3;\n    };\n}\n")
+        #expect(
+            all.stdout
+                == "{\n    \"com.example.A\" = {\n        FontName = Menlo;\n    };\n    \"com.example.B\" = {\n        Paths = (\n            \"/tmp/menlo.txt\",\n            \"/etc\"\n        );\n        Size = 3;\n    };\n}\n"
+        )
         let found = try fixture.prefs("find", "menlo")
         expectSuccess(found)
         #expect(found.stdout.contains("Found 1 keys in domain 'com.example.A': {\n    FontName = Menlo;\n}"))
@@ -157,8 +164,10 @@ struct VerbTests {
 
     @Test("every verb has --help with examples, and completion scripts are generated")
     func help() throws {
-        let verbs = ["read", "read-type", "write", "delete", "rename", "domains", "find", "export", "import",
-                     "monitor", "is-forced", "volatile"]
+        let verbs = [
+            "read", "read-type", "write", "delete", "rename", "domains", "find", "export", "import",
+            "monitor", "is-forced", "volatile",
+        ]
         for verb in verbs {
             let result = try runCommand(ServiceFixture.prefsBinary.path, [verb, "--help"])
             #expect(result.status == 0, "\(verb) --help")

@@ -18,7 +18,8 @@ extension Reliability {
             let payload = { (index: Int) in PropertyListValue.data(Data(repeating: UInt8(index % 256), count: 64 << 10)) }
             for index in 0..<rounds {
                 let connection = try fixture.connect()
-                let message = index % 2 == 0
+                let message =
+                    index % 2 == 0
                     ? PreferencesCall.write("com.example.Vanish", "k\(index)", payload(index)).message
                     : PreferencesCall.apply("com.example.Vanish", set: ["a\(index)": payload(index), "b\(index)": .integer(Int64(index))], remove: []).message
                 // prefsd knows who this client is before the write (a sender that is gone
@@ -96,9 +97,11 @@ extension Reliability {
             let fixture = try await ServiceFixture()
             let other = try PrivateBus()
             defer { other.stop() }
-            let result = try runCommand(ServiceFixture.binary.path, [
-                "--address", other.address, "--store", fixture.storeDirectory.path, "--log-level", "warning",
-            ], timeout: .seconds(60))
+            let result = try runCommand(
+                ServiceFixture.binary.path,
+                [
+                    "--address", other.address, "--store", fixture.storeDirectory.path, "--log-level", "warning",
+                ], timeout: .seconds(60))
             #expect(result.status == 74, "second prefsd: \(result.status) \(result.stderr)")
             #expect(result.stderr.contains("another prefsd is serving this store"), "\(result.stderr)")
             let client = PreferencesClient(connection: try fixture.connect())
@@ -117,7 +120,8 @@ extension Reliability {
             let successor = Process()
             successor.environment = helperEnvironment
             successor.executableURL = ServiceFixture.binary
-            successor.arguments = ["--address", fixture.bus.address, "--store", fixture.storeDirectory.path, "--replace", "--log-level", "warning"]
+            successor.arguments =
+                ["--address", fixture.bus.address, "--store", fixture.storeDirectory.path, "--replace", "--log-level", "warning"]
                 + fixture.administratorArguments
             try successor.run()
             defer { stop(successor, signal: SIGKILL) }
@@ -141,7 +145,9 @@ extension Reliability {
             defer { after.connection.close() }
             missing = stream.missing(from: try await after.readDomain("com.example.Replace"))
             #expect(missing.isEmpty, "lost after the successor stopped: \(missing.prefix(10))")
-            print("reliability.busfault.replace acknowledged=\(total) before_handover=\(atHandover) refused_during_handover=\(stream.refused.withLock { $0 }) lost=\(missing.count)")
+            print(
+                "reliability.busfault.replace acknowledged=\(total) before_handover=\(atHandover) refused_during_handover=\(stream.refused.withLock { $0 }) lost=\(missing.count)"
+            )
         }
     }
 }

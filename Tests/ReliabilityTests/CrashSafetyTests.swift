@@ -56,9 +56,10 @@ extension Reliability {
             let acknowledged = ledger.withLock { $0.count }
             #expect(acknowledged > kills, "the writers were answered too rarely to mean anything")
             let sortedRestarts = restartMilliseconds.sorted()
-            print("reliability.crash kills=\(kills) writers=\(writerCount) acknowledged=\(acknowledged) lost=\(problems) "
-                + String(format: "restart_median=%.0fms restart_max=%.0fms", sortedRestarts[sortedRestarts.count / 2], sortedRestarts.last ?? 0)
-                + " integrity_check=\(check)")
+            print(
+                "reliability.crash kills=\(kills) writers=\(writerCount) acknowledged=\(acknowledged) lost=\(problems) "
+                    + String(format: "restart_median=%.0fms restart_max=%.0fms", sortedRestarts[sortedRestarts.count / 2], sortedRestarts.last ?? 0)
+                    + " integrity_check=\(check)")
         }
 
         /// One writer: every call a new key (Write, or Apply of three keys every fifth call)
@@ -119,7 +120,9 @@ extension Reliability {
                     // A later write may be durable without its answer; never an older one.
                     guard case .integer(let latest)? = stored["latest"], latest >= acknowledged, latest <= sent else {
                         problems += 1
-                        Issue.record("after kill \(round + 1): \(domain) latest reads \(String(describing: stored["latest"])), acknowledged \(acknowledged), sent \(sent)")
+                        Issue.record(
+                            "after kill \(round + 1): \(domain) latest reads \(String(describing: stored["latest"])), acknowledged \(acknowledged), sent \(sent)"
+                        )
                         continue
                     }
                 }

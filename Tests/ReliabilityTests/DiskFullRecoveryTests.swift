@@ -75,7 +75,9 @@ extension Reliability {
             var more = 0
             while more < 200 {
                 let key = "again\(more)"
-                if await client.refusal("Write", [.string(Self.domain), .string(key), .variant(.bytes(Array(repeating: 3, count: Self.valueBytes)))]) != nil { break }
+                if await client.refusal("Write", [.string(Self.domain), .string(key), .variant(.bytes(Array(repeating: 3, count: Self.valueBytes)))]) != nil {
+                    break
+                }
                 kept.append(key)
                 more += 1
             }

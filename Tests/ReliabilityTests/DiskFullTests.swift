@@ -66,8 +66,13 @@ extension Reliability {
             try await Self.checkRefusedAndIntact(fixture, client, refusal: refusal, domain: "com.example.Fill", keys: keys)
             // Several more refusals in a row do not harm it either.
             for attempt in 0..<5 {
-                #expect(await client.refusal("Write", [.string("com.example.Fill"), .string("again\(attempt)"),
-                                                       .variant(.bytes(Array(repeating: 1, count: 512 << 10)))])
+                #expect(
+                    await client.refusal(
+                        "Write",
+                        [
+                            .string("com.example.Fill"), .string("again\(attempt)"),
+                            .variant(.bytes(Array(repeating: 1, count: 512 << 10))),
+                        ])
                         == PreferencesErrorName.storageFailed.busName)
             }
 
@@ -99,7 +104,9 @@ extension Reliability {
                 let mounted = try runCommand("mount", ["-t", "tmpfs", "-o", "size=\(megabytes)m,mode=0700", "tmpfs", mountPoint.path])
                 guard mounted.status == 0 else {
                     try? FileManager.default.removeItem(at: mountPoint)
-                    throw FixtureError("cannot mount a \(megabytes) MiB tmpfs (the disk-full tests need root or CAP_SYS_ADMIN): \(mounted.stderr.trimmingCharacters(in: .whitespacesAndNewlines))")
+                    throw FixtureError(
+                        "cannot mount a \(megabytes) MiB tmpfs (the disk-full tests need root or CAP_SYS_ADMIN): \(mounted.stderr.trimmingCharacters(in: .whitespacesAndNewlines))"
+                    )
                 }
             }
 
@@ -140,8 +147,13 @@ extension Reliability {
                 #expect(await client.refusal("Remove", [.string("com.example.Fill"), .string(key)]) == nil, "Remove \(key) failed on a full disk")
             }
             #expect(!FileManager.default.fileExists(atPath: reserve.path), "the reserve was not used")
-            #expect(await client.refusal("Write", [.string("com.example.Fill"), .string("stillFull"),
-                                                   .variant(.bytes(Array(repeating: 7, count: 4 * (64 << 10))))])
+            #expect(
+                await client.refusal(
+                    "Write",
+                    [
+                        .string("com.example.Fill"), .string("stillFull"),
+                        .variant(.bytes(Array(repeating: 7, count: 4 * (64 << 10)))),
+                    ])
                     == PreferencesErrorName.storageFailed.busName)
             #expect(await client.refusal("RemoveDomain", [.string("com.example.Early")]) == nil, "RemoveDomain failed on a full disk")
             #expect(try await client.strings("Domains") == ["com.example.Fill"])
@@ -159,7 +171,9 @@ extension Reliability {
             #expect(Set(try await after.readDomain("com.example.Fill").keys) == expected)
             #expect(await after.refusal("Read", [.string("com.example.Early"), .string("kept")]) == PreferencesErrorName.notFound.busName)
             fixture.stopService()
-            print("reliability.diskfull kind=tmpfs size=3MiB acknowledged_before_full=\(keys.count) removed_while_full=\(removed.count + 1) lost=0 recovered_without_restart=true")
+            print(
+                "reliability.diskfull kind=tmpfs size=3MiB acknowledged_before_full=\(keys.count) removed_while_full=\(removed.count + 1) lost=0 recovered_without_restart=true"
+            )
         }
     }
 }

@@ -16,51 +16,51 @@ extension Reliability {
         /// says Hello, adds `rule` as a match rule, prints `ready` once both are answered,
         /// and then never reads its socket again.
         static let script = #"""
-        import os, socket, struct, sys, time
-        path, rule = sys.argv[1], sys.argv[2]
-        s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        s.connect(path)
-        s.sendall(b"\0AUTH EXTERNAL " + str(os.getuid()).encode().hex().encode() + b"\r\n")
-        line = b""
-        while b"\r\n" not in line:
-            line += s.recv(1)
-        assert line.startswith(b"OK"), line
-        s.sendall(b"BEGIN\r\n")
-        def call(serial, member, body_sig="", body=b""):
-            m = bytearray(b"l\x01\x00\x01") + struct.pack("<II", len(body), serial) + b"\0\0\0\0"
-            def align(n):
-                while len(m) % n: m.append(0)
-            def field(code, sig, value):
-                align(8); m.extend(bytes([code, len(sig)]) + sig.encode() + b"\0")
-                data = value.encode()
-                if sig == "g":
-                    m.extend(bytes([len(data)]) + data + b"\0")
-                else:
-                    align(4); m.extend(struct.pack("<I", len(data)) + data + b"\0")
-            field(1, "o", "/org/freedesktop/DBus"); field(2, "s", "org.freedesktop.DBus")
-            field(3, "s", member); field(6, "s", "org.freedesktop.DBus")
-            if body_sig: field(8, "g", body_sig)
-            struct.pack_into("<I", m, 12, len(m) - 16)
-            align(8)
-            return bytes(m) + body
-        rule_bytes = rule.encode()
-        s.sendall(call(1, "Hello") + call(2, "AddMatch", "s", struct.pack("<I", len(rule_bytes)) + rule_bytes + b"\0"))
-        data, returns = b"", 0
-        while returns < 2:
-            chunk = s.recv(65536)
-            if not chunk: sys.exit("bus closed the connection")
-            data += chunk
-            while len(data) >= 16:
-                body_length, _, fields_length = struct.unpack_from("<III", data, 4)
-                total = 16 + fields_length + (-fields_length % 8) + body_length
-                if len(data) < total: break
-                if data[1] == 3: sys.exit("error reply: " + repr(data[:total]))
-                if data[1] == 2: returns += 1
-                data = data[total:]
-        print("ready", flush=True)
-        while True:
-            time.sleep(3600)
-        """#
+            import os, socket, struct, sys, time
+            path, rule = sys.argv[1], sys.argv[2]
+            s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            s.connect(path)
+            s.sendall(b"\0AUTH EXTERNAL " + str(os.getuid()).encode().hex().encode() + b"\r\n")
+            line = b""
+            while b"\r\n" not in line:
+                line += s.recv(1)
+            assert line.startswith(b"OK"), line
+            s.sendall(b"BEGIN\r\n")
+            def call(serial, member, body_sig="", body=b""):
+                m = bytearray(b"l\x01\x00\x01") + struct.pack("<II", len(body), serial) + b"\0\0\0\0"
+                def align(n):
+                    while len(m) % n: m.append(0)
+                def field(code, sig, value):
+                    align(8); m.extend(bytes([code, len(sig)]) + sig.encode() + b"\0")
+                    data = value.encode()
+                    if sig == "g":
+                        m.extend(bytes([len(data)]) + data + b"\0")
+                    else:
+                        align(4); m.extend(struct.pack("<I", len(data)) + data + b"\0")
+                field(1, "o", "/org/freedesktop/DBus"); field(2, "s", "org.freedesktop.DBus")
+                field(3, "s", member); field(6, "s", "org.freedesktop.DBus")
+                if body_sig: field(8, "g", body_sig)
+                struct.pack_into("<I", m, 12, len(m) - 16)
+                align(8)
+                return bytes(m) + body
+            rule_bytes = rule.encode()
+            s.sendall(call(1, "Hello") + call(2, "AddMatch", "s", struct.pack("<I", len(rule_bytes)) + rule_bytes + b"\0"))
+            data, returns = b"", 0
+            while returns < 2:
+                chunk = s.recv(65536)
+                if not chunk: sys.exit("bus closed the connection")
+                data += chunk
+                while len(data) >= 16:
+                    body_length, _, fields_length = struct.unpack_from("<III", data, 4)
+                    total = 16 + fields_length + (-fields_length % 8) + body_length
+                    if len(data) < total: break
+                    if data[1] == 3: sys.exit("error reply: " + repr(data[:total]))
+                    if data[1] == 2: returns += 1
+                    data = data[total:]
+            print("ready", flush=True)
+            while True:
+                time.sleep(3600)
+            """#
 
         /// Runs the frozen subscriber on the fixture's bus and waits until its match rule is in place.
         static func startFrozenSubscriber(_ fixture: ServiceFixture, domain: String) throws -> Process {
@@ -120,11 +120,14 @@ extension Reliability {
                     let started = ContinuousClock.now
                     do {
                         try await fixture.ping(probeConnection, timeout: .seconds(10))
-                        _ = try await probeConnection.call(.methodCall(
-                            destination: PreferencesBus.busName, path: PreferencesBus.objectPath, interface: PreferencesBus.interface,
-                            member: "Read", body: [.string("com.example.Other"), .string("k")]), timeout: .seconds(10))
+                        _ = try await probeConnection.call(
+                            .methodCall(
+                                destination: PreferencesBus.busName, path: PreferencesBus.objectPath, interface: PreferencesBus.interface,
+                                member: "Read", body: [.string("com.example.Other"), .string("k")]), timeout: .seconds(10))
                         let elapsed = milliseconds(since: started)
-                        probes.withLock { $0.count += 1; $0.worstMs = max($0.worstMs, elapsed) }
+                        probes.withLock {
+                            $0.count += 1; $0.worstMs = max($0.worstMs, elapsed)
+                        }
                     } catch {
                         probes.withLock { $0.failures.append("\(error)") }
                     }
@@ -144,9 +147,10 @@ extension Reliability {
                             defer { connection.close() }
                             for index in stride(from: writer, to: count, by: 4) {
                                 do {
-                                    _ = try await connection.call(.methodCall(
-                                        destination: PreferencesBus.busName, path: PreferencesBus.objectPath, interface: PreferencesBus.interface,
-                                        member: "Write", body: [.string(domain), .string("key\(writer)"), value(index).dbusVariant]), timeout: .seconds(10))
+                                    _ = try await connection.call(
+                                        .methodCall(
+                                            destination: PreferencesBus.busName, path: PreferencesBus.objectPath, interface: PreferencesBus.interface,
+                                            member: "Write", body: [.string(domain), .string("key\(writer)"), value(index).dbusVariant]), timeout: .seconds(10))
                                 } catch {
                                     unanswered.withLock { $0 += 1 }
                                     if unanswered.withLock({ $0 }) > 20 { return }
@@ -179,9 +183,12 @@ extension Reliability {
             #expect(unanswered.withLock { $0 } == 0, "writes left unanswered")
             #expect(failures.isEmpty, "probes not answered within 10 s: \(failures.prefix(5))")
             #expect(count > 0)
-            print(String(format: "reliability.frozen_subscriber large_writes=%d (1 MiB) small_writes=%d (3900 B) unanswered=%d probes=%d probe_failures=%d worst_probe_ms=%.0f large_phase_s=%.1f total_s=%.1f %@",
-                         Self.counts.large, Self.counts.small, unanswered.withLock { $0 }, count, failures.count, worst,
-                         largeSeconds, milliseconds(since: started) / 1000, fixture.memory.map(String.init(describing:)) ?? ""))
+            print(
+                String(
+                    format:
+                        "reliability.frozen_subscriber large_writes=%d (1 MiB) small_writes=%d (3900 B) unanswered=%d probes=%d probe_failures=%d worst_probe_ms=%.0f large_phase_s=%.1f total_s=%.1f %@",
+                    Self.counts.large, Self.counts.small, unanswered.withLock { $0 }, count, failures.count, worst,
+                    largeSeconds, milliseconds(since: started) / 1000, fixture.memory.map(String.init(describing:)) ?? ""))
         }
     }
 }

@@ -22,7 +22,8 @@ struct MessageFuzzer {
         "store.sqlite", "lock", "../store/store.sqlite",
     ]
 
-    static let members = PreferencesMethod.allCases.map(\.rawValue) + ["read", "Write2", "", "Ping", "Get", "Introspect", "X" + String(repeating: "y", count: 200)]
+    static let members =
+        PreferencesMethod.allCases.map(\.rawValue) + ["read", "Write2", "", "Ping", "Get", "Introspect", "X" + String(repeating: "y", count: 200)]
     static let interfaces: [String?] = [
         PreferencesBus.interface, nil, "io.github.prefsd.Preferences2", "org.example.Nothing",
         StandardInterface.properties, StandardInterface.introspectable, StandardInterface.peer,
@@ -78,9 +79,11 @@ struct MessageFuzzer {
             if element.first == "{" {
                 let key = element.dropFirst().prefix(1)
                 let valueType = element.dropFirst(2).dropLast()
-                return .array(element: DBusSignature(stringLiteral: String(element)), (0..<count).map { _ in
-                    .dictEntry(value(of: key, depth: depth - 1), value(of: valueType, depth: depth - 1))
-                })
+                return .array(
+                    element: DBusSignature(stringLiteral: String(element)),
+                    (0..<count).map { _ in
+                        .dictEntry(value(of: key, depth: depth - 1), value(of: valueType, depth: depth - 1))
+                    })
             }
             if element == "y" { return .bytes((0..<count * 4).map { _ in .random(in: 0...255, using: &random) }) }
             return .array(element: DBusSignature(stringLiteral: String(element)), (0..<count).map { _ in value(of: element, depth: depth - 1) })
@@ -137,9 +140,11 @@ struct MessageFuzzer {
     /// Arguments of the right types for `method`, with hostile contents.
     mutating func contractBody(_ method: PreferencesMethod) -> [DBusValue] {
         let sv = { (fuzzer: inout MessageFuzzer) -> DBusValue in
-            .array(element: "{sv}", (0..<Int.random(in: 0...4, using: &fuzzer.random)).map { _ in
-                .dictEntry(.string(fuzzer.string()), fuzzer.variant())
-            })
+            .array(
+                element: "{sv}",
+                (0..<Int.random(in: 0...4, using: &fuzzer.random)).map { _ in
+                    .dictEntry(.string(fuzzer.string()), fuzzer.variant())
+                })
         }
         let strings = { (fuzzer: inout MessageFuzzer) -> DBusValue in
             .array(element: "s", (0..<Int.random(in: 0...4, using: &fuzzer.random)).map { _ in .string(fuzzer.string()) })
@@ -215,8 +220,9 @@ struct MessageFuzzer {
             body = [.string("com.example.Deep"), .string("k"), .variant(deep(depth - 1))]
             shape = .deep
         }
-        let message = DBusMessage(kind: .methodCall, path: path, interface: interface, member: member,
-                                  destination: PreferencesBus.busName, body: body)
+        let message = DBusMessage(
+            kind: .methodCall, path: path, interface: interface, member: member,
+            destination: PreferencesBus.busName, body: body)
         return (message, shape)
     }
 
@@ -307,24 +313,30 @@ extension Reliability {
                                         let live = connection
                                         calls.addTask {
                                             let answer: Result<DBusMessage, DBusError>
-                                            do { answer = .success(try await live.call(message, timeout: .seconds(60))) }
-                                            catch DBusError.invalidMessage { counts.withLock { $0.refusedByClient += 1 }; return }
-                                            catch let error as DBusError { answer = .failure(error) }
-                                            catch { answer = .failure(.invalidArguments("\(error)")) }
+                                            do { answer = .success(try await live.call(message, timeout: .seconds(60))) } catch DBusError.invalidMessage {
+                                                counts.withLock { $0.refusedByClient += 1 }; return
+                                            } catch let error as DBusError { answer = .failure(error) } catch {
+                                                answer = .failure(.invalidArguments("\(error)"))
+                                            }
                                             if case .failure(.disconnected) = answer { return }
                                             let wrong = MessageFuzzer.wrongAnswer(shape, answer)
-                                            counts.withLock { $0.answered += 1; $0.checked += 1; if wrong != nil { $0.wrong += 1 } }
+                                            counts.withLock {
+                                                $0.answered += 1; $0.checked += 1; if wrong != nil { $0.wrong += 1 }
+                                            }
                                             if let wrong, counts.withLock({ $0.wrong }) <= 20 {
-                                                Issue.record("\(message.interface ?? "-").\(message.member ?? "-") (\(message.signature)) on \(message.path ?? "-"): \(wrong)")
+                                                Issue.record(
+                                                    "\(message.interface ?? "-").\(message.member ?? "-") (\(message.signature)) on \(message.path ?? "-"): \(wrong)"
+                                                )
                                             }
                                         }
                                     } else {
                                         message.noReplyExpected = true
-                                        do { try connection.send(message) }
-                                        catch DBusError.invalidMessage { counts.withLock { $0.refusedByClient += 1 }; continue }
-                                        // The bus dropped this connection (it reconnects after the batch): not sent.
-                                        catch DBusError.disconnected { continue }
-                                        catch { Issue.record("sending \(message.member ?? "-") failed: \(error)"); continue }
+                                        // A disconnected error: the bus dropped this connection (it reconnects after the batch), so not sent.
+                                        do { try connection.send(message) } catch DBusError.invalidMessage {
+                                            counts.withLock { $0.refusedByClient += 1 }; continue
+                                        } catch DBusError.disconnected { continue } catch {
+                                            Issue.record("sending \(message.member ?? "-") failed: \(error)"); continue
+                                        }
                                     }
                                     sent += 1
                                     counts.withLock { $0.sent += 1 }
@@ -370,16 +382,19 @@ extension Reliability {
             let stray = after.subtracting(before).filter { !$0.hasPrefix(storePrefix) }.subtracting(snapshots)
             #expect(stray.isEmpty, "files created outside the store: \(stray.sorted())")
             let storeFiles = Set(fixture.storeEntries)
-            #expect(storeFiles.isSubset(of: ["store.sqlite", "store.sqlite-wal", "store.sqlite-shm", "lock", "store.reserve"]), "unexpected files in the store: \(storeFiles)")
+            #expect(
+                storeFiles.isSubset(of: ["store.sqlite", "store.sqlite-wal", "store.sqlite-shm", "lock", "store.reserve"]),
+                "unexpected files in the store: \(storeFiles)")
 
             let figures = counts.withLock { $0 }
             #expect(figures.sent >= total)
             #expect(figures.wrong == 0)
             let memory = fixture.memory
-            print("reliability.fuzz seed=\(seed) messages=\(figures.sent) with_reply_checked=\(figures.checked) wrong_answers=\(figures.wrong) "
-                + "refused_by_client=\(figures.refusedByClient) reconnects=\(figures.reconnects) pings=\(figures.pings) "
-                + String(format: "seconds=%.1f rate=%.0f/s ", elapsed, Double(figures.sent) / elapsed)
-                + "\(memory.map(\.description) ?? "rss=?") stray_files=\(stray.count)")
+            print(
+                "reliability.fuzz seed=\(seed) messages=\(figures.sent) with_reply_checked=\(figures.checked) wrong_answers=\(figures.wrong) "
+                    + "refused_by_client=\(figures.refusedByClient) reconnects=\(figures.reconnects) pings=\(figures.pings) "
+                    + String(format: "seconds=%.1f rate=%.0f/s ", elapsed, Double(figures.sent) / elapsed)
+                    + "\(memory.map(\.description) ?? "rss=?") stray_files=\(stray.count)")
         }
 
         @Test("each contract method with every wrong argument type is answered InvalidArgs")
@@ -396,15 +411,16 @@ extension Reliability {
             ]
             var calls = 0
             for method in PreferencesMethod.allCases {
-                let valid: [DBusValue] = switch method.inputSignature {
-                case "ss": [.string("com.example.App"), .string("k")]
-                case "ssv": [.string("com.example.App"), .string("k"), .variant(.int32(1))]
-                case "": []
-                case "s": [.string("com.example.App")]
-                case "sa{sv}as": [.string("com.example.App"), PreferencesClient.values([:]), .stringArray([])]
-                case "sa{sv}": [.string("com.example.App"), PreferencesClient.values([:])]
-                default: [.stringArray(["com.example.App"]), .string("k")]
-                }
+                let valid: [DBusValue] =
+                    switch method.inputSignature {
+                    case "ss": [.string("com.example.App"), .string("k")]
+                    case "ssv": [.string("com.example.App"), .string("k"), .variant(.int32(1))]
+                    case "": []
+                    case "s": [.string("com.example.App")]
+                    case "sa{sv}as": [.string("com.example.App"), PreferencesClient.values([:]), .stringArray([])]
+                    case "sa{sv}": [.string("com.example.App"), PreferencesClient.values([:])]
+                    default: [.stringArray(["com.example.App"]), .string("k")]
+                    }
                 var bodies: [[DBusValue]] = []
                 for position in valid.indices {
                     for sample in samples where sample.signature != valid[position].signature {
@@ -418,13 +434,16 @@ extension Reliability {
                 for body in bodies {
                     calls += 1
                     let refusal = await client.refusal(method.rawValue, body)
-                    #expect(refusal == StandardErrorName.invalidArgs, "\(method.rawValue)(\(body.map(\.signature.rawValue).joined())) → \(refusal ?? "success")")
+                    #expect(
+                        refusal == StandardErrorName.invalidArgs, "\(method.rawValue)(\(body.map(\.signature.rawValue).joined())) → \(refusal ?? "success")")
                 }
             }
             // Right signature, a value the contract does not map: InvalidValue.
-            let unmapped: [DBusValue] = [.objectPath("/a"), .signature("s"), .structure([.int32(1), .int32(2)]),
-                                         .array(element: "{is}", [.dictEntry(.int32(1), .string("v"))]), .uint64(.max),
-                                         .array(element: "o", [.objectPath("/a")])]
+            let unmapped: [DBusValue] = [
+                .objectPath("/a"), .signature("s"), .structure([.int32(1), .int32(2)]),
+                .array(element: "{is}", [.dictEntry(.int32(1), .string("v"))]), .uint64(.max),
+                .array(element: "o", [.objectPath("/a")]),
+            ]
             for value in unmapped {
                 calls += 1
                 let refusal = await client.refusal("Write", [.string("com.example.App"), .string("k"), .variant(value)])
@@ -440,8 +459,9 @@ extension Reliability {
             let connection = try fixture.connect()
             defer { connection.close() }
             for body: [DBusValue] in [[.string("com.example\u{0}App"), .string("k")], [.string("com.example.App"), .string("k\u{0}ey")]] {
-                let message = DBusMessage.methodCall(destination: PreferencesBus.busName, path: PreferencesBus.objectPath,
-                                                     interface: PreferencesBus.interface, member: "Read", body: body)
+                let message = DBusMessage.methodCall(
+                    destination: PreferencesBus.busName, path: PreferencesBus.objectPath,
+                    interface: PreferencesBus.interface, member: "Read", body: body)
                 #expect(throws: DBusError.self) { try connection.send(message) }
                 await #expect(throws: DBusError.self) { _ = try await connection.call(message) }
             }
@@ -451,10 +471,11 @@ extension Reliability {
         /// Sends `value` as the value of a Write and returns the error it is refused with.
         static func hugeWrite(_ connection: DBusConnection, _ value: DBusValue) async -> String {
             do {
-                _ = try await connection.call(.methodCall(
-                    destination: PreferencesBus.busName, path: PreferencesBus.objectPath, interface: PreferencesBus.interface,
-                    member: "Write", body: [.string("com.example.Huge"), .string("k"), .variant(value)]
-                ), timeout: .seconds(120))
+                _ = try await connection.call(
+                    .methodCall(
+                        destination: PreferencesBus.busName, path: PreferencesBus.objectPath, interface: PreferencesBus.interface,
+                        member: "Write", body: [.string("com.example.Huge"), .string("k"), .variant(value)]
+                    ), timeout: .seconds(120))
                 return "success"
             } catch .remote(let name, _) {
                 return name
@@ -500,7 +521,8 @@ extension Reliability {
                     "org.freedesktop.DBus.Error.LimitsExceeded", PreferencesErrorName.quotaExceeded.busName,
                 ]
                 #expect(expected.contains(cost.answer), "\(name) → \(cost.answer)")
-                #expect(cost.growthMiB < flat.growthMiB + 48, "\(name): prefsd's peak RSS grew by \(cost.growthMiB) MiB, the flat value's by \(flat.growthMiB) MiB")
+                #expect(
+                    cost.growthMiB < flat.growthMiB + 48, "\(name): prefsd's peak RSS grew by \(cost.growthMiB) MiB, the flat value's by \(flat.growthMiB) MiB")
                 print(String(format: "reliability.huge message=\"%@\" answer=%@ peak_rss_growth=%.1fMiB", name, cost.answer, cost.growthMiB))
             }
         }

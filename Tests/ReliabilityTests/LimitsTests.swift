@@ -32,7 +32,8 @@ extension Reliability {
             let twenty = Dictionary(uniqueKeysWithValues: (0..<20).map { ("key\($0)", PropertyListValue.integer(Int64($0))) })
             #expect(await client.refusal("ReplaceDomain", [.string("com.example.D2"), PreferencesClient.values(twenty)]) == nil)
             #expect(await client.refusal("Write", [.string("com.example.D2"), .string("key20"), .variant(.int64(1))]) == Self.quotaExceeded)
-            #expect(await client.refusal("Apply", [.string("com.example.D2"), PreferencesClient.values(["key20": .integer(1)]), .stringArray(["key0"])]) == nil)
+            #expect(
+                await client.refusal("Apply", [.string("com.example.D2"), PreferencesClient.values(["key20": .integer(1)]), .stringArray(["key0"])]) == nil)
 
             for index in 0..<5 {
                 try await client.call("SetVolatileDomain", [.string("com.example.V\(index)"), PreferencesClient.values([:])])
@@ -83,10 +84,11 @@ extension Reliability {
             var answer = ""
             do {
                 // Generous: the first call also waits for the domains to load.
-                _ = try await caller.call(.methodCall(
-                    destination: PreferencesBus.busName, path: PreferencesBus.objectPath,
-                    interface: PreferencesBus.interface, member: "Domains"
-                ), timeout: .seconds(60))
+                _ = try await caller.call(
+                    .methodCall(
+                        destination: PreferencesBus.busName, path: PreferencesBus.objectPath,
+                        interface: PreferencesBus.interface, member: "Domains"
+                    ), timeout: .seconds(60))
                 answer = "a reply"
             } catch DBusError.remote(let name, _) {
                 answer = name
@@ -102,7 +104,9 @@ extension Reliability {
             defer { other.connection.close() }
             try await fixture.ping(other.connection, timeout: .seconds(10))
             #expect(try await other.readValue("com.example.Seed", "k") == .integer(1))
-            print("reliability.limits domains=\(count + 1) flags=\(Self.oversized.flags) domains_reply=\(answer) answered_after_ms=\(Int(elapsed)) \(fixture.memory.map(String.init(describing:)) ?? "")")
+            print(
+                "reliability.limits domains=\(count + 1) flags=\(Self.oversized.flags) domains_reply=\(answer) answered_after_ms=\(Int(elapsed)) \(fixture.memory.map(String.init(describing:)) ?? "")"
+            )
         }
 
         /// The bytes of the store's files (database, WAL, shared memory), not the reserve.
@@ -134,7 +138,8 @@ extension Reliability {
                         let client = PreferencesClient(connection: connection)
                         var index = writer
                         while index < cap, refusal.withLock({ $0 }) == nil {
-                            if let name = await client.refusal("Write", [.string("com.example.quota.d\(index)"), .string("k"), .variant(.int64(Int64(index)))]) {
+                            if let name = await client.refusal("Write", [.string("com.example.quota.d\(index)"), .string("k"), .variant(.int64(Int64(index)))])
+                            {
                                 refusal.withLock { $0 = $0 ?? name }
                                 return
                             }
@@ -184,9 +189,12 @@ extension Reliability {
             #expect(await other.refusal("Apply", [.string("com.example.quota.Big"), tiny.dbusValue, .stringArray([])]) == Self.quotaExceeded)
             try await fixture.ping(client.connection, timeout: .seconds(10))
             let after = try #require(fixture.memory)
-            print(String(format: "reliability.quota store_quota=%dMiB one_key_domains=%d disk=%.1fMiB disk_factor=%.2f rss_growth=%.1fMiB rss_factor=%.2f cold_rss_growth=%.1fMiB cold_rss_factor=%.2f empty_volatile_domains_in_1MiB=%d apply_262000_keys=%@ peak_rss=%.1fMiB",
-                         quota >> 20, domains, Double(disk) / 1_048_576, diskFactor, Double(rssGrowth) / 1_048_576, memoryFactor,
-                         Double(cold.currentKiB - baseline.currentKiB) / 1024, coldFactor, volatile, "QuotaExceeded", after.peakMiB))
+            print(
+                String(
+                    format:
+                        "reliability.quota store_quota=%dMiB one_key_domains=%d disk=%.1fMiB disk_factor=%.2f rss_growth=%.1fMiB rss_factor=%.2f cold_rss_growth=%.1fMiB cold_rss_factor=%.2f empty_volatile_domains_in_1MiB=%d apply_262000_keys=%@ peak_rss=%.1fMiB",
+                    quota >> 20, domains, Double(disk) / 1_048_576, diskFactor, Double(rssGrowth) / 1_048_576, memoryFactor,
+                    Double(cold.currentKiB - baseline.currentKiB) / 1024, coldFactor, volatile, "QuotaExceeded", after.peakMiB))
         }
     }
 }

@@ -61,7 +61,8 @@ extension Reliability {
                                 }
                             }
                             if figures.counter % 8 == 0 {
-                                try await client.write(domain, "note\(figures.counter % 32)", .string(String(repeating: "n", count: 256) + "\(figures.counter)"))
+                                try await client.write(
+                                    domain, "note\(figures.counter % 32)", .string(String(repeating: "n", count: 256) + "\(figures.counter)"))
                                 figures.writes += 1
                             }
                         }
@@ -115,10 +116,11 @@ extension Reliability {
             }
             latencies.sort()
             func percentile(_ p: Double) -> Double { latencies.isEmpty ? 0 : latencies[min(latencies.count - 1, Int(Double(latencies.count) * p))] }
-            print("reliability.load clients=\(clients) " + String(format: "seconds=%.1f ", elapsed)
-                + "writes=\(totalWrites) answered_reads=\(totalReads) failed_reads=\(failedReads.count) changed_signals=\(signals) out_of_order_or_missing=\(outOfOrder) lost=\(lost) "
-                + String(format: "writes_per_s=%.0f write_p50=%.1fms write_p99=%.1fms ", Double(totalWrites) / elapsed, percentile(0.5), percentile(0.99))
-                + "baseline_\(baseline.map(\.description) ?? "rss=?") \(memory.map(\.description) ?? "rss=?")")
+            print(
+                "reliability.load clients=\(clients) " + String(format: "seconds=%.1f ", elapsed)
+                    + "writes=\(totalWrites) answered_reads=\(totalReads) failed_reads=\(failedReads.count) changed_signals=\(signals) out_of_order_or_missing=\(outOfOrder) lost=\(lost) "
+                    + String(format: "writes_per_s=%.0f write_p50=%.1fms write_p99=%.1fms ", Double(totalWrites) / elapsed, percentile(0.5), percentile(0.99))
+                    + "baseline_\(baseline.map(\.description) ?? "rss=?") \(memory.map(\.description) ?? "rss=?")")
             #expect(outOfOrder == 0 && missing == 0 && lost == 0)
             #expect(failedReads.isEmpty, "\(failedReads.count) reads not answered: \(failedReads.prefix(3))")
             let loaded = try #require(memory, "prefsd's /proc status cannot be read: it is gone")

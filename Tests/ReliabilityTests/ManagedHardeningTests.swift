@@ -18,10 +18,13 @@ extension Reliability {
         /// The reply of a call (bounded by 10 s, for a stalled machine): its body, or the error's name.
         static func answer(_ client: PreferencesClient, _ member: String, _ body: [DBusValue]) async -> Result<[DBusValue], CallFailure> {
             do {
-                return .success(try await client.connection.call(.methodCall(
-                    destination: PreferencesBus.busName, path: PreferencesBus.objectPath, interface: PreferencesBus.interface,
-                    member: member, body: body
-                ), timeout: .seconds(10)).body)
+                return .success(
+                    try await client.connection.call(
+                        .methodCall(
+                            destination: PreferencesBus.busName, path: PreferencesBus.objectPath, interface: PreferencesBus.interface,
+                            member: member, body: body
+                        ), timeout: .seconds(10)
+                    ).body)
             } catch {
                 if case .remote(let name, _) = error { return .failure(CallFailure(name)) }
                 return .failure(CallFailure("\(error)"))

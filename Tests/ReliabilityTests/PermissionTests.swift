@@ -33,8 +33,11 @@ extension Reliability {
             let process = Process()
             process.environment = helperEnvironment
             process.executableURL = URL(fileURLWithPath: "/bin/sh")
-            process.arguments = ["-c", "umask 000; address=$1; store=$2; shift 2; exec \"$0\" --address \"$address\" --store \"$store\" --log-level warning \"$@\"",
-                                 ServiceFixture.binary.path, fixture.bus.address, store.path] + fixture.administratorArguments
+            process.arguments =
+                [
+                    "-c", "umask 000; address=$1; store=$2; shift 2; exec \"$0\" --address \"$address\" --store \"$store\" --log-level warning \"$@\"",
+                    ServiceFixture.binary.path, fixture.bus.address, store.path,
+                ] + fixture.administratorArguments
             try process.run()
             return process
         }

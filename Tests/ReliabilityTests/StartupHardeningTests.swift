@@ -37,12 +37,13 @@ extension Reliability {
             var held = true
             defer { if held { close(holder) } }
 
-            try await fixture.startService()   // owns the name, waits for the lock
+            try await fixture.startService()  // owns the name, waits for the lock
             guard let old = fixture.pid else { throw FixtureError("no prefsd") }
             let successor = Process()
             successor.environment = helperEnvironment
             successor.executableURL = ServiceFixture.binary
-            successor.arguments = ["--address", fixture.bus.address, "--store", fixture.storeDirectory.path, "--replace", "--log-level", "warning"]
+            successor.arguments =
+                ["--address", fixture.bus.address, "--store", fixture.storeDirectory.path, "--replace", "--log-level", "warning"]
                 + fixture.administratorArguments
             try successor.run()
             defer { stop(successor, signal: SIGKILL) }
@@ -53,9 +54,10 @@ extension Reliability {
             let deadline = ContinuousClock.now + .seconds(20)
             var owner = ""
             while ContinuousClock.now < deadline {
-                let reply = try? await watcher.connection.call(.methodCall(
-                    destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
-                    member: "GetConnectionUnixProcessID", body: [.string(PreferencesBus.busName)]))
+                let reply = try? await watcher.connection.call(
+                    .methodCall(
+                        destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
+                        member: "GetConnectionUnixProcessID", body: [.string(PreferencesBus.busName)]))
                 if case .uint32(let pid)? = reply?.body.first, Int32(pid) == successor.processIdentifier { owner = "successor"; break }
                 try await Task.sleep(for: .milliseconds(20))
             }

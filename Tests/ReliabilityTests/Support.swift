@@ -53,10 +53,11 @@ extension ServiceFixture {
     /// `Peer.Ping` to prefsd's bus name, answered by its libdbus; throws when it does not
     /// answer within `timeout`.
     func ping(_ connection: DBusConnection, timeout: Duration = .seconds(10)) async throws {
-        _ = try await connection.call(.methodCall(
-            destination: PreferencesBus.busName, path: PreferencesBus.objectPath,
-            interface: StandardInterface.peer, member: "Ping"
-        ), timeout: timeout)
+        _ = try await connection.call(
+            .methodCall(
+                destination: PreferencesBus.busName, path: PreferencesBus.objectPath,
+                interface: StandardInterface.peer, member: "Ping"
+            ), timeout: timeout)
     }
 
     /// The names in the store directory.

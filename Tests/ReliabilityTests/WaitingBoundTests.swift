@@ -28,7 +28,9 @@ extension Reliability {
             return figures
         }
 
-        @Test("a 128 MiB flood while a 300,000-key store loads: the excess is refused LimitsExceeded, prefsd's peak memory grows by a few MiB, every call is answered")
+        @Test(
+            "a 128 MiB flood while a 300,000-key store loads: the excess is refused LimitsExceeded, prefsd's peak memory grows by a few MiB, every call is answered"
+        )
         func floodDuringLoad() async throws {
             let fixture = try await ServiceFixture()
             let seed = PreferencesClient(connection: try fixture.connect())
@@ -48,10 +50,11 @@ extension Reliability {
             var started = ContinuousClock.now
             try await fixture.startService(arguments: Self.flags)
             let probe = PreferencesClient(connection: try fixture.connect())
-            _ = try await probe.connection.call(.methodCall(
-                destination: PreferencesBus.busName, path: PreferencesBus.objectPath, interface: PreferencesBus.interface,
-                member: "Read", body: [.string("com.example.Seed"), .string("k")]
-            ), timeout: .seconds(120))
+            _ = try await probe.connection.call(
+                .methodCall(
+                    destination: PreferencesBus.busName, path: PreferencesBus.objectPath, interface: PreferencesBus.interface,
+                    member: "Read", body: [.string("com.example.Seed"), .string("k")]
+                ), timeout: .seconds(120))
             let loadMilliseconds = milliseconds(since: started)
             let baseline = try Self.memory(fixture)
             probe.connection.close()
@@ -68,10 +71,12 @@ extension Reliability {
                 let connection = try fixture.connect()
                 flooders.append(connection)
                 for index in 0..<Self.callsPerConnection {
-                    connection.call(.methodCall(
-                        destination: PreferencesBus.busName, path: PreferencesBus.objectPath, interface: PreferencesBus.interface,
-                        member: "Write", body: [.string("com.example.Flood"), .string("c\(connectionIndex)-\(index)"), payload]
-                    ), timeout: .seconds(120)) { result in
+                    connection.call(
+                        .methodCall(
+                            destination: PreferencesBus.busName, path: PreferencesBus.objectPath, interface: PreferencesBus.interface,
+                            member: "Write", body: [.string("com.example.Flood"), .string("c\(connectionIndex)-\(index)"), payload]
+                        ), timeout: .seconds(120)
+                    ) { result in
                         let outcome: String
                         switch result {
                         case .success: outcome = "stored"
@@ -102,13 +107,17 @@ extension Reliability {
             // Calls that arrive once the store is loaded are served: past the 64 MiB domain
             // limit they are refused QuotaExceeded.
             let overQuota = counts[PreferencesErrorName.quotaExceeded.busName] ?? 0
-            #expect(refused > 0, "no call was refused: the flood did not arrive while the store loaded (load took \(Int(loadMilliseconds)) ms); answers: \(counts)")
+            #expect(
+                refused > 0, "no call was refused: the flood did not arrive while the store loaded (load took \(Int(loadMilliseconds)) ms); answers: \(counts)")
             #expect(stored + refused + overQuota == sent, "answers other than success, LimitsExceeded or QuotaExceeded: \(counts)")
             let grownMiB = Double(flooded.peakKiB - baseline.peakKiB) / 1024
             let floodMiB = Double(sent * Self.callBytes) / Double(1 << 20)
             #expect(grownMiB < 48, "prefsd's peak memory grew by \(grownMiB) MiB with a \(floodMiB) MiB flood (baseline \(baseline), flooded \(flooded))")
-            print(String(format: "reliability.waiting rows=%d load_ms=%d flood_mib=%.0f calls=%d stored=%d refused=%d baseline_peak_mib=%.1f flooded_peak_mib=%.1f grown_mib=%.1f elapsed_ms=%d",
-                         Self.rows, Int(loadMilliseconds), floodMiB, sent, stored, refused, baseline.peakMiB, flooded.peakMiB, grownMiB, Int(elapsed)))
+            print(
+                String(
+                    format:
+                        "reliability.waiting rows=%d load_ms=%d flood_mib=%.0f calls=%d stored=%d refused=%d baseline_peak_mib=%.1f flooded_peak_mib=%.1f grown_mib=%.1f elapsed_ms=%d",
+                    Self.rows, Int(loadMilliseconds), floodMiB, sent, stored, refused, baseline.peakMiB, flooded.peakMiB, grownMiB, Int(elapsed)))
             #expect(fixture.stopService() == 0)
 
             // The count bound: 400 small calls against --max-waiting-calls 10.
@@ -118,10 +127,12 @@ extension Reliability {
             let smallOutcomes = Mutex<[String: Int]>([:])
             let smallAnswered = DispatchSemaphore(value: 0)
             for index in 0..<400 {
-                small.call(.methodCall(
-                    destination: PreferencesBus.busName, path: PreferencesBus.objectPath, interface: PreferencesBus.interface,
-                    member: "Write", body: [.string("com.example.Small"), .string("k\(index)"), .variant(.int32(Int32(index)))]
-                ), timeout: .seconds(120)) { result in
+                small.call(
+                    .methodCall(
+                        destination: PreferencesBus.busName, path: PreferencesBus.objectPath, interface: PreferencesBus.interface,
+                        member: "Write", body: [.string("com.example.Small"), .string("k\(index)"), .variant(.int32(Int32(index)))]
+                    ), timeout: .seconds(120)
+                ) { result in
                     let outcome: String
                     switch result {
                     case .success: outcome = "stored"

@@ -22,10 +22,11 @@ struct RoamingCommandTests {
 
         let enabled = try fixture.prefs("roaming", "enable", "com.example.Editor", "--exclude", "Window*", "--exclude", "Recent*")
         #expect(enabled.status == 0, "\(enabled.stderr)")
-        #expect(try await client.readDomain("io.github.prefsd.Roaming") == [
-            "Domains": .array([.string("com.example.Editor")]),
-            "ExcludedKeys": .dictionary(["com.example.Editor": .array([.string("Window*"), .string("Recent*")])]),
-        ])
+        #expect(
+            try await client.readDomain("io.github.prefsd.Roaming") == [
+                "Domains": .array([.string("com.example.Editor")]),
+                "ExcludedKeys": .dictionary(["com.example.Editor": .array([.string("Window*"), .string("Recent*")])]),
+            ])
         #expect(try fixture.prefs("roaming", "enable", "io.github.prefsd.Portal").status != 0)
 
         try await client.write("com.example.Editor", "FontSize", .integer(14))

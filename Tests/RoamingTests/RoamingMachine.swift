@@ -23,15 +23,17 @@ struct RoamingMachine {
         fixture = try await ServiceFixture(arguments: arguments)
         client = PreferencesClient(connection: try fixture.connect())
         self.name = name
-        _ = try await client.call("Apply", [
-            .string("io.github.prefsd.Roaming"),
-            PreferencesClient.values([
-                "Domains": .array([.string(Self.editor)]),
-                "ExcludedKeys": .dictionary([Self.editor: .array(excluded.map { .string($0) })]),
-                "MachineName": .string(name),
-            ]),
-            .stringArray([]),
-        ])
+        _ = try await client.call(
+            "Apply",
+            [
+                .string("io.github.prefsd.Roaming"),
+                PreferencesClient.values([
+                    "Domains": .array([.string(Self.editor)]),
+                    "ExcludedKeys": .dictionary([Self.editor: .array(excluded.map { .string($0) })]),
+                    "MachineName": .string(name),
+                ]),
+                .stringArray([]),
+            ])
     }
 
     /// The value of `key` of the editor domain, or `nil`.
@@ -43,7 +45,8 @@ struct RoamingMachine {
     func waitFor(_ key: String, _ value: PropertyListValue?, timeout: Duration = .seconds(60)) async throws {
         let held = await eventually(timeout: timeout) { await self.value(key) == value }
         if !held {
-            throw FixtureError("\(name): \(key) is \(String(describing: await self.value(key))), not \(String(describing: value)) after \(timeout)\n\(fixture.log)")
+            throw FixtureError(
+                "\(name): \(key) is \(String(describing: await self.value(key))), not \(String(describing: value)) after \(timeout)\n\(fixture.log)")
         }
     }
 

@@ -10,7 +10,9 @@ import Testing
 /// and prefsd.
 @Suite("Roaming through Syncthing", .serialized, .enabled(if: SyncthingCluster.isInstalled, "syncthing is not installed (scripts/install-dependencies)"))
 struct RoamingSyncthingTests {
-    @Test("two machines: a write on A reaches B with Changed and the history's roaming:A; excluded keys and other domains stay; conflicts made while paused converge to the later one")
+    @Test(
+        "two machines: a write on A reaches B with Changed and the history's roaming:A; excluded keys and other domains stay; conflicts made while paused converge to the later one"
+    )
     func twoMachines() async throws {
         let cluster = try await SyncthingCluster(count: 2)
         defer { cluster.stop() }
@@ -21,8 +23,9 @@ struct RoamingSyncthingTests {
             try? FileManager.default.removeItem(at: defaults)
         }
         let a = try await RoamingMachine(cluster: cluster, index: 0, name: "alpha")
-        let b = try await RoamingMachine(cluster: cluster, index: 1, name: "beta",
-                                         extra: ["--managed-dir", managed.path, "--defaults-dir", defaults.path, "--allow-unowned-managed-dir"])
+        let b = try await RoamingMachine(
+            cluster: cluster, index: 1, name: "beta",
+            extra: ["--managed-dir", managed.path, "--defaults-dir", defaults.path, "--allow-unowned-managed-dir"])
         let changes = try await ChangedCollector(connection: try b.fixture.connect(), domains: [RoamingMachine.editor])
 
         _ = try await a.client.call("SetVolatileDomain", [.string(RoamingMachine.editor), PreferencesClient.values(["Volatile": .integer(1)])])
@@ -121,10 +124,11 @@ struct RoamingSyncthingTests {
         for machine in [a, b] {
             let reported = await eventually(timeout: .seconds(60)) {
                 guard case .array(let items)? = try? await machine.status()["SetAside"] else { return false }
-                let files = Set(items.compactMap { item -> String? in
-                    if case .dictionary(let entry) = item, case .string(let file)? = entry["File"] { return file }
-                    return nil
-                })
+                let files = Set(
+                    items.compactMap { item -> String? in
+                        if case .dictionary(let entry) = item, case .string(let file)? = entry["File"] { return file }
+                        return nil
+                    })
                 return files.isSuperset(of: [corrupt, oversized, misnamed, deepFile.name, badKeyFile.name])
             }
             let shown = try? await machine.status()["SetAside"]

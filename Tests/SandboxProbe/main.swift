@@ -54,9 +54,10 @@ if arguments[0] == "subscribe", arguments.count == 4, let connections = Int(argu
             let connection = try DBusConnection.connectToSessionBus()
             held.append(connection)
             let domains = (0..<perConnection).map { "\(arguments[3]).c\(index).d\($0)" }
-            _ = try await connection.call(.methodCall(
-                destination: SandboxBus.busName, path: PreferencesBus.objectPath, interface: SandboxBus.interface,
-                member: SandboxBus.subscribeMethod, body: [.stringArray(domains)]))
+            _ = try await connection.call(
+                .methodCall(
+                    destination: SandboxBus.busName, path: PreferencesBus.objectPath, interface: SandboxBus.interface,
+                    member: SandboxBus.subscribeMethod, body: [.stringArray(domains)]))
             say("subscribed \(index)")
         } catch DBusError.remote(let name, let message) {
             say("refused \(index) \(name): \(message)")
@@ -117,13 +118,13 @@ if arguments[0] != "listen" {
     }
     switch arguments[0] {
     case "lookup":
-        await report({ () async throws(PreferencesProxyError) in try await proxy.lookup(Array(arguments.dropFirst(2)), arguments[1]) }) {
-            "found \($0.domain) \(OpenStepPropertyList.describe($0.value))"
-        }
+        await report(
+            { () async throws(PreferencesProxyError) in try await proxy.lookup(Array(arguments.dropFirst(2)), arguments[1]) },
+            { "found \($0.domain) \(OpenStepPropertyList.describe($0.value))" })
     case "remove-domain":
-        await report({ () async throws(PreferencesProxyError) in try await proxy.removeDomain(arguments[1]) }) { "ok" }
+        await report({ () async throws(PreferencesProxyError) in try await proxy.removeDomain(arguments[1]) }, { "ok" })
     case "remove-volatile":
-        await report({ () async throws(PreferencesProxyError) in try await proxy.removeVolatileDomain(arguments[1]) }) { "ok" }
+        await report({ () async throws(PreferencesProxyError) in try await proxy.removeVolatileDomain(arguments[1]) }, { "ok" })
     default:
         FileHandle.standardError.write(Data("sandbox-probe: unknown mode \(arguments[0])\n".utf8))
         exit(2)
@@ -144,9 +145,10 @@ do {
     }
     try await raw.addMatch("type='signal'")
     if endpoint.subscribesAtDoor {
-        _ = try await raw.call(.methodCall(
-            destination: endpoint.busName, path: PreferencesBus.objectPath, interface: SandboxBus.interface,
-            member: SandboxBus.subscribeMethod, body: [.stringArray([sentinelDomain])]))
+        _ = try await raw.call(
+            .methodCall(
+                destination: endpoint.busName, path: PreferencesBus.objectPath, interface: SandboxBus.interface,
+                member: SandboxBus.subscribeMethod, body: [.stringArray([sentinelDomain])]))
     }
     say("ready")
     for await event in events {

@@ -43,16 +43,20 @@ struct AdministratorDefaultsMethodTests {
         // A sandboxed application: its own domain's defaults, and no other domain's.
         let sandbox = try FlatpakSandbox(fixture: fixture, applicationID: Self.app)
         func call(_ domain: String) throws -> (status: Int32, stdout: String, stderr: String) {
-            try runCommand("bwrap", try sandbox.commandLine([
-                "/usr/bin/gdbus", "call", "--session", "--dest", SandboxBus.busName, "--object-path", PreferencesBus.objectPath,
-                "--method", "\(PreferencesBus.interface).AdministratorDefaults", domain,
-            ]))
+            try runCommand(
+                "bwrap",
+                try sandbox.commandLine([
+                    "/usr/bin/gdbus", "call", "--session", "--dest", SandboxBus.busName, "--object-path", PreferencesBus.objectPath,
+                    "--method", "\(PreferencesBus.interface).AdministratorDefaults", domain,
+                ]))
         }
         let own = try call(Self.app)
-        #expect(own.status == 0 && own.stdout.contains("'Size': <int64 5>") && own.stdout.contains("'Name': <")
-            && !own.stdout.contains("Locked"), "\(own)")
+        #expect(
+            own.status == 0 && own.stdout.contains("'Size': <int64 5>") && own.stdout.contains("'Name': <")
+                && !own.stdout.contains("Locked"), "\(own)")
         let other = try call("com.example.Other")
-        #expect(other.status != 0 && other.stderr.contains(PreferencesErrorName.accessDenied.busName)
-            && !other.stdout.contains("admin only"), "\(other)")
+        #expect(
+            other.status != 0 && other.stderr.contains(PreferencesErrorName.accessDenied.busName)
+                && !other.stdout.contains("admin only"), "\(other)")
     }
 }

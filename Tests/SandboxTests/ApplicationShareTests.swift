@@ -42,11 +42,14 @@ struct ApplicationShareTests {
         #expect(try sandbox.prefs("volatile", "set", "\(app).V2", "{ a = 1; }").status == 0)
         expectQuota(try sandbox.prefs("volatile", "set", "\(app).V3", "{ a = 1; }"), "--max-app-volatile-domains", "a third volatile domain")
         #expect(try sandbox.prefs("volatile", "remove", "\(app).V2").status == 0)
-        expectQuota(try sandbox.prefs("volatile", "set", "\(app).V4", "{ a = \"\(String(repeating: "z", count: 5_000))\"; }"),
-                    "--max-app-volatile-size", "volatile bytes past the share")
+        expectQuota(
+            try sandbox.prefs("volatile", "set", "\(app).V4", "{ a = \"\(String(repeating: "z", count: 5_000))\"; }"),
+            "--max-app-volatile-size", "volatile bytes past the share")
     }
 
-    @Test("an application that reaches its share of bytes, domains, volatile domains and bytes, and subscriptions is refused; the host and another application still write")
+    @Test(
+        "an application that reaches its share of bytes, domains, volatile domains and bytes, and subscriptions is refused; the host and another application still write"
+    )
     func shares() async throws {
         let fixture = try await ServiceFixture(arguments: Self.flags)
         let host = try PreferencesProxy.connect(address: fixture.bus.address)
@@ -58,8 +61,9 @@ struct ApplicationShareTests {
         let probe = ServiceFixture.executable("sandbox-probe").path
         let subscribed = try runCommand("bwrap", try greedy.commandLine([probe, "subscribe", "2", "200", Self.greedy]))
         #expect(subscribed.stdout.contains("subscribed 0"), "\(subscribed.stdout) \(subscribed.stderr)")
-        #expect(subscribed.stdout.contains("refused 1 org.freedesktop.DBus.Error.LimitsExceeded") && subscribed.stdout.contains("--max-app-subscriptions"),
-                "a second connection of the same application passed its share: \(subscribed.stdout) \(subscribed.stderr)")
+        #expect(
+            subscribed.stdout.contains("refused 1 org.freedesktop.DBus.Error.LimitsExceeded") && subscribed.stdout.contains("--max-app-subscriptions"),
+            "a second connection of the same application passed its share: \(subscribed.stdout) \(subscribed.stderr)")
 
         // The host is not locked out: its writes go past any one application's share.
         try await host.write("com.example.Host", "Big", .string(String(repeating: "h", count: 30_000)))
@@ -76,7 +80,9 @@ struct ApplicationShareTests {
         #expect(try await host.read("\(Self.greedy).One", "k") == .string("w"))
     }
 
-    @Test("with the default shares, one application filling everything it may stops at 1,000 domains, 64 MiB, 100 volatile domains and 8 MiB; the host and another application still write")
+    @Test(
+        "with the default shares, one application filling everything it may stops at 1,000 domains, 64 MiB, 100 volatile domains and 8 MiB; the host and another application still write"
+    )
     func defaultShares() async throws {
         let fixture = try await ServiceFixture()
         let host = try PreferencesProxy.connect(address: fixture.bus.address)

@@ -1,6 +1,7 @@
 import PreferencesModel
-@testable import PreferencesService
 import Testing
+
+@testable import PreferencesService
 
 /// The per-application usage behind the shares of issue 23, point 4, kept in step with
 /// every change: by the host or the application, committed or failed, persistent or volatile.

@@ -1,10 +1,11 @@
 import DBus
 import Foundation
 import Logging
-import PrefsdTestSupport
 import PreferencesProtocol
-@testable import PreferencesService
+import PrefsdTestSupport
 import Testing
+
+@testable import PreferencesService
 
 @Suite("Who is calling, and what it may do")
 struct CallerIdentityTests {
@@ -51,7 +52,10 @@ struct CallerIdentityTests {
         #expect(!CallerIdentity.unidentified("?").mayRead("NSGlobalDomain"))
         let list = try app.admit(.lookup, [.stringArray(["org.example.Other", "org.example.App", "NSGlobalDomain"]), .string("k")])
         #expect(list == [.stringArray(["org.example.App", "NSGlobalDomain"]), .string("k")])
-        #expect(app.filter(.domains, answer: [.stringArray(["NSGlobalDomain", "a.b", "org.example.App.S"])]) == [.stringArray(["NSGlobalDomain", "org.example.App.S"])])
+        #expect(
+            app.filter(.domains, answer: [.stringArray(["NSGlobalDomain", "a.b", "org.example.App.S"])]) == [
+                .stringArray(["NSGlobalDomain", "org.example.App.S"])
+            ])
         #expect(throws: PreferencesServiceError.self) { try app.admit(.write, [.string("NSGlobalDomain"), .string("k"), .variant(.string("v"))]) }
         #expect(throws: PreferencesServiceError.self) { try CallerIdentity.unidentified("?").admit(.domains, []) }
     }

@@ -1,6 +1,6 @@
 import Foundation
-import PrefsdTestSupport
 import PreferencesProtocol
+import PrefsdTestSupport
 
 /// A Flatpak-like sandbox for one test, made with bubblewrap: a fresh root holding the
 /// system read-only, the package's built executables, a `/.flatpak-info` naming
@@ -157,9 +157,11 @@ final class SandboxedProcess: Sendable {
         while ContinuousClock.now < deadline {
             if lines.contains(where: condition) { return }
             if !process.isRunning, !lines.contains(where: condition) {
-                try? await Task.sleep(for: .milliseconds(50))   // let the last output arrive
+                try? await Task.sleep(for: .milliseconds(50))  // let the last output arrive
                 if lines.contains(where: condition) { return }
-                throw FixtureError("the sandboxed program exited (\(process.terminationStatus)) without printing the line awaited; it printed \(lines) and on standard error: \(standardError)")
+                throw FixtureError(
+                    "the sandboxed program exited (\(process.terminationStatus)) without printing the line awaited; it printed \(lines) and on standard error: \(standardError)"
+                )
             }
             try await Task.sleep(for: .milliseconds(10))
         }

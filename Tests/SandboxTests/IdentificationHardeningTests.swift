@@ -2,10 +2,11 @@ import DBus
 import Dispatch
 import Foundation
 import Logging
-import PrefsdTestSupport
 import PreferencesProtocol
-@testable import PreferencesService
+import PrefsdTestSupport
 import Testing
+
+@testable import PreferencesService
 
 /// Issue 23, items 2, 3 and 6: application IDs as Flatpak has them, reserved domains, a
 /// `.flatpak-info` that would block, and the calls held while a sender is identified.
@@ -13,13 +14,17 @@ import Testing
 struct IdentificationHardeningTests {
     @Test("application IDs are valid only as Flatpak has them")
     func applicationIDs() {
-        for valid in ["org.example.App", "io.github.prefsd.Portal", "org.example.App-Devel", "org.example.My_App",
-                      "_a.b.c", "org.example.-x", "org.freedesktop.appearance", String(repeating: "a.", count: 127) + "b"] {
+        for valid in [
+            "org.example.App", "io.github.prefsd.Portal", "org.example.App-Devel", "org.example.My_App",
+            "_a.b.c", "org.example.-x", "org.freedesktop.appearance", String(repeating: "a.", count: 127) + "b",
+        ] {
             #expect(FlatpakInfo.problem(withApplicationID: valid) == nil, "\(valid)")
         }
-        for invalid in ["NSGlobalDomain", "org.example", "", ".org.example.App", "org.example.App.", "org..example.App",
-                        "org.1example.App", "org-x.example.App", "org.example.Äpp", "org.example.App/x", "org.example.App x",
-                        String(repeating: "a.", count: 128) + "b"] {
+        for invalid in [
+            "NSGlobalDomain", "org.example", "", ".org.example.App", "org.example.App.", "org..example.App",
+            "org.1example.App", "org-x.example.App", "org.example.Äpp", "org.example.App/x", "org.example.App x",
+            String(repeating: "a.", count: 128) + "b",
+        ] {
             #expect(FlatpakInfo.problem(withApplicationID: invalid) != nil, "\(invalid)")
         }
     }
@@ -64,14 +69,17 @@ struct IdentificationHardeningTests {
         #expect(mkfifo(fifo, 0o600) == 0)
         let elsewhere = proc.directory.appendingPathComponent("info")
         try "[Application]\nname=org.example.App\n".write(to: elsewhere, atomically: true, encoding: .utf8)
-        try FileManager.default.createSymbolicLink(atPath: try proc.root(pid: 2).appendingPathComponent(".flatpak-info").path,
-                                                   withDestinationPath: elsewhere.path)
+        try FileManager.default.createSymbolicLink(
+            atPath: try proc.root(pid: 2).appendingPathComponent(".flatpak-info").path,
+            withDestinationPath: elsewhere.path)
         try proc.info(pid: 3, "[Application]\nname=org.example.App\n" + String(repeating: "#\n", count: 40_000))
 
         // Read on a thread of its own with a deadline: the old code blocked in open() until
         // a writer came, which the test then plays to let it go.
         let answer = Locked<Identification?>(nil)
-        Thread.detachNewThread { let result = CallerIdentity.of(processID: 1, procRoot: proc.path); answer.withLock { $0 = result } }
+        Thread.detachNewThread {
+            let result = CallerIdentity.of(processID: 1, procRoot: proc.path); answer.withLock { $0 = result }
+        }
         let deadline = ContinuousClock.now + .seconds(5)
         while answer.withLock({ $0 }) == nil, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
         if answer.withLock({ $0 }) == nil {
@@ -138,7 +146,11 @@ struct IdentificationHardeningTests {
             connection: first, logger: Logger(label: "test"),
             bounds: CallerGate.Bounds(heldCalls: 8, heldBytes: 1 << 20, readTimeout: .seconds(2)),
             reader: { _ in
-                if reads.withLock({ $0 += 1; return $0 }) == 1 { stall.wait() }
+                if reads.withLock({
+                    $0 += 1; return $0
+                }) == 1 {
+                    stall.wait()
+                }
                 return .identified(.host)
             })
         let stalled = Locked<CallerIdentity?>(nil)
@@ -150,7 +162,9 @@ struct IdentificationHardeningTests {
         #expect(stalled.withLock { $0 } == nil || ContinuousClock.now - started >= .seconds(2))
         // The stalled one is let go after the time-out, refused.
         try await Self.waitUntil(.seconds(10)) { stalled.withLock { $0 } != nil }
-        guard case .unidentified(let reason)? = stalled.withLock({ $0 }) else { Issue.record("stalled: \(String(describing: stalled.withLock { $0 }))"); return }
+        guard case .unidentified(let reason)? = stalled.withLock({ $0 }) else {
+            Issue.record("stalled: \(String(describing: stalled.withLock { $0 }))"); return
+        }
         #expect(reason.contains("took longer than"), "\(reason)")
         #expect(ContinuousClock.now - started >= .seconds(2))
     }
@@ -169,7 +183,9 @@ struct IdentificationHardeningTests {
         let gate = CallerGate(
             connection: first, logger: Logger(label: "test"),
             bounds: CallerGate.Bounds(heldCalls: 4, heldBytes: 5_000, readTimeout: .seconds(60)),
-            reader: { _ in stall.wait(); return .identified(.host) })
+            reader: { _ in
+                stall.wait(); return .identified(.host)
+            })
         let ran = Locked<[String]>([])
         func admit(_ sender: String, _ tag: String, padding: Int = 0) -> String? {
             var call = Self.call(from: sender)

@@ -61,10 +61,13 @@ struct SandboxHardeningTests {
             if writer >= 0 { close(writer) }
         }
         // On the bus's socket itself, as from an unprivileged user namespace.
-        let attacker = try runCommand("bwrap", try sandbox.commandLine([
-            "dbus-send", "--session", "--print-reply", "--reply-timeout=5000", "--dest=\(PreferencesBus.busName)",
-            PreferencesBus.objectPath, "\(PreferencesBus.interface).Read", "string:NSGlobalDomain", "string:k",
-        ], throughProxy: false), timeout: .seconds(20))
+        let attacker = try runCommand(
+            "bwrap",
+            try sandbox.commandLine(
+                [
+                    "dbus-send", "--session", "--print-reply", "--reply-timeout=5000", "--dest=\(PreferencesBus.busName)",
+                    PreferencesBus.objectPath, "\(PreferencesBus.interface).Read", "string:NSGlobalDomain", "string:k",
+                ], throughProxy: false), timeout: .seconds(20))
         #expect(attacker.status != 0)
         #expect(attacker.stderr.contains("AccessDenied") && attacker.stderr.contains("FIFO"), "\(attacker.stderr)")
         // New clients, during and after: each answered within 5 s (before: never).
@@ -81,10 +84,12 @@ struct SandboxHardeningTests {
         let fixture = try await ServiceFixture()
         let count = 50
         for index in 0..<count {
-            let result = try fixture.run("dbus-send", [
-                "--session", "--type=method_call", "--dest=\(PreferencesBus.busName)", PreferencesBus.objectPath, "\(PreferencesBus.interface).Write",
-                "string:com.example.Script", "string:k\(index)", "variant:int32:\(index)",
-            ])
+            let result = try fixture.run(
+                "dbus-send",
+                [
+                    "--session", "--type=method_call", "--dest=\(PreferencesBus.busName)", PreferencesBus.objectPath, "\(PreferencesBus.interface).Write",
+                    "string:com.example.Script", "string:k\(index)", "variant:int32:\(index)",
+                ])
             #expect(result.status == 0, "\(result.stderr)")
         }
         // Each dbus-send is gone before prefsd answers; its write lands all the same. They
@@ -124,14 +129,17 @@ struct SandboxHardeningTests {
         // that left is judged as soon as the bus says so).
         let sentinel = try fixture.connect()
         defer { sentinel.close() }
-        let read = try await sentinel.call(.methodCall(
-            destination: SandboxBus.busName, path: PreferencesBus.objectPath, interface: PreferencesBus.interface,
-            member: PreferencesMethod.read.rawValue, body: [.string("com.example.Other"), .string("Secret")]), timeout: .seconds(10))
+        let read = try await sentinel.call(
+            .methodCall(
+                destination: SandboxBus.busName, path: PreferencesBus.objectPath, interface: PreferencesBus.interface,
+                member: PreferencesMethod.read.rawValue, body: [.string("com.example.Other"), .string("Secret")]), timeout: .seconds(10))
         #expect(read.body == [.variant(.string("host only"))])
         #expect(try await host.readDomain("com.example.Other") == ["Secret": .string("host only")])
         let own = (try? await host.readDomain(app))?.count ?? 0
         let departed = fixture.log.components(separatedBy: "left before it was identified").count - 1
-        print("vanished sandboxed senders: \(own) of \(rounds) own-domain writes landed (identified in time); \(departed) senders had left before they were identified")
+        print(
+            "vanished sandboxed senders: \(own) of \(rounds) own-domain writes landed (identified in time); \(departed) senders had left before they were identified"
+        )
     }
 
     @Test("--max-held-calls and --max-held-size: a positive number; calls past them are refused LimitsExceeded, the rest answered")
@@ -151,7 +159,11 @@ struct SandboxHardeningTests {
         await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
             for index in 0..<total {
                 connection.call(PreferencesCall.write("com.example.Held", "k\(index)", .integer(Int64(index))).message) { result in
-                    if answers.withLock({ $0.append(result); return $0.count }) == total { done.resume() }
+                    if answers.withLock({
+                        $0.append(result); return $0.count
+                    }) == total {
+                        done.resume()
+                    }
                 }
             }
         }

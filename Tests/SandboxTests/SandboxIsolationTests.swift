@@ -62,8 +62,8 @@ struct SandboxIsolationTests {
             ["write", "com.example.Other", "Secret", "stolen"],
             ["delete", "com.example.Other", "Secret"],
             ["write", "com.example.Other", "{ Secret = stolen; }"],
-            ["read", "org.example.SandboxedEvil", "Lookalike"],   // a longer name is not a suite
-            ["write", "-g", "AppleLanguages", "(en)"],              // NSGlobalDomain is read-only
+            ["read", "org.example.SandboxedEvil", "Lookalike"],  // a longer name is not a suite
+            ["write", "-g", "AppleLanguages", "(en)"],  // NSGlobalDomain is read-only
             ["is-forced", "com.example.Other", "Secret"],
             ["volatile", "read", "com.example.OtherVolatile"],
             ["volatile", "set", "com.example.Another", "{ a = 1; }"],
@@ -79,7 +79,9 @@ struct SandboxIsolationTests {
         for mode in ["remove-domain", "remove-volatile"] {
             for domain in ["com.example.Other", "com.example.OtherVolatile", "NSGlobalDomain"] {
                 let result = try runCommand("bwrap", try sandbox.commandLine([probe, mode, domain]))
-                #expect(result.stdout.hasPrefix("error accessDenied") && result.stdout.contains("org.example.Sandboxed"), "\(mode) \(domain): \(result.stdout) \(result.stderr)")
+                #expect(
+                    result.stdout.hasPrefix("error accessDenied") && result.stdout.contains("org.example.Sandboxed"),
+                    "\(mode) \(domain): \(result.stdout) \(result.stderr)")
             }
         }
         // Lookup skips the domains the app may not read.
@@ -124,9 +126,11 @@ struct SandboxIsolationTests {
         }
         #expect(lines.contains("event changed NSGlobalDomain AppleLocale"))
         // Every signal prefsd sent it came from the door, addressed to it alone.
-        let door = try await host.connection.call(.methodCall(
-            destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
-            member: "GetNameOwner", body: [.string(SandboxBus.busName)])).body.first?.stringValue
+        let door = try await host.connection.call(
+            .methodCall(
+                destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
+                member: "GetNameOwner", body: [.string(SandboxBus.busName)])
+        ).body.first?.stringValue
         for line in lines where line.contains(" \(PreferencesBus.interface) ") {
             #expect(line.hasPrefix("signal \(door ?? "?") "), "\(line)")
         }
@@ -139,7 +143,7 @@ struct SandboxIsolationTests {
         let probe = ServiceFixture.executable("preferences-probe").path
         let write = try runCommand("bwrap", try sandbox.commandLine([probe, "write", Self.app, "Size", "5"]))
         #expect(write.status == 0, "\(write.stderr)")
-        #expect(try await host.read(Self.app, "Size") == .string("5"))   // old-style text has no numbers
+        #expect(try await host.read(Self.app, "Size") == .string("5"))  // old-style text has no numbers
         // NSGlobalDomain comes through the search list; another application's domain does not.
         let global = try runCommand("bwrap", try sandbox.commandLine([probe, "read", Self.app, "AppleLanguages"]))
         #expect(global.stdout.contains("fr"), "\(global.stdout) \(global.stderr)")
@@ -169,19 +173,24 @@ struct SandboxIsolationTests {
         defer { host.close(); _ = fixture }
         let connection = try fixture.connect()
         defer { connection.close() }
-        let read = try await connection.call(.methodCall(
-            destination: SandboxBus.busName, path: PreferencesBus.objectPath, interface: PreferencesBus.interface,
-            member: PreferencesMethod.read.rawValue, body: [.string("com.example.Other"), .string("Secret")]))
+        let read = try await connection.call(
+            .methodCall(
+                destination: SandboxBus.busName, path: PreferencesBus.objectPath, interface: PreferencesBus.interface,
+                member: PreferencesMethod.read.rawValue, body: [.string("com.example.Other"), .string("Secret")]))
         #expect(read.body == [.variant(.string("host only"))])
-        let xml = try await connection.call(.methodCall(
-            destination: SandboxBus.busName, path: PreferencesBus.objectPath, interface: StandardInterface.introspectable,
-            member: "Introspect")).body.first?.stringValue ?? ""
+        let xml =
+            try await connection.call(
+                .methodCall(
+                    destination: SandboxBus.busName, path: PreferencesBus.objectPath, interface: StandardInterface.introspectable,
+                    member: "Introspect")
+            ).body.first?.stringValue ?? ""
         #expect(xml == (try Self.doorXML()))
         // The door's methods are there with the XML's signature.
         for member in [SandboxBus.subscribeMethod, SandboxBus.unsubscribeMethod] {
             let refusal = await Self.refusal {
-                _ = try await connection.call(.methodCall(
-                    destination: SandboxBus.busName, path: PreferencesBus.objectPath, interface: SandboxBus.interface, member: member))
+                _ = try await connection.call(
+                    .methodCall(
+                        destination: SandboxBus.busName, path: PreferencesBus.objectPath, interface: SandboxBus.interface, member: member))
             }
             #expect(refusal == StandardErrorName.invalidArgs, "\(member)")
         }
@@ -193,19 +202,21 @@ struct SandboxIsolationTests {
         let connection = try fixture.connect()
         defer { connection.close() }
         func subscribe(_ domains: [String]) async throws {
-            _ = try await connection.call(.methodCall(
-                destination: SandboxBus.busName, path: PreferencesBus.objectPath, interface: SandboxBus.interface,
-                member: SandboxBus.subscribeMethod, body: [.stringArray(domains)]))
+            _ = try await connection.call(
+                .methodCall(
+                    destination: SandboxBus.busName, path: PreferencesBus.objectPath, interface: SandboxBus.interface,
+                    member: SandboxBus.subscribeMethod, body: [.stringArray(domains)]))
         }
         try await subscribe((0..<200).map { "com.example.D\($0)" })
-        try await subscribe((0..<200).map { "com.example.D\($0)" })   // the same ones again: no more
+        try await subscribe((0..<200).map { "com.example.D\($0)" })  // the same ones again: no more
         try await subscribe((200..<256).map { "com.example.D\($0)" })
         #expect(await Self.refusal { try await subscribe(["com.example.OneTooMany"]) } == StandardErrorName.limitsExceeded)
         #expect(await Self.refusal { try await subscribe(["bad/name"]) } == PreferencesErrorName.invalidName.busName)
         // Unsubscribing makes room again.
-        _ = try await connection.call(.methodCall(
-            destination: SandboxBus.busName, path: PreferencesBus.objectPath, interface: SandboxBus.interface,
-            member: SandboxBus.unsubscribeMethod, body: [.stringArray(["com.example.D0"])]))
+        _ = try await connection.call(
+            .methodCall(
+                destination: SandboxBus.busName, path: PreferencesBus.objectPath, interface: SandboxBus.interface,
+                member: SandboxBus.unsubscribeMethod, body: [.stringArray(["com.example.D0"])]))
         try await subscribe(["com.example.OneTooMany"])
     }
 
@@ -250,7 +261,11 @@ struct CallerGateTests {
             for index in 0..<all {
                 connection.call(PreferencesCall.write("com.example.Order", "n", .integer(Int64(index))).message) { result in
                     if case .success = result { answers.withLock { $0.append(index) } }
-                    if answered.withLock({ $0 += 1; return $0 }) == all { done.resume() }
+                    if answered.withLock({
+                        $0 += 1; return $0
+                    }) == all {
+                        done.resume()
+                    }
                 }
             }
         }

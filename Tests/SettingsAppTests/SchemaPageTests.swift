@@ -16,8 +16,9 @@ struct SchemaPageTests {
         init(session: SettingsWindowSession) throws {
             let modules = session.fixture.bus.directory.appendingPathComponent("gio-modules")
             try FileManager.default.createDirectory(at: modules, withIntermediateDirectories: true)
-            try FileManager.default.createSymbolicLink(at: modules.appendingPathComponent("libgioprefsd.so"),
-                                                       withDestinationURL: try Self.module())
+            try FileManager.default.createSymbolicLink(
+                at: modules.appendingPathComponent("libgioprefsd.so"),
+                withDestinationURL: try Self.module())
             environment = [
                 "GSETTINGS_BACKEND": "prefsd", "GIO_EXTRA_MODULES": modules.path, "GIO_USE_VFS": "local",
                 "DBUS_SESSION_BUS_ADDRESS": session.fixture.bus.address,
@@ -214,7 +215,8 @@ struct SchemaPageTests {
         #expect(step.succeeded, "\(step.output)")
         step = try session.drive(["act", "push button", "Apply sources", "click"])
         #expect(step.succeeded, "\(step.output)")
-        #expect(try await gsettings.waitForGet("org.gnome.desktop.input-sources", "sources", "[('xkb', 'fr'), ('xkb', 'us')]")
-            == "[('xkb', 'fr'), ('xkb', 'us')]")
+        #expect(
+            try await gsettings.waitForGet("org.gnome.desktop.input-sources", "sources", "[('xkb', 'fr'), ('xkb', 'us')]")
+                == "[('xkb', 'fr'), ('xkb', 'us')]")
     }
 }

@@ -44,8 +44,9 @@ final class SettingsWindowSession: Sendable {
             Exec=/usr/bin/env AT_SPI_BUS_ADDRESS=\(accessibilityBus.address) /usr/libexec/at-spi2-registryd
 
             """
-        try registry.write(to: accessibilityBus.serviceDirectory.appendingPathComponent("org.a11y.atspi.Registry.service"),
-                           atomically: true, encoding: .utf8)
+        try registry.write(
+            to: accessibilityBus.serviceDirectory.appendingPathComponent("org.a11y.atspi.Registry.service"),
+            atomically: true, encoding: .utf8)
 
         // Xvfb picks a free display and writes its number to standard output when ready.
         let process = Process()
@@ -89,11 +90,15 @@ final class SettingsWindowSession: Sendable {
 
     /// The process owning `name` on the bus at `address`, if any.
     private static func owner(of name: String, on address: String) -> pid_t? {
-        let reply = try? runCommand("dbus-send", [
-            "--bus=\(address)", "--print-reply=literal", "--dest=org.freedesktop.DBus", "/org/freedesktop/DBus",
-            "org.freedesktop.DBus.GetConnectionUnixProcessID", "string:\(name)",
-        ])
-        guard let reply, reply.status == 0, let number = reply.stdout.split(separator: " ").last.flatMap({ pid_t($0.trimmingCharacters(in: .whitespacesAndNewlines)) }) else {
+        let reply = try? runCommand(
+            "dbus-send",
+            [
+                "--bus=\(address)", "--print-reply=literal", "--dest=org.freedesktop.DBus", "/org/freedesktop/DBus",
+                "org.freedesktop.DBus.GetConnectionUnixProcessID", "string:\(name)",
+            ])
+        guard let reply, reply.status == 0,
+            let number = reply.stdout.split(separator: " ").last.flatMap({ pid_t($0.trimmingCharacters(in: .whitespacesAndNewlines)) })
+        else {
             return nil
         }
         return number
@@ -132,7 +137,11 @@ final class SettingsWindowSession: Sendable {
 
     /// Stops the app with SIGTERM (it quits on it), or SIGKILL after 10 s.
     func quit() {
-        guard let process = app.withLock({ current -> Process? in defer { current = nil }; return current }) else { return }
+        guard
+            let process = app.withLock({ current -> Process? in
+                defer { current = nil }; return current
+            })
+        else { return }
         guard process.isRunning else { return }
         process.terminate()
         let deadline = Date().addingTimeInterval(10)
@@ -143,8 +152,9 @@ final class SettingsWindowSession: Sendable {
 
     /// Runs one step of the AT-SPI driver; the step's output says what it saw.
     func drive(_ arguments: [String]) throws -> (succeeded: Bool, output: String) {
-        let result = try runCommand("/usr/bin/python3", [Self.driver] + arguments,
-                                    environment: environment.filter { !$0.value.isEmpty }, timeout: .seconds(60))
+        let result = try runCommand(
+            "/usr/bin/python3", [Self.driver] + arguments,
+            environment: environment.filter { !$0.value.isEmpty }, timeout: .seconds(60))
         return (result.status == 0, result.stdout + result.stderr)
     }
 

@@ -125,8 +125,10 @@ struct SettingsWindowTests {
         #expect(step.succeeded, "\(step.output)\n\(session.appLog)")
         step = try session.drive(["act", "push button", "History", "click"])
         #expect(step.succeeded, "\(step.output)")
-        step = try session.drive(["wait-labels-in-order", "Changes", "Count: 3 → 4", "by prefs", "Count: (none) → 3", "by prefs",
-                                  "Greeting: (none) → hello", "by prefs"])
+        step = try session.drive([
+            "wait-labels-in-order", "Changes", "Count: 3 → 4", "by prefs", "Count: (none) → 3", "by prefs",
+            "Greeting: (none) → hello", "by prefs",
+        ])
         #expect(step.succeeded, "\(step.output)\n\(session.appLog)")
 
         // Undo puts back the value from before the last change only.

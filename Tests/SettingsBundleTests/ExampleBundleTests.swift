@@ -11,9 +11,10 @@ struct ExampleBundleTests {
         #expect(bundle.problems == [])
         #expect(bundle.title == "Editor")
         #expect(bundle.icon == "accessories-text-editor")
-        #expect(bundle.root.specifiers.map(\.type) == [
-            .group, .textField, .toggleSwitch, .slider, .multiValue, .radioGroup, .group, .titleValue, .childPane,
-        ])
+        #expect(
+            bundle.root.specifiers.map(\.type) == [
+                .group, .textField, .toggleSwitch, .slider, .multiValue, .radioGroup, .group, .titleValue, .childPane,
+            ])
         #expect(Set(SpecifierType.allCases).isSubset(of: Set(bundle.panes.flatMap { $0.specifiers.map(\.type) })))
     }
 
@@ -36,11 +37,12 @@ struct ExampleBundleTests {
     }
 
     @Test func defaultValuesCoverEveryPane() {
-        #expect(bundle.defaultValues == [
-            "NextItemName": .string("Coffee Cup"), "DarkStyle": .boolean(false), "FontSize": .integer(12),
-            "Theme": .string("light"), "LineEndings": .string("lf"), "Version": .string("1.0"),
-            "AutoSave": .boolean(true), "AutoSaveInterval": .real(5),
-        ])
+        #expect(
+            bundle.defaultValues == [
+                "NextItemName": .string("Coffee Cup"), "DarkStyle": .boolean(false), "FontSize": .integer(12),
+                "Theme": .string("light"), "LineEndings": .string("lf"), "Version": .string("1.0"),
+                "AutoSave": .boolean(true), "AutoSaveInterval": .real(5),
+            ])
     }
 
     @Test func germanTitlesWithFallbackForTheUntranslated() throws {

@@ -10,9 +10,10 @@ struct LocatorTests {
         ])
         #expect(locator.searchDirectories == ["/data/home/prefsd/settings", "/opt/share/prefsd/settings", "/usr/share/prefsd/settings"])
         let defaults = SettingsBundleLocator(environment: ["HOME": "/home/u"])
-        #expect(defaults.searchDirectories == [
-            "/home/u/.local/share/prefsd/settings", "/usr/local/share/prefsd/settings", "/usr/share/prefsd/settings",
-        ])
+        #expect(
+            defaults.searchDirectories == [
+                "/home/u/.local/share/prefsd/settings", "/usr/local/share/prefsd/settings", "/usr/share/prefsd/settings",
+            ])
     }
 
     @Test func theUsersBundleWinsOverTheSystemsAndBadFolderNamesAreReported() throws {

@@ -9,14 +9,17 @@ struct MalformedBundleTests {
 
     @Test func unknownTypeIsReportedAndTheRestWorks() throws {
         let files = try BundleFiles()
-        let path = try files.write("b/Root.plist", F.plist("""
-            <key>PreferenceSpecifiers</key>
-            <array>
-            \(F.entry([("Type", F.string("PSToggleSwitchSpecifier")), ("Key", F.string("A")), ("Title", F.string("First")), ("DefaultValue", "<true/>")]))
-            \(F.entry([("Type", F.string("PSColorWellSpecifier")), ("Key", F.string("Colour"))]))
-            \(F.entry([("Type", F.string("PSTextFieldSpecifier")), ("Key", F.string("B")), ("DefaultValue", F.string("x"))]))
-            </array>
-            """))
+        let path = try files.write(
+            "b/Root.plist",
+            F.plist(
+                """
+                <key>PreferenceSpecifiers</key>
+                <array>
+                \(F.entry([("Type", F.string("PSToggleSwitchSpecifier")), ("Key", F.string("A")), ("Title", F.string("First")), ("DefaultValue", "<true/>")]))
+                \(F.entry([("Type", F.string("PSColorWellSpecifier")), ("Key", F.string("Colour"))]))
+                \(F.entry([("Type", F.string("PSTextFieldSpecifier")), ("Key", F.string("B")), ("DefaultValue", F.string("x"))]))
+                </array>
+                """))
         let bundle = SettingsBundle.load(domain: "com.example.b", directory: files.root + "/b", languages: ["en"])
         #expect(bundle.root.specifiers.map(\.key) == ["A", "B"])
         #expect(bundle.defaultValues == ["A": .boolean(true), "B": .string("x")])
@@ -30,18 +33,21 @@ struct MalformedBundleTests {
 
     @Test func badEntriesAreEachReportedWithTheirPlace() throws {
         let files = try BundleFiles()
-        try files.write("b/Root.plist", F.plist("""
-            <key>PreferenceSpecifiers</key>
-            <array>
-            \(F.entry([("Type", F.string("PSMultiValueSpecifier")), ("Key", F.string("M")), ("Titles", "<array><string>a</string></array>"), ("Values", "<array/>")]))
-            \(F.entry([("Type", F.string("PSSliderSpecifier")), ("Key", F.string("S")), ("MinimumValue", "<integer>9</integer>"), ("MaximumValue", "<integer>1</integer>")]))
-            \(F.entry([("Type", F.string("PSToggleSwitchSpecifier")), ("Title", F.string("No key"))]))
-            \(F.entry([("Key", F.string("NoType"))]))
-            <string>not a dictionary</string>
-            \(F.entry([("Type", F.string("PSMultiValueSpecifier")), ("Key", F.string("D")), ("DefaultValue", F.string("z")), ("Titles", "<array><string>A</string></array>"), ("Values", "<array><string>a</string></array>")]))
-            \(F.entry([("Type", F.string("PSGroupSpecifier")), ("Title", F.string("Still here"))]))
-            </array>
-            """))
+        try files.write(
+            "b/Root.plist",
+            F.plist(
+                """
+                <key>PreferenceSpecifiers</key>
+                <array>
+                \(F.entry([("Type", F.string("PSMultiValueSpecifier")), ("Key", F.string("M")), ("Titles", "<array><string>a</string></array>"), ("Values", "<array/>")]))
+                \(F.entry([("Type", F.string("PSSliderSpecifier")), ("Key", F.string("S")), ("MinimumValue", "<integer>9</integer>"), ("MaximumValue", "<integer>1</integer>")]))
+                \(F.entry([("Type", F.string("PSToggleSwitchSpecifier")), ("Title", F.string("No key"))]))
+                \(F.entry([("Key", F.string("NoType"))]))
+                <string>not a dictionary</string>
+                \(F.entry([("Type", F.string("PSMultiValueSpecifier")), ("Key", F.string("D")), ("DefaultValue", F.string("z")), ("Titles", "<array><string>A</string></array>"), ("Values", "<array><string>a</string></array>")]))
+                \(F.entry([("Type", F.string("PSGroupSpecifier")), ("Title", F.string("Still here"))]))
+                </array>
+                """))
         let bundle = SettingsBundle.load(domain: "com.example.b", directory: files.root + "/b", languages: ["en"])
         #expect(bundle.root.specifiers.map(\.title) == ["Still here"])
         let messages = bundle.problems.map(\.description)
@@ -58,7 +64,9 @@ struct MalformedBundleTests {
         let files = try BundleFiles()
         try files.copyExample(to: "com.example.Editor")
         // Line 9 leaves a <string> open; line 10 closes the array around it.
-        let broken = try files.write("com.example.Editor/Advanced.plist", """
+        let broken = try files.write(
+            "com.example.Editor/Advanced.plist",
+            """
             <?xml version="1.0" encoding="UTF-8"?>
             <plist version="1.0">
             <dict>
@@ -84,13 +92,16 @@ struct MalformedBundleTests {
 
     @Test func missingChildPaneAndNonDictionaryRoot() throws {
         let files = try BundleFiles()
-        try files.write("b/Root.plist", F.plist("""
-            <key>PreferenceSpecifiers</key>
-            <array>
-            \(F.entry([("Type", F.string("PSChildPaneSpecifier")), ("Title", F.string("Gone")), ("File", F.string("Missing"))]))
-            \(F.entry([("Type", F.string("PSChildPaneSpecifier")), ("Title", F.string("Escape")), ("File", F.string("../x"))]))
-            </array>
-            """))
+        try files.write(
+            "b/Root.plist",
+            F.plist(
+                """
+                <key>PreferenceSpecifiers</key>
+                <array>
+                \(F.entry([("Type", F.string("PSChildPaneSpecifier")), ("Title", F.string("Gone")), ("File", F.string("Missing"))]))
+                \(F.entry([("Type", F.string("PSChildPaneSpecifier")), ("Title", F.string("Escape")), ("File", F.string("../x"))]))
+                </array>
+                """))
         let bundle = SettingsBundle.load(domain: "com.example.b", directory: files.root + "/b", languages: ["en"])
         #expect(bundle.root.specifiers.map(\.file) == ["Missing"])
         #expect(bundle.problems.count == 2)
@@ -106,7 +117,9 @@ struct MalformedBundleTests {
     @Test func malformedStringsFileIsReportedAndTitlesStayUntranslated() throws {
         let files = try BundleFiles()
         try files.copyExample(to: "com.example.Editor")
-        let strings = try files.write("com.example.Editor/de.lproj/Root.strings", """
+        let strings = try files.write(
+            "com.example.Editor/de.lproj/Root.strings",
+            """
             "Editor" = "Texteditor";
             "Dark style" = "Dunkler Stil"
             "Theme" = ;

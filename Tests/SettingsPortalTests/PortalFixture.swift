@@ -33,11 +33,11 @@ final class PortalFixture: Sendable {
         try portalFile.write(to: portals.appendingPathComponent("prefsd.portal"), atomically: true, encoding: .utf8)
         let backendLog = directory.appendingPathComponent("prefsd-portal.log")
         let activation = """
-        [D-BUS Service]
-        Name=\(PortalBus.busName)
-        Exec=/bin/sh -c 'exec "$0" --log-level debug 2>>"$1"' \(ServiceFixture.executable("prefsd-portal").path) \(backendLog.path)
+            [D-BUS Service]
+            Name=\(PortalBus.busName)
+            Exec=/bin/sh -c 'exec "$0" --log-level debug 2>>"$1"' \(ServiceFixture.executable("prefsd-portal").path) \(backendLog.path)
 
-        """
+            """
         try activation.write(to: service.bus.serviceDirectory.appendingPathComponent("\(PortalBus.busName).service"), atomically: true, encoding: .utf8)
 
         let process = Process()
@@ -67,8 +67,9 @@ final class PortalFixture: Sendable {
         client = try service.connect()
         client.setSignalHandler { [received] message in
             guard message.interface == "org.freedesktop.portal.Settings", message.member == "SettingChanged",
-                  message.body.count == 3, case .string(let namespace) = message.body[0],
-                  case .string(let key) = message.body[1], case .variant(let value) = message.body[2] else { return }
+                message.body.count == 3, case .string(let namespace) = message.body[0],
+                case .string(let key) = message.body[1], case .variant(let value) = message.body[2]
+            else { return }
             received.withLock { $0.append(SettingChange(namespace: namespace, key: key, value: value)) }
         }
         try await waitForOwner("org.freedesktop.portal.Desktop")
@@ -132,10 +133,12 @@ final class PortalFixture: Sendable {
     /// the call succeeds or fails otherwise (a timeout, a portal that went away).
     func readRefusal(_ namespace: String, _ key: String) async throws -> String {
         do {
-            let reply = try await client.call(.methodCall(
-                destination: "org.freedesktop.portal.Desktop", path: PortalBus.objectPath,
-                interface: "org.freedesktop.portal.Settings", member: "Read", body: [.string(namespace), .string(key)]
-            ), timeout: .seconds(30)).body
+            let reply = try await client.call(
+                .methodCall(
+                    destination: "org.freedesktop.portal.Desktop", path: PortalBus.objectPath,
+                    interface: "org.freedesktop.portal.Settings", member: "Read", body: [.string(namespace), .string(key)]
+                ), timeout: .seconds(30)
+            ).body
             throw FixtureError("Read \(namespace) \(key) answered \(reply)")
         } catch DBusError.remote(let name, _) {
             return name
@@ -146,10 +149,12 @@ final class PortalFixture: Sendable {
 
     private func portalCall(_ member: String, _ body: [DBusValue]) async throws -> [DBusValue] {
         do {
-            return try await client.call(.methodCall(
-                destination: "org.freedesktop.portal.Desktop", path: PortalBus.objectPath,
-                interface: "org.freedesktop.portal.Settings", member: member, body: body
-            ), timeout: .seconds(30)).body
+            return try await client.call(
+                .methodCall(
+                    destination: "org.freedesktop.portal.Desktop", path: PortalBus.objectPath,
+                    interface: "org.freedesktop.portal.Settings", member: member, body: body
+                ), timeout: .seconds(30)
+            ).body
         } catch {
             throw FixtureError("\(member) failed: \(error)\n\(logs)")
         }
@@ -158,10 +163,11 @@ final class PortalFixture: Sendable {
     private func waitForOwner(_ name: String) async throws {
         let deadline = ContinuousClock.now + .seconds(30)
         while ContinuousClock.now < deadline {
-            let reply = try await client.call(.methodCall(
-                destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus",
-                interface: "org.freedesktop.DBus", member: "NameHasOwner", body: [.string(name)]
-            ))
+            let reply = try await client.call(
+                .methodCall(
+                    destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus",
+                    interface: "org.freedesktop.DBus", member: "NameHasOwner", body: [.string(name)]
+                ))
             if reply.body.first == .boolean(true) { return }
             if let process = frontend.withLock({ $0 }), !process.isRunning {
                 throw FixtureError("xdg-desktop-portal exited with status \(process.terminationStatus)\n\(logs)")

@@ -14,7 +14,8 @@ struct PortalSettingsTests {
         #expect(Appearance.portalValue(key: "color-scheme", .string("1")) == nil)
         #expect(Appearance.portalValue(key: "contrast", .integer(1)) == .uint32(1))
         #expect(Appearance.portalValue(key: "reduced-motion", .integer(-1)) == nil)
-        #expect(Appearance.portalValue(key: "accent-color", .array([.real(0.5), .integer(1), .real(0)]))
+        #expect(
+            Appearance.portalValue(key: "accent-color", .array([.real(0.5), .integer(1), .real(0)]))
                 == .structure([.double(0.5), .double(1), .double(0)]))
         #expect(Appearance.portalValue(key: "accent-color", .array([.real(0.5), .real(1.5), .real(0)])) == nil)
         #expect(Appearance.portalValue(key: "accent-color", .array([.real(0.5), .real(1)])) == nil)

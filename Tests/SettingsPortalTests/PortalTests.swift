@@ -18,10 +18,13 @@ struct PortalTests {
             try PortalFixture.prefs(service, "write", "org.freedesktop.appearance", "contrast", "-string", "high")  // wrong type
         }
         let all = try await fixture.readAll([appearance])
-        #expect(all == [appearance: [
-            "color-scheme": .uint32(1),
-            "accent-color": .structure([.double(0.2), .double(0.4), .double(1)]),
-        ]], "\(fixture.logs)")
+        #expect(
+            all == [
+                appearance: [
+                    "color-scheme": .uint32(1),
+                    "accent-color": .structure([.double(0.2), .double(0.4), .double(1)]),
+                ]
+            ], "\(fixture.logs)")
         #expect(try await fixture.read(appearance, "color-scheme") == .uint32(1))
 
         try PortalFixture.prefs(fixture.service, "write", "org.freedesktop.appearance", "color-scheme", "-int", "2")
@@ -52,11 +55,12 @@ struct PortalTests {
             all = try await fixture.readAll([])
             if all.count < 3 { try await Task.sleep(for: .milliseconds(20)) }
         }
-        #expect(all == [
-            appearance: ["color-scheme": .uint32(1)],
-            "org.example.Editor": ["Theme": .string("dark")],
-            "org.example.Viewer": ["Zoom": .int64(3)],
-        ], "\(fixture.logs)")
+        #expect(
+            all == [
+                appearance: ["color-scheme": .uint32(1)],
+                "org.example.Editor": ["Theme": .string("dark")],
+                "org.example.Viewer": ["Zoom": .int64(3)],
+            ], "\(fixture.logs)")
         #expect(try await fixture.readAll(["org.example.*"]).keys.sorted() == ["org.example.Editor", "org.example.Viewer"])
         #expect(try await fixture.readAll(["org.example.Viewer", appearance]).keys.sorted() == ["org.example.Viewer", appearance])
         #expect(try await fixture.readAll(["org.private.*"]) == [:])

@@ -1,5 +1,5 @@
-import Dispatch
 internal import CDBus
+import Dispatch
 
 // Dispatching: libdbus reports through the dispatch-status function that messages wait; we
 // never dispatch inside that callback but queue a block that does.

@@ -1,5 +1,5 @@
-import Dispatch
 internal import CDBus
+import Dispatch
 
 // Timeout functions: each enabled libdbus timeout (pending-call deadlines, mostly) is a
 // repeating DispatchSource timer on the connection queue. Toggling replaces the timer, since
@@ -52,7 +52,7 @@ extension ConnectionCore {
             guard let entry = loop.timeouts[key(of: timeout)] else { return .none }
             return .some(entry.timer)
         }
-        guard case let .some(oldTimer) = old else { return }
+        guard case .some(let oldTimer) = old else { return }
         oldTimer?.cancel()
         let id = loop.withLock { $0.timeouts[key(of: timeout)]?.id } ?? -1
         let timer = makeTimer(timeout, id: id)

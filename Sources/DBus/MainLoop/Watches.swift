@@ -1,8 +1,9 @@
-import Dispatch
-#if canImport(Glibc)
-import Glibc
-#endif
 internal import CDBus
+import Dispatch
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 // Watch functions: libdbus asks us to watch its socket for reading and writing. Each direction
 // gets a DispatchSource on the connection queue, over a dup() of the descriptor that is closed
@@ -32,8 +33,9 @@ extension ConnectionCore {
     /// Installs watch, timeout and dispatch-status functions; false when out of memory.
     func installMainLoop(on connection: OpaquePointer) -> Bool {
         let watchData = retainedPointer()
-        guard dbus_connection_set_watch_functions(
-            connection, cAddWatch, cRemoveWatch, cToggleWatch, watchData, releaseCore) != 0
+        guard
+            dbus_connection_set_watch_functions(
+                connection, cAddWatch, cRemoveWatch, cToggleWatch, watchData, releaseCore) != 0
         else {
             return false
         }

@@ -28,7 +28,8 @@ public struct RoamingConfiguration: Sendable {
         if let data = environment["XDG_DATA_HOME"], data.hasPrefix("/") {
             return URL(fileURLWithPath: data, isDirectory: true).appendingPathComponent("prefsd/roaming", isDirectory: true)
         }
-        let home = environment["HOME"].map { URL(fileURLWithPath: $0, isDirectory: true) }
+        let home =
+            environment["HOME"].map { URL(fileURLWithPath: $0, isDirectory: true) }
             ?? FileManager.default.homeDirectoryForCurrentUser
         return home.appendingPathComponent(".local/share/prefsd/roaming", isDirectory: true)
     }

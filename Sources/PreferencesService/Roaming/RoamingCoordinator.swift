@@ -1,12 +1,13 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Dispatch
 import Foundation
 import Logging
 import PreferencesModel
 import PreferencesRoaming
 import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Keeps this machine's roaming domains and the roaming folder in step, on a queue of its
 /// own: publishes this machine's changes to its file, applies the other machines' later
@@ -57,10 +58,13 @@ final class RoamingCoordinator: Sendable {
     private let hostName: String
 
     /// Makes a coordinator for this machine; `nil` (logged) when the machine ID cannot be read.
-    init?(configuration: RoamingConfiguration, host: any RoamingHost, logger: Logger,
-          checkValue: @escaping @Sendable (PropertyListValue, String) throws -> Void) {
+    init?(
+        configuration: RoamingConfiguration, host: any RoamingHost, logger: Logger,
+        checkValue: @escaping @Sendable (PropertyListValue, String) throws -> Void
+    ) {
         guard let text = try? String(contentsOf: configuration.machineIDFile, encoding: .utf8),
-              !text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
+            !text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty
+        else {
             logger.notice("roaming is off: cannot read the machine ID", metadata: ["file": "\(configuration.machineIDFile.path)"])
             return nil
         }
@@ -106,7 +110,9 @@ final class RoamingCoordinator: Sendable {
 
     /// Stops watching and waits for a pass under way.
     func stop() {
-        watcher.withLock { $0?.cancel(); $0 = nil }
+        watcher.withLock {
+            $0?.cancel(); $0 = nil
+        }
         queue.sync {}
     }
 
@@ -127,7 +133,11 @@ final class RoamingCoordinator: Sendable {
 
     /// Schedules a pass (coalesced with one already scheduled).
     func schedule(after delay: DispatchTimeInterval = .milliseconds(20)) {
-        guard scheduled.withLock({ flag in defer { flag = true }; return !flag }) else { return }
+        guard
+            scheduled.withLock({ flag in
+                defer { flag = true }; return !flag
+            })
+        else { return }
         queue.asyncAfter(deadline: .now() + delay) { [self] in
             scheduled.withLock { $0 = false }
             reconcile()
@@ -278,7 +288,8 @@ final class RoamingCoordinator: Sendable {
                 case .declined:
                     again = true
                 case .failed(let reason):
-                    logger.warning("changes of another machine could not be applied", metadata: ["domain": "\(group.domain)", "machine": "\(name)", "reason": "\(reason)"])
+                    logger.warning(
+                        "changes of another machine could not be applied", metadata: ["domain": "\(group.domain)", "machine": "\(name)", "reason": "\(reason)"])
                     state.withLock { state in
                         for entry in entries { state.waiting[entry.key] = (name, reason) }
                     }
@@ -332,7 +343,8 @@ final class RoamingCoordinator: Sendable {
             return bytes
         }
         guard bytes.count <= limits.fileBytes else {
-            let problem = "this machine's roaming file would take \(bytes.count) bytes, over the \(limits.fileBytes) allowed (prefsd --max-roaming-file-size): roam fewer or smaller keys"
+            let problem =
+                "this machine's roaming file would take \(bytes.count) bytes, over the \(limits.fileBytes) allowed (prefsd --max-roaming-file-size): roam fewer or smaller keys"
             logger.error("\(problem)")
             state.withLock { $0.ownProblem = problem }
             return
@@ -357,22 +369,27 @@ final class RoamingCoordinator: Sendable {
                 "Domains": .array(selection.domains.sorted().map { .string($0.rawValue) }),
                 "Published": .integer(Int64(state.ledger.log.count)),
             ]
-            values["Machines"] = .array(state.ledger.remote.sorted { $0.key < $1.key }.map { machine, known in
-                .dictionary([
-                    "Machine": .string(machine.rawValue), "Name": .string(known.name),
-                    "LastChange": .date(secondsSince1970: Double(known.newest.wall) / 1000),
-                    "Keys": .integer(Int64(known.latest.count)),
-                ])
-            })
-            values["Waiting"] = .array(state.waiting.sorted { $0.key < $1.key }.map { key, problem in
-                .dictionary(["Domain": .string(key.domain.rawValue), "Key": .string(key.key),
-                             "Machine": .string(problem.machine), "Reason": .string(problem.reason)])
-            })
-            values["SetAside"] = .array(state.setAside.sorted { $0.key < $1.key }.map { name, problem in
-                var entry: [String: PropertyListValue] = ["File": .string(name), "Reason": .string(problem.reason)]
-                if let copy = problem.copy { entry["Copy"] = .string(copy) }
-                return .dictionary(entry)
-            })
+            values["Machines"] = .array(
+                state.ledger.remote.sorted { $0.key < $1.key }.map { machine, known in
+                    .dictionary([
+                        "Machine": .string(machine.rawValue), "Name": .string(known.name),
+                        "LastChange": .date(secondsSince1970: Double(known.newest.wall) / 1000),
+                        "Keys": .integer(Int64(known.latest.count)),
+                    ])
+                })
+            values["Waiting"] = .array(
+                state.waiting.sorted { $0.key < $1.key }.map { key, problem in
+                    .dictionary([
+                        "Domain": .string(key.domain.rawValue), "Key": .string(key.key),
+                        "Machine": .string(problem.machine), "Reason": .string(problem.reason),
+                    ])
+                })
+            values["SetAside"] = .array(
+                state.setAside.sorted { $0.key < $1.key }.map { name, problem in
+                    var entry: [String: PropertyListValue] = ["File": .string(name), "Reason": .string(problem.reason)]
+                    if let copy = problem.copy { entry["Copy"] = .string(copy) }
+                    return .dictionary(entry)
+                })
             var problems = state.selectionProblems
             if let own = state.ownProblem { problems.append(own) }
             values["Problems"] = .array(problems.map { .string($0) })
