@@ -87,6 +87,9 @@ public final class DomainStore: Sendable {
         historyReader = Mutex(HistoryReaderState())
         secureKeys = Mutex([:])
         counters = Mutex((transactions: 0, batches: 0))
+        // Before the first commit, off the caller's thread: a WAL that never grows
+        // (`WALPreallocation.swift`).
+        writerQueue.async { [self] in preallocateWAL() }
     }
 
     /// Sets the keys whose changes the journal records without their values (those a
