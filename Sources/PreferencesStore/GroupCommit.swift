@@ -115,8 +115,11 @@ extension DomainStore {
             let (results, committed) = writeKeepingReserve(batches)
             for (batch, result) in zip(batches, results) { batch.completion(result) }
             // After the completions, which answer the callers: the free-room check (a
-            // statvfs) is off the reply path.
-            if committed { afterCommit() }
+            // statvfs) and, once, making the WAL full-size are off the reply path.
+            if committed {
+                afterCommit()
+                preallocateWALOnce()
+            }
         }
         if writer.withLock({ $0.closed }) { closeDatabase() }
     }

@@ -73,7 +73,7 @@ struct JournalSequenceTests {
     }
 }
 
-/// The WAL is made full-size before the first commit, so commits write over allocated
+/// The WAL is made full-size after the first commit, so later commits write over allocated
 /// blocks and their syncs carry no change of the file's size (issue 22).
 @Suite("WAL preallocation")
 struct WALPreallocationTests {
@@ -85,6 +85,9 @@ struct WALPreallocationTests {
         let wal = store.databaseURL.path + "-wal"
         func size() throws -> Int { try FileManager.default.attributesOfItem(atPath: wal)[.size] as? Int ?? -1 }
         try store.commitAndWait([.set(domain, key: "k", value: .integer(1))]).get()
+        // Made full-size on the writer queue after the first commit's completion: wait for
+        // that queue (pageCount runs on it).
+        _ = try store.pageCount()
         #expect(try size() == DomainStore.preallocatedWALBytes)
         for number in 2...50 { try store.commitAndWait([.set(domain, key: "k", value: .integer(Int64(number)))]).get() }
         #expect(try size() == DomainStore.preallocatedWALBytes)
