@@ -8,6 +8,11 @@ enum MessageEncoder {
         try ValueValidator.validateHeader(message)
         try ValueValidator.validate(body: message.body)
 
+        // Several arguments: marshalled here and handed to libdbus whole (``WireFormat``).
+        if message.body.count >= WireFormat.minimumArguments, let pointer = WireFormat.demarshal(message) {
+            return RawMessage(owning: pointer)
+        }
+
         // libdbus rewrites the header's signature field after each top-level argument, and
         // replacing it costs more the more fields the header already holds: a `Changed`
         // signal (4 arguments) took ~100k instructions to build with path, interface and

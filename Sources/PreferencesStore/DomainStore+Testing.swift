@@ -30,3 +30,22 @@ extension DomainStore {
         return { queue.resume() }
     }
 }
+
+extension DomainStore {
+    /// Test hook: checkpoints the WAL and truncates it, so that the next commit's frames
+    /// are the only ones in it (see ``walFrames()``).
+    @_spi(Testing) public func restartWAL() throws {
+        try writerQueue.sync {
+            try database.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA wal_checkpoint(TRUNCATE)") }
+        }
+    }
+
+    /// Test hook: the number of page frames in the WAL (SQLite's `wal_checkpoint` log count).
+    @_spi(Testing) public func walFrames() throws -> Int {
+        try writerQueue.sync {
+            try database.writeWithoutTransaction { db in
+                try Row.fetchOne(db, sql: "PRAGMA wal_checkpoint(PASSIVE)")?[1] ?? -1
+            }
+        }
+    }
+}

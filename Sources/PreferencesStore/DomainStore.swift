@@ -34,6 +34,8 @@ public final class DomainStore: Sendable {
     let historyReader: Mutex<HistoryReaderState>
     /// Keys a settings bundle marks `IsSecure`, per domain: journalled without values.
     let secureKeys: Mutex<[DomainName: Set<String>]>
+    /// Whether the WAL was made full-size (`WALPreallocation.swift`), after the first commit.
+    let walPreallocated: Mutex<Bool>
 
     /// Where a damaged store found at start-up was moved aside, or `nil` when the store
     /// opened cleanly.
@@ -92,6 +94,7 @@ public final class DomainStore: Sendable {
         historyReader = Mutex(HistoryReaderState())
         secureKeys = Mutex([:])
         counters = Mutex((transactions: 0, batches: 0))
+        walPreallocated = Mutex(false)
     }
 
     /// Sets the keys whose changes the journal records without their values (those a

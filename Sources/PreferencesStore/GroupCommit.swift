@@ -113,26 +113,31 @@ extension DomainStore {
                 return state.pending
             }
             if batches.isEmpty { break }
-            let results = writeKeepingReserve(batches)
+            let (results, committed) = writeKeepingReserve(batches)
             for (batch, result) in zip(batches, results) { batch.completion(result) }
+            // After the completions, which answer the callers: the free-room check (a
+            // statvfs) and, once, making the WAL full-size are off the reply path.
+            if committed {
+                afterCommit()
+                preallocateWALOnce()
+            }
         }
         if writer.withLock({ $0.closed }) { closeDatabase() }
     }
 
     /// Commits `batches`; on a full disk (or while the reserve is released) hands them to
-    /// ``writeOnFullDisk(_:)`` one at a time. Returns each batch's outcome.
-    private func writeKeepingReserve(_ batches: [PendingBatch]) -> [Result<Void, StoreError>] {
+    /// ``writeOnFullDisk(_:)`` one at a time. Returns each batch's outcome, and whether they
+    /// were committed together, in which case the caller runs ``afterCommit()`` once their
+    /// completions have run.
+    private func writeKeepingReserve(_ batches: [PendingBatch]) -> (results: [Result<Void, StoreError>], committed: Bool) {
         if reserve.state != .released {
             let (result, diskFull) = write(batches)
-            if case .success = result {
-                afterCommit()
-                return batches.map { _ in result }
-            }
-            guard diskFull else { return batches.map { _ in result } }
+            if case .success = result { return (batches.map { _ in result }, true) }
+            guard diskFull else { return (batches.map { _ in result }, false) }
         }
         // The WAL may hold room a checkpoint gives back (and a failed attempt's frames).
         checkpoint()
-        return batches.map(writeOnFullDisk)
+        return (batches.map(writeOnFullDisk), false)
     }
 
     /// Commits `batches` in one transaction; says whether a failure was a full disk. With

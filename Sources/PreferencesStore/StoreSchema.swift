@@ -48,6 +48,34 @@ enum StoreSchema {
                     INSERT INTO history_horizon(id, dropped) VALUES (1, 0);
                     """)
         }
+        // v3: the journal's sequence without AUTOINCREMENT. AUTOINCREMENT keeps its counter in
+        // `sqlite_sequence`, a page of its own that every commit rewrote: one WAL frame of five
+        // for a one-key write (issue 22). Sequences still never repeat: a new change takes one
+        // past the highest of the newest change kept, the horizon (the newest change dropped,
+        // see `Journal.swift`) and `issued`, the counter AUTOINCREMENT had reached, kept here
+        // once.
+        migrator.registerMigration("v3-sequence") { db in
+            try db.execute(sql: """
+                ALTER TABLE history_horizon ADD COLUMN issued INTEGER NOT NULL DEFAULT 0;
+                UPDATE history_horizon
+                    SET issued = coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'history_change'), 0)
+                    WHERE id = 1;
+                CREATE TABLE history_change_v3(
+                    sequence INTEGER PRIMARY KEY,
+                    time INTEGER NOT NULL,
+                    domain TEXT NOT NULL,
+                    who TEXT NOT NULL,
+                    stored INTEGER NOT NULL,
+                    entries INTEGER NOT NULL,
+                    bytes INTEGER NOT NULL
+                );
+                INSERT INTO history_change_v3(sequence, time, domain, who, stored, entries, bytes)
+                    SELECT sequence, time, domain, who, stored, entries, bytes FROM history_change;
+                DROP TABLE history_change;
+                ALTER TABLE history_change_v3 RENAME TO history_change;
+                CREATE INDEX history_change_domain ON history_change(domain, sequence);
+                """)
+        }
         return migrator
     }
 
@@ -58,7 +86,12 @@ enum StoreSchema {
     static let deleteDomain = "DELETE FROM preference WHERE domain = ?"
     static let selectValue = "SELECT value FROM preference WHERE domain = ? AND key = ?"
     static let selectDomain = "SELECT key, value FROM preference WHERE domain = ? ORDER BY key"
-    static let insertChange = "INSERT INTO history_change(time, domain, who, stored, entries, bytes) VALUES (?, ?, ?, ?, ?, ?)"
+    /// A change of the journal, numbered one past every sequence issued before (v3).
+    static let insertChange = """
+        INSERT INTO history_change(sequence, time, domain, who, stored, entries, bytes)
+        VALUES ((SELECT max(coalesce((SELECT max(sequence) FROM history_change), 0), dropped, issued) + 1
+                 FROM history_horizon WHERE id = 1), ?, ?, ?, ?, ?, ?)
+        """
     static let insertEntry = "INSERT OR REPLACE INTO history_entry(sequence, key, value, previous) VALUES (?, ?, ?, ?)"
     static let selectAll = "SELECT domain, key, value FROM preference ORDER BY domain"
 }
