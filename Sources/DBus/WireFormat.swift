@@ -19,7 +19,14 @@ enum WireFormat {
 
     /// The header field codes of the specification.
     private enum Field: UInt8 {
-        case path = 1, interface, member, errorName, replySerial, destination, sender, signature
+        case path = 1
+        case interface = 2
+        case member = 3
+        case errorName = 4
+        case replySerial = 5
+        case destination = 6
+        case sender = 7
+        case signature = 8
     }
 
     /// The whole message: fixed header, header fields, padding, body. The values must have
@@ -147,33 +154,33 @@ enum WireFormat {
 
         mutating func append(_ value: DBusValue) {
             switch value {
-            case let .byte(v): byte(v)
-            case let .boolean(v): uint32(v ? 1 : 0)
-            case let .int16(v): uint16(UInt16(bitPattern: v))
-            case let .uint16(v): uint16(v)
-            case let .int32(v): uint32(UInt32(bitPattern: v))
-            case let .uint32(v): uint32(v)
-            case let .int64(v): uint64(UInt64(bitPattern: v))
-            case let .uint64(v): uint64(v)
-            case let .double(v): uint64(v.bitPattern)
-            case let .string(s), let .objectPath(s): string(s)
-            case let .signature(s): signature(s)
+            case .byte(let v): byte(v)
+            case .boolean(let v): uint32(v ? 1 : 0)
+            case .int16(let v): uint16(UInt16(bitPattern: v))
+            case .uint16(let v): uint16(v)
+            case .int32(let v): uint32(UInt32(bitPattern: v))
+            case .uint32(let v): uint32(v)
+            case .int64(let v): uint64(UInt64(bitPattern: v))
+            case .uint64(let v): uint64(v)
+            case .double(let v): uint64(v.bitPattern)
+            case .string(let s), .objectPath(let s): string(s)
+            case .signature(let s): signature(s)
             case .unixFD: uint32(0)  // refused by the validator before this runs
-            case let .bytes(b):
+            case .bytes(let b):
                 uint32(UInt32(b.count))
                 bytes.append(contentsOf: b)
-            case let .array(element, items):
+            case .array(let element, let items):
                 array(alignment: DBusValue.alignment(of: element.rawValue)) { writer in
                     for item in items { writer.append(item) }
                 }
-            case let .dictEntry(key, entryValue):
+            case .dictEntry(let key, let entryValue):
                 align(8)
                 append(key)
                 append(entryValue)
-            case let .structure(fields):
+            case .structure(let fields):
                 align(8)
                 for field in fields { append(field) }
-            case let .variant(inner):
+            case .variant(let inner):
                 signature(inner.signatureText)
                 append(inner)
             }

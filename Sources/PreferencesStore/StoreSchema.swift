@@ -55,26 +55,27 @@ enum StoreSchema {
         // see `Journal.swift`) and `issued`, the counter AUTOINCREMENT had reached, kept here
         // once.
         migrator.registerMigration("v3-sequence") { db in
-            try db.execute(sql: """
-                ALTER TABLE history_horizon ADD COLUMN issued INTEGER NOT NULL DEFAULT 0;
-                UPDATE history_horizon
-                    SET issued = coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'history_change'), 0)
-                    WHERE id = 1;
-                CREATE TABLE history_change_v3(
-                    sequence INTEGER PRIMARY KEY,
-                    time INTEGER NOT NULL,
-                    domain TEXT NOT NULL,
-                    who TEXT NOT NULL,
-                    stored INTEGER NOT NULL,
-                    entries INTEGER NOT NULL,
-                    bytes INTEGER NOT NULL
-                );
-                INSERT INTO history_change_v3(sequence, time, domain, who, stored, entries, bytes)
-                    SELECT sequence, time, domain, who, stored, entries, bytes FROM history_change;
-                DROP TABLE history_change;
-                ALTER TABLE history_change_v3 RENAME TO history_change;
-                CREATE INDEX history_change_domain ON history_change(domain, sequence);
-                """)
+            try db.execute(
+                sql: """
+                    ALTER TABLE history_horizon ADD COLUMN issued INTEGER NOT NULL DEFAULT 0;
+                    UPDATE history_horizon
+                        SET issued = coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'history_change'), 0)
+                        WHERE id = 1;
+                    CREATE TABLE history_change_v3(
+                        sequence INTEGER PRIMARY KEY,
+                        time INTEGER NOT NULL,
+                        domain TEXT NOT NULL,
+                        who TEXT NOT NULL,
+                        stored INTEGER NOT NULL,
+                        entries INTEGER NOT NULL,
+                        bytes INTEGER NOT NULL
+                    );
+                    INSERT INTO history_change_v3(sequence, time, domain, who, stored, entries, bytes)
+                        SELECT sequence, time, domain, who, stored, entries, bytes FROM history_change;
+                    DROP TABLE history_change;
+                    ALTER TABLE history_change_v3 RENAME TO history_change;
+                    CREATE INDEX history_change_domain ON history_change(domain, sequence);
+                    """)
         }
         return migrator
     }

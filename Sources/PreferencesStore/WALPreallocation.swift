@@ -27,7 +27,11 @@ extension DomainStore {
     /// ``preallocateWAL()`` the first time it is called; on the writer queue, after a
     /// commit's completions.
     func preallocateWALOnce() {
-        guard walPreallocated.withLock({ done in defer { done = true }; return !done }) else { return }
+        guard
+            walPreallocated.withLock({ done in
+                defer { done = true }; return !done
+            })
+        else { return }
         preallocateWAL()
     }
 

@@ -6,15 +6,23 @@ import Testing
 /// field, flag and value, alignment and nesting included (issue 22).
 @Suite struct WireFormatTests {
     static let bodies: [[DBusValue]] = [
-        [.string("bench.big"), .array(element: "{sv}", [.dictEntry(.string("w"), .variant(.int64(-7)))]),
-         .array(element: .string, []), .array(element: .string, [])],
+        [
+            .string("bench.big"), .array(element: "{sv}", [.dictEntry(.string("w"), .variant(.int64(-7)))]),
+            .array(element: .string, []), .array(element: .string, []),
+        ],
         [.string("d"), .variant(.structure([.byte(1), .double(-0.0), .uint64(.max)]))],
         [.byte(9), .int64(1), .int16(-2), .uint16(3), .byte(4), .uint32(5), .boolean(true), .boolean(false)],
         [.bytes([]), .bytes([1, 2, 3]), .array(element: "y", [.byte(4), .byte(5)]), .string("é, NFD é, \u{1F600}")],
         [.objectPath("/io/github/x"), .signature("a{sv}(id)"), .array(element: "(id)", [.structure([.int32(1), .double(2.5)])])],
-        [.array(element: "a{sv}", [.array(element: "{sv}", []),
-                                   .array(element: "{sv}", [.dictEntry(.string("k"), .variant(.variant(.string("deep"))))])]),
-         .array(element: "x", [.int64(1), .int64(2)]), .array(element: "{ss}", [])],
+        [
+            .array(
+                element: "a{sv}",
+                [
+                    .array(element: "{sv}", []),
+                    .array(element: "{sv}", [.dictEntry(.string("k"), .variant(.variant(.string("deep"))))]),
+                ]),
+            .array(element: "x", [.int64(1), .int64(2)]), .array(element: "{ss}", []),
+        ],
         [.string(""), .variant(.array(element: "d", []))],
     ]
 
@@ -22,8 +30,9 @@ import Testing
         [
             .signal(path: "/io/github/prefsd/Preferences1", interface: "io.github.prefsd.Preferences1", member: "Changed", body: body),
             DBusMessage(kind: .methodReturn, replySerial: 41, destination: ":1.234", autoStart: false, body: body),
-            DBusMessage(kind: .methodCall, path: "/a", interface: "a.b", member: "M", destination: "a.c",
-                        noReplyExpected: true, body: body),
+            DBusMessage(
+                kind: .methodCall, path: "/a", interface: "a.b", member: "M", destination: "a.c",
+                noReplyExpected: true, body: body),
             DBusMessage(kind: .error, replySerial: 7, errorName: "a.b.Error", destination: ":1.9", body: [.string("why")] + body),
         ]
     }
@@ -63,12 +72,12 @@ import Testing
 
     private func normalized(_ value: DBusValue) -> DBusValue {
         switch value {
-        case let .array(element, items) where element.rawValue == "y":
-            return .bytes(items.compactMap { if case let .byte(b) = $0 { b } else { nil } })
-        case let .array(element, items): return .array(element: element, items.map(normalized))
-        case let .dictEntry(key, entry): return .dictEntry(normalized(key), normalized(entry))
-        case let .structure(fields): return .structure(fields.map(normalized))
-        case let .variant(inner): return .variant(normalized(inner))
+        case .array(let element, let items) where element.rawValue == "y":
+            return .bytes(items.compactMap { if case .byte(let b) = $0 { b } else { nil } })
+        case .array(let element, let items): return .array(element: element, items.map(normalized))
+        case .dictEntry(let key, let entry): return .dictEntry(normalized(key), normalized(entry))
+        case .structure(let fields): return .structure(fields.map(normalized))
+        case .variant(let inner): return .variant(normalized(inner))
         default: return value
         }
     }

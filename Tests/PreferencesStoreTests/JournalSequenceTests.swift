@@ -32,29 +32,33 @@ struct JournalSequenceTests {
             // AUTOINCREMENT's counter at 9 (changes 6…9 issued and gone).
             let queue = try DatabaseQueue(path: path)
             try queue.write { db in
-                try db.execute(sql: """
-                    CREATE TABLE grdb_migrations (identifier TEXT NOT NULL PRIMARY KEY);
-                    INSERT INTO grdb_migrations(identifier) VALUES ('v1'), ('v2-history');
-                    CREATE TABLE preference(domain TEXT NOT NULL, key TEXT NOT NULL, value BLOB NOT NULL,
-                                            PRIMARY KEY(domain, key)) WITHOUT ROWID;
-                    CREATE TABLE history_change(sequence INTEGER PRIMARY KEY AUTOINCREMENT, time INTEGER NOT NULL,
-                        domain TEXT NOT NULL, who TEXT NOT NULL, stored INTEGER NOT NULL, entries INTEGER NOT NULL,
-                        bytes INTEGER NOT NULL);
-                    CREATE INDEX history_change_domain ON history_change(domain, sequence);
-                    CREATE TABLE history_entry(sequence INTEGER NOT NULL, key TEXT NOT NULL, value BLOB, previous BLOB,
-                        PRIMARY KEY(sequence, key)) WITHOUT ROWID;
-                    CREATE TABLE history_horizon(id INTEGER PRIMARY KEY CHECK (id = 1), dropped INTEGER NOT NULL);
-                    INSERT INTO history_horizon(id, dropped) VALUES (1, 2);
-                    """)
+                try db.execute(
+                    sql: """
+                        CREATE TABLE grdb_migrations (identifier TEXT NOT NULL PRIMARY KEY);
+                        INSERT INTO grdb_migrations(identifier) VALUES ('v1'), ('v2-history');
+                        CREATE TABLE preference(domain TEXT NOT NULL, key TEXT NOT NULL, value BLOB NOT NULL,
+                                                PRIMARY KEY(domain, key)) WITHOUT ROWID;
+                        CREATE TABLE history_change(sequence INTEGER PRIMARY KEY AUTOINCREMENT, time INTEGER NOT NULL,
+                            domain TEXT NOT NULL, who TEXT NOT NULL, stored INTEGER NOT NULL, entries INTEGER NOT NULL,
+                            bytes INTEGER NOT NULL);
+                        CREATE INDEX history_change_domain ON history_change(domain, sequence);
+                        CREATE TABLE history_entry(sequence INTEGER NOT NULL, key TEXT NOT NULL, value BLOB, previous BLOB,
+                            PRIMARY KEY(sequence, key)) WITHOUT ROWID;
+                        CREATE TABLE history_horizon(id INTEGER PRIMARY KEY CHECK (id = 1), dropped INTEGER NOT NULL);
+                        INSERT INTO history_horizon(id, dropped) VALUES (1, 2);
+                        """)
                 for sequence in 3...5 {
-                    try db.execute(sql: "INSERT INTO history_change VALUES (?, 0, ?, 'test', 1, 1, 60)",
-                                   arguments: [sequence, domain.rawValue])
-                    try db.execute(sql: "INSERT INTO history_entry VALUES (?, 'k', ?, NULL)",
-                                   arguments: [sequence, Data(PropertyListValue.integer(Int64(sequence)).encoded())])
+                    try db.execute(
+                        sql: "INSERT INTO history_change VALUES (?, 0, ?, 'test', 1, 1, 60)",
+                        arguments: [sequence, domain.rawValue])
+                    try db.execute(
+                        sql: "INSERT INTO history_entry VALUES (?, 'k', ?, NULL)",
+                        arguments: [sequence, Data(PropertyListValue.integer(Int64(sequence)).encoded())])
                 }
                 try db.execute(sql: "UPDATE sqlite_sequence SET seq = 9 WHERE name = 'history_change'")
-                try db.execute(sql: "INSERT INTO preference VALUES (?, 'k', ?)",
-                               arguments: [domain.rawValue, Data(PropertyListValue.integer(5).encoded())])
+                try db.execute(
+                    sql: "INSERT INTO preference VALUES (?, 'k', ?)",
+                    arguments: [domain.rawValue, Data(PropertyListValue.integer(5).encoded())])
             }
             try queue.close()
         }
@@ -64,8 +68,9 @@ struct JournalSequenceTests {
         #expect(try store.history(domain: domain, key: nil, after: 5, limit: 100, maxBytes: 1 << 20).map(\.sequence) == [10])
         store.close()
         // Everything dropped (bounds of one entry): the next change still goes past 10.
-        store = try DomainStore(directory: temporary.store, logger: LogRecorder().logger,
-                                historyBounds: HistoryBounds(entries: 1, bytes: 1 << 20))
+        store = try DomainStore(
+            directory: temporary.store, logger: LogRecorder().logger,
+            historyBounds: HistoryBounds(entries: 1, bytes: 1 << 20))
         defer { store.close() }
         try store.commitAndWait([.set(domain, key: "k", value: .integer(11))]).get()
         try store.commitAndWait([.set(domain, key: "k", value: .integer(12))]).get()
