@@ -150,7 +150,7 @@ struct GSettingsAdministratorTests {
         #expect(try fixture.gsettings("get", GSettingsFixture.schema, "text").stdout == "'from plist'\n")
     }
 
-    @Test("the README's worked example: a keyfile database with one lock, with the installed GNOME schemas")
+    @Test("docs/administrators.md's worked example: a keyfile database with one lock, with the installed GNOME schemas")
     func readmeExample() async throws {
         let files = try AdministratorFiles(profile: "user-db:user\nsystem-db:site\n")
         defer { files.removeAll() }

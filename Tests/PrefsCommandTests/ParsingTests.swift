@@ -117,13 +117,13 @@ struct ParsingTests {
         #expect(Prefs.Find.matches("nothing", domain: "com.x", entries: entries).isEmpty)
     }
 
-    @Test("the README's exit-status table of prefs lists exactly the statuses the code uses, with their meaning; --help has them too")
+    @Test("docs/prefs.md's exit-status table of prefs lists exactly the statuses the code uses, with their meaning; --help has them too")
     func exitCodesDocumented() throws {
-        // The README at the package root, two directories above this file.
+        // docs/prefs.md under the package root, two directories above this file.
         let readme = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("README.md")
+            .deletingLastPathComponent().appendingPathComponent("docs/prefs.md")
         let text = try String(contentsOf: readme, encoding: .utf8)
-        let section = try #require(text.range(of: "**Exit status**"), "README.md has no **Exit status** table for prefs")
+        let section = try #require(text.range(of: "**Exit status**"), "docs/prefs.md has no **Exit status** table for prefs")
         // The table's rows: `| status | meaning |` lines after the heading, until the first other line.
         var documented: [Int32: String] = [:]
         var inTable = false
@@ -136,10 +136,11 @@ struct ParsingTests {
             if let status = Int32(cells[1]) { documented[status] = cells[2] }
         }
         let codes = Dictionary(uniqueKeysWithValues: PrefsExitCode.allCases.map { ($0.rawValue, $0.summary) })
-        #expect(Set(documented.keys) == Set(codes.keys), "README statuses \(documented.keys.sorted()) differ from the code's \(codes.keys.sorted())")
+        #expect(Set(documented.keys) == Set(codes.keys), "docs/prefs.md statuses \(documented.keys.sorted()) differ from the code's \(codes.keys.sorted())")
         for (status, summary) in codes {
             #expect(
-                documented[status]?.hasPrefix(summary) == true, "status \(status): README says \"\(documented[status] ?? "nothing")\", the code \"\(summary)\"")
+                documented[status]?.hasPrefix(summary) == true,
+                "status \(status): docs/prefs.md says \"\(documented[status] ?? "nothing")\", the code \"\(summary)\"")
         }
         // --help wraps long lines: the start of each summary is on the status's line.
         let help = Prefs.helpMessage()
