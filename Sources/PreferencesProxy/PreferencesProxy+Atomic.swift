@@ -34,7 +34,7 @@ extension PreferencesProxy {
     /// to apply, and applies it with `ApplyIf` on condition that none of `keys` changed
     /// meanwhile. When another writer got in between, it starts again, at most `attempts`
     /// times; so no concurrent write of those keys is ever overwritten unseen.
-    /// - Throws: what `compute` throws; ``PreferencesProxyError/forced(_:)`` when the batch
+    /// - Throws: what `compute` throws; ``PreferencesProxyError/refused(_:)`` (`.forced`) when the batch
     ///   touches a key an administrator forces; ``PreferencesProxyError/contended(_:)`` when
     ///   every attempt found the keys changed; any other ``PreferencesProxyError`` of the calls.
     public func update(

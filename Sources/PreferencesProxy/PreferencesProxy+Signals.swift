@@ -15,7 +15,7 @@ extension PreferencesProxy {
     /// The events about `domains` (every domain when `nil`), from now until the stream
     /// is dropped or the connection closes. Returns once the match rules are in force:
     /// every change committed after it returns is in the stream.
-    /// - Throws: ``PreferencesProxyError/invalidName(_:)`` for a domain name that breaks
+    /// - Throws: ``PreferencesProxyError/refused(_:)`` (`.invalidName`) for a domain name that breaks
     ///   the rules; ``PreferencesProxyError/serviceUnavailable(_:)`` when the bus is gone.
     /// - Parameters:
     ///   - domains: the domains followed; `nil` for every domain.
@@ -82,7 +82,7 @@ extension PreferencesProxy {
     /// once that answer has come, ``PreferencesSubscription/confirmBlocking()`` returns at
     /// once, and, when it does not throw, every change prefsd commits after that answer is
     /// delivered (its ``DomainChange/serial`` is higher than the answer's).
-    /// - Throws: ``PreferencesProxyError/invalidName(_:)`` for a domain name that breaks
+    /// - Throws: ``PreferencesProxyError/refused(_:)`` (`.invalidName`) for a domain name that breaks
     ///   the rules; ``PreferencesProxyError/serviceUnavailable(_:)`` when the proxy is closed.
     public func startObserving(
         _ domains: [String]? = nil, resolving: Bool = true, _ handler: @escaping @Sendable (PreferencesEvent) -> Void

@@ -12,7 +12,7 @@ public enum PreferencesProxyError: Error, Sendable, Hashable, CustomStringConver
     /// No bus, a lost connection, or prefsd is not running and cannot be started or did
     /// not answer in time.
     case serviceUnavailable(String)
-    /// prefsd refused the call, for one of its reasons (``PreferencesRefusal``: no such
+    /// prefsd refused the call, for one of its reasons (`PreferencesRefusal`: no such
     /// key or domain, an invalid name or value, a forced key, an existing domain, a quota,
     /// a failed store, a domain a sandboxed caller may not touch, contradicting
     /// arguments); the bus's own `AccessDenied` and `InvalidArgs` read as the same refusals.
