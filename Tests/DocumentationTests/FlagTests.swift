@@ -24,18 +24,8 @@ struct FlagTests {
         }
     }
 
-    @Test("docs/prefs.md's exit-status table is prefs's")
-    func prefsExitStatuses() throws {
-        let page = try MarkdownPage("docs/prefs.md")
-        var documented: Set<Int32> = []
-        for (_, line) in page.prose {
-            let cells = line.split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces) }
-            if cells.count == 2, let status = Int32(cells[0]) { documented.insert(status) }
-        }
-        #expect(
-            documented == Set(PrefsExitCode.allCases.map(\.rawValue)),
-            "docs/prefs.md lists the statuses \(documented.sorted()); prefs has \(PrefsExitCode.allCases.map(\.rawValue))")
-    }
+    // docs/prefs.md's exit-status table is checked, with each status's meaning and prefs
+    // --help, by PrefsCommandTests (ParsingTests).
 
     @Test("docs/prefs.md's verb table has a row for every verb of prefs")
     func prefsVerbs() throws {
