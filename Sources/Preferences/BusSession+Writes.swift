@@ -37,10 +37,9 @@ extension BusSession {
         _ value: PropertyListValue?, key: String, domain: DomainName, origin: Preferences?, completion: Completion? = nil
     ) {
         let clientDomain = ClientDomain(domain.rawValue)
-        let submitted = submit(clientDomain, keys: [key], origin: origin, completion: completion) { driver in
+        submit(clientDomain, keys: [key], origin: origin, completion: completion) { driver in
             driver.submit([(key: key, value: value)], in: clientDomain)
         }
-        guard submitted else { return }
     }
 
     /// Replaces (`values`) or removes (`nil`) a whole domain, persistent or volatile: the

@@ -26,12 +26,7 @@ final class NewsLog: Sendable {
         news.withLock { $0.append(line) }
     }
     func wait(for line: String) async -> Bool {
-        let deadline = ContinuousClock.now + .seconds(10)
-        while ContinuousClock.now < deadline {
-            if news.withLock({ $0.contains(line) }) { return true }
-            try? await Task.sleep(for: .milliseconds(10))
-        }
-        return false
+        await eventually(timeout: .seconds(10)) { news.withLock { $0.contains(line) } }
     }
 }
 
@@ -150,8 +145,7 @@ final class NewsLog: Sendable {
         for call in calls {
             try prefsd.answer(call, [call.member == "ReadDomain" ? HeldPrefsd.dictionary(["K": .integer(1)]) : .stringArray([])])
         }
-        let deadline = ContinuousClock.now + .seconds(10)
-        while result.withLock({ $0 }) == nil, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
+        _ = await eventually(timeout: .seconds(10)) { result.withLock { $0 } != nil }
         #expect(result.withLock { $0 } == true)
         #expect(driver.value("K", in: other) == .integer(1))
     }
@@ -175,8 +169,7 @@ final class NewsLog: Sendable {
         let forced = try #require(calls.first { $0.member == "ForcedKeys" })
         try prefsd.answer(forced, [.stringArray([])])
         try prefsd.connection.send(read.makeError(name: PreferencesErrorName.accessDenied.busName, message: "not yours"))
-        let deadline = ContinuousClock.now + .seconds(10)
-        while waited.withLock({ $0 }) == nil, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
+        _ = await eventually(timeout: .seconds(10)) { waited.withLock { $0 } != nil }
         #expect(waited.withLock { $0 } == true)
         #expect(driver.phase(of: Self.domain) == .unavailable)
         #expect(driver.loadFailure(of: Self.domain) == .refused(.accessDenied("not yours")))

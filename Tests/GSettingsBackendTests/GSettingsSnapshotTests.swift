@@ -17,14 +17,13 @@ struct GSettingsSnapshotTests {
     /// The snapshot file of the test schema's domain under `runtime`, once prefsd has
     /// written it (at most 30 s): prefsd writes it after a load of the domain.
     private func snapshotFile(in runtime: URL, bus: String? = nil) async throws -> URL {
-        let deadline = ContinuousClock.now + .seconds(30)
-        while ContinuousClock.now < deadline {
-            if let file = snapshotFiles(in: runtime).first(where: { bus == nil || $0.deletingLastPathComponent().lastPathComponent == bus }) {
-                return file
-            }
-            try await Task.sleep(for: .milliseconds(20))
+        var file: URL?
+        _ = await eventually(timeout: .seconds(30)) {
+            file = snapshotFiles(in: runtime).first { bus == nil || $0.deletingLastPathComponent().lastPathComponent == bus }
+            return file != nil
         }
-        throw FixtureError("prefsd wrote no snapshot of \(Self.domain) under \(runtime.path)")
+        guard let file else { throw FixtureError("prefsd wrote no snapshot of \(Self.domain) under \(runtime.path)") }
+        return file
     }
 
     /// Every snapshot file of the test schema's domain under `runtime` (one per bus).
@@ -45,17 +44,16 @@ struct GSettingsSnapshotTests {
     private func waitForRead(_ service: ServiceFixture, _ key: String, _ expected: DBusValue) async throws {
         let connection = try service.connect()
         defer { connection.close() }
-        let deadline = ContinuousClock.now + .seconds(30)
         var last: [DBusValue] = []
-        while ContinuousClock.now < deadline {
+        let answered = await eventually(timeout: .seconds(30)) {
             let reply = try? await connection.call(
                 .methodCall(
                     destination: PreferencesBus.busName, path: PreferencesBus.objectPath, interface: PreferencesBus.interface,
                     member: "Read", body: [.string(Self.domain), .string(key)]))
             last = reply?.body ?? []
-            if last == [.variant(expected)] { return }
-            try await Task.sleep(for: .milliseconds(50))
+            return last == [.variant(expected)]
         }
+        if answered { return }
         throw FixtureError("prefsd's Read of \(key) did not answer \(expected) within 30 s (last: \(last))")
     }
 
@@ -259,10 +257,7 @@ struct GSettingsSnapshotTests {
         let fixtures = [try GSettingsFixture(service: first), try GSettingsFixture(service: second)]
         #expect(try fixtures[0].gsettings("get", Self.schema, "text").stdout == "'on the first bus'\n")
         #expect(try fixtures[1].gsettings("get", Self.schema, "text").stdout == "'on the second bus'\n")
-        let deadline = ContinuousClock.now + .seconds(30)
-        while snapshotFiles(in: runtime).count < 2 && ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(20))
-        }
+        _ = await eventually(timeout: .seconds(30)) { snapshotFiles(in: runtime).count >= 2 }
         #expect(snapshotFiles(in: runtime).count == 2, "one snapshot directory per bus: \(snapshotFiles(in: runtime))")
 
         // Both stopped: each program answers from its own bus's snapshot.
@@ -276,11 +271,10 @@ struct GSettingsSnapshotTests {
 
     /// Waits until `file` holds `text` (a process's output), or fails after 30 s.
     private func waitFor(_ text: String, in file: URL) async throws {
-        let deadline = ContinuousClock.now + .seconds(30)
-        while ContinuousClock.now < deadline {
-            if let output = try? String(contentsOf: file, encoding: .utf8), output.contains(text) { return }
-            try await Task.sleep(for: .milliseconds(20))
+        let appeared = await eventually(timeout: .seconds(30)) {
+            (try? String(contentsOf: file, encoding: .utf8))?.contains(text) == true
         }
+        if appeared { return }
         throw FixtureError("\"\(text)\" did not appear within 30 s: \((try? String(contentsOf: file, encoding: .utf8)) ?? "")")
     }
 }
