@@ -36,6 +36,12 @@ public struct DBusMessage: Sendable {
     public var autoStart: Bool
     /// The arguments.
     public var body: [DBusValue]
+    /// The libdbus message a received method call was decoded from (see
+    /// ``ReceivedCall``); nil for messages built here and after ``detached()``.
+    var received: RawMessage?
+    /// For a reply made with ``makeReturn(_:)`` or ``makeError(name:message:)`` of a
+    /// received call: that call, so the encoder can build the reply from it.
+    var answering: AnsweredCall?
 
     /// Creates a message with every field given.
     public init(
@@ -101,16 +107,40 @@ public struct DBusMessage: Sendable {
 
     /// A reply to this call: destination = sender, replySerial = serial.
     public func makeReturn(_ body: [DBusValue] = []) -> DBusMessage {
-        DBusMessage(
+        var reply = DBusMessage(
             kind: .methodReturn, replySerial: serial, destination: sender, autoStart: false,
             body: body)
+        reply.answering = answered
+        return reply
     }
 
     /// An error reply to this call, with `message` as its one string argument.
     public func makeError(name: String, message: String) -> DBusMessage {
-        DBusMessage(
+        var reply = DBusMessage(
             kind: .error, replySerial: serial, errorName: name, destination: sender,
             autoStart: false, body: [.string(message)])
+        reply.answering = answered
+        return reply
+    }
+
+    /// This message without the libdbus message it was received as (its replies are then
+    /// built field by field, as for any message made here).
+    ///
+    /// libdbus counts every received message still alive against the connection's limit
+    /// (`dbus_connection_set_max_received_size`, 63 MiB by default) and stops reading
+    /// from the socket past it. A call kept waiting for something that must itself be read
+    /// from the connection (a reply of the bus) should be detached first, or calls kept
+    /// that way could stop the reading they wait for.
+    public func detached() -> DBusMessage {
+        var message = self
+        message.received = nil
+        message.answering = nil
+        return message
+    }
+
+    /// What a reply to this received call is built from; nil when it was not received.
+    private var answered: AnsweredCall? {
+        received.map { AnsweredCall(call: $0, destination: sender, replySerial: serial) }
     }
 
     /// The first string argument of an error message, else nil.

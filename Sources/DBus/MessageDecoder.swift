@@ -24,7 +24,9 @@ enum MessageDecoder {
     ///
     /// - Parameter valueBudget: the most values the body may hold (see
     ///   ``maximumIncomingValueCount``); `nil` for no limit (replies to our own calls).
-    static func decode(_ pointer: OpaquePointer, valueBudget: Int? = nil) throws(DBusError) -> DBusMessage {
+    /// - Parameter strings: header strings to reuse when this message carries the same
+    ///   (see ``HeaderStrings``); nil to make every one anew.
+    static func decode(_ pointer: OpaquePointer, valueBudget: Int? = nil, strings: HeaderStrings? = nil) throws(DBusError) -> DBusMessage {
         let kind: DBusMessage.Kind
         switch dbus_message_get_type(pointer) {
         case CDBUS_MESSAGE_TYPE_METHOD_CALL: kind = .methodCall
@@ -34,18 +36,21 @@ enum MessageDecoder {
         default: throw .invalidArguments("the message has an unknown type")
         }
         let replySerial = dbus_message_get_reply_serial(pointer)
+        func header(_ value: UnsafePointer<CChar>?, _ field: HeaderStrings.Field) -> String? {
+            strings.map { $0.string(value, field) } ?? string(value)
+        }
         let body = try decodeBody(pointer, valueBudget: valueBudget)
         return DBusMessage(
             kind: kind,
             serial: dbus_message_get_serial(pointer),
             replySerial: replySerial == 0 ? nil : replySerial,
-            path: string(dbus_message_get_path(pointer)),
-            interface: string(dbus_message_get_interface(pointer)),
-            member: string(dbus_message_get_member(pointer)),
+            path: header(dbus_message_get_path(pointer), .path),
+            interface: header(dbus_message_get_interface(pointer), .interface),
+            member: header(dbus_message_get_member(pointer), .member),
             // Only error replies carry an error name.
             errorName: kind == .error ? string(dbus_message_get_error_name(pointer)) : nil,
-            destination: string(dbus_message_get_destination(pointer)),
-            sender: string(dbus_message_get_sender(pointer)),
+            destination: header(dbus_message_get_destination(pointer), .destination),
+            sender: header(dbus_message_get_sender(pointer), .sender),
             noReplyExpected: dbus_message_get_no_reply(pointer) != 0,
             autoStart: dbus_message_get_auto_start(pointer) != 0,
             body: body)

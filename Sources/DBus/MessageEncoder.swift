@@ -5,6 +5,11 @@ internal import CDBus
 enum MessageEncoder {
     /// Encodes `message` into a new libdbus message.
     static func encode(_ message: DBusMessage) throws(DBusError) -> RawMessage {
+        // A reply of at most one argument to a received call: built from the call (see
+        // ``ReceivedCall``). Several arguments go through ``WireFormat`` below, cheaper still.
+        if let answering = message.answering, message.body.count < WireFormat.minimumArguments, answering.answers(message) {
+            return try encodeReply(message, answering: answering.call)
+        }
         try ValueValidator.validateHeader(message)
         try ValueValidator.validate(body: message.body)
 
@@ -47,6 +52,40 @@ enum MessageEncoder {
         dbus_message_set_auto_start(pointer, message.autoStart ? 1 : 0)
 
         if !bodyFirst { try appendBody(message.body, to: pointer) }
+        return raw
+    }
+
+    /// Encodes `message`, a method return or error whose destination and reply serial are
+    /// those of `call`, with libdbus's constructors for replies: the header's destination,
+    /// reply serial (and error name) are written in one go. The destination is not checked
+    /// again: it is the call's sender, which libdbus validated when it received the call.
+    static func encodeReply(_ message: DBusMessage, answering call: RawMessage) throws(DBusError) -> RawMessage {
+        try ValueValidator.validateHeader(message, checkingDestination: false)
+        try ValueValidator.validate(body: message.body)
+        let made: OpaquePointer?
+        switch message.kind {
+        case .error:
+            // The validator made sure an error has a valid name.
+            made = (message.errorName ?? "").withCString { dbus_message_new_error(call.pointer, $0, nil) }
+        case .methodReturn:
+            made = dbus_message_new_method_return(call.pointer)
+        case .methodCall, .signal:
+            throw .invalidMessage("only a method return or an error can answer a call")
+        }
+        guard let pointer = made else { throw .outOfMemory }
+        let raw = RawMessage(owning: pointer)
+        // Fields a reply does not usually carry, set only when a caller gave them.
+        func set(_ value: String?, _ setter: (OpaquePointer, UnsafePointer<CChar>) -> dbus_bool_t) throws(DBusError) {
+            guard let value else { return }
+            if value.withCString({ setter(pointer, $0) }) == 0 { throw .outOfMemory }
+        }
+        try set(message.path) { dbus_message_set_path($0, $1) }
+        try set(message.interface) { dbus_message_set_interface($0, $1) }
+        try set(message.member) { dbus_message_set_member($0, $1) }
+        // libdbus's constructors set NO_REPLY_EXPECTED on replies; the flags are the message's.
+        dbus_message_set_no_reply(pointer, message.noReplyExpected ? 1 : 0)
+        dbus_message_set_auto_start(pointer, message.autoStart ? 1 : 0)
+        try appendBody(message.body, to: pointer)
         return raw
     }
 

@@ -4,6 +4,8 @@ internal import CDBus
 final class ObjectHandlerBox: Sendable {
     /// Receives every decodable method call to the path, on the connection queue.
     let handler: @Sendable (DBusMessage) -> Void
+    /// The header strings of the path's calls, reused from one call to the next.
+    let strings = HeaderStrings()
 
     init(handler: @escaping @Sendable (DBusMessage) -> Void) {
         self.handler = handler
@@ -18,7 +20,7 @@ private let objectMessage: @convention(c) (OpaquePointer?, OpaquePointer?, Unsaf
     let box = Unmanaged<ObjectHandlerBox>.fromOpaque(data).takeUnretainedValue()
     let decoded: DBusMessage
     do throws(DBusError) {
-        decoded = try MessageDecoder.decode(message, valueBudget: MessageDecoder.maximumIncomingValueCount)
+        decoded = try ReceivedCall.decode(message, valueBudget: MessageDecoder.maximumIncomingValueCount, strings: box.strings)
     } catch {
         // Answered here: the handler never sees a body it could not read.
         let name: String

@@ -8,8 +8,10 @@ enum ValueValidator {
     /// the receiving libdbus rejects messages beyond 64.
     static let maximumDepth = 64
 
-    /// Validates the header fields that `message` will carry.
-    static func validateHeader(_ message: DBusMessage) throws(DBusError) {
+    /// Validates the header fields that `message` will carry; the destination only with
+    /// `checkingDestination` (a reply built from a received call gets the call's sender,
+    /// which libdbus validated on receipt).
+    static func validateHeader(_ message: DBusMessage, checkingDestination: Bool = true) throws(DBusError) {
         switch message.kind {
         case .methodCall:
             guard let path = message.path else { throw .invalidMessage("a method call needs an object path") }
@@ -34,7 +36,7 @@ enum ValueValidator {
         if let member = message.member {
             try check(member, "member name") { dbus_validate_member($0, $1) }
         }
-        if let destination = message.destination {
+        if checkingDestination, let destination = message.destination {
             try check(destination, "bus name") { dbus_validate_bus_name($0, $1) }
         }
     }
@@ -48,22 +50,35 @@ enum ValueValidator {
     /// Validates a whole body.
     static func validate(body: [DBusValue]) throws(DBusError) {
         var end = 0
-        for value in body {
-            try validate(value)
-            end = value.marshalledEnd(from: end)
-        }
+        for value in body { end = value.marshalledEnd(from: end) }
         if end > maximumMessageLength {
             throw .invalidMessage("the body is larger than the D-Bus limit of 128 MiB")
         }
+        let checkArrays = arraysMayBeTooLong(bodyBytes: end)
+        for value in body { try validate(value, checkingArraySizes: checkArrays) }
     }
 
     /// Validates one top-level body value.
     static func validate(_ value: DBusValue) throws(DBusError) {
-        try checkSingleSignature(value.signatureText)
-        try validate(value, depth: 0)
+        try validate(value, checkingArraySizes: arraysMayBeTooLong(bodyBytes: value.marshalledSize))
     }
 
-    private static func validate(_ value: DBusValue, depth: Int) throws(DBusError) {
+    /// Whether an array inside a body of `bodyBytes` bytes (marshalled) can pass the array
+    /// limit as the validator measures it (``DBusValue/marshalledSize`` of the array alone,
+    /// from offset 0). Alignment padding is less than 8 bytes and precedes a value of at
+    /// least 1 byte, so an array measured alone takes at most 8 times the bytes it takes in
+    /// its body: at most an eighth of the limit, no array needs measuring (each measure walks
+    /// the whole array again, every dictionary of a reply or signal).
+    private static func arraysMayBeTooLong(bodyBytes: Int) -> Bool {
+        bodyBytes > maximumArrayLength / 8
+    }
+
+    private static func validate(_ value: DBusValue, checkingArraySizes: Bool) throws(DBusError) {
+        try checkSingleType(value)
+        try validate(value, depth: 0, checkingArraySizes: checkingArraySizes)
+    }
+
+    private static func validate(_ value: DBusValue, depth: Int, checkingArraySizes: Bool) throws(DBusError) {
         switch value {
         case .byte, .boolean, .int16, .uint16, .int32, .uint32, .int64, .uint64, .double:
             return
@@ -82,24 +97,25 @@ enum ValueValidator {
             }
         case .array(let element, let items):
             try checkDepth(depth + 1)
-            try checkSingleSignature("a" + element.rawValue)
-            let expected = element.rawValue
+            try checkArrayElement(element.rawValue)
+            // Each element's type compared with the element signature in place (building
+            // each element's signature string took an allocation or more per element).
+            if let stray = element.firstNonConforming(items) {
+                throw .invalidMessage(
+                    "an array of \"\(element.rawValue)\" holds an element of type \"\(stray.signatureText)\"")
+            }
             for item in items {
-                if item.signatureText != expected {
-                    throw .invalidMessage(
-                        "an array of \"\(expected)\" holds an element of type \"\(item.signatureText)\"")
-                }
                 if case .dictEntry(let key, let entryValue) = item {
                     // Dict entries are valid here, and only here.
                     try checkDepth(depth + 2)
-                    try validate(key, depth: depth + 2)
-                    try validate(entryValue, depth: depth + 2)
+                    try validate(key, depth: depth + 2, checkingArraySizes: checkingArraySizes)
+                    try validate(entryValue, depth: depth + 2, checkingArraySizes: checkingArraySizes)
                 } else {
-                    try validate(item, depth: depth + 1)
+                    try validate(item, depth: depth + 1, checkingArraySizes: checkingArraySizes)
                 }
             }
             // Length word plus padding to 8 at most, then the elements.
-            if value.marshalledSize > maximumArrayLength + 8 {
+            if checkingArraySizes, value.marshalledSize > maximumArrayLength + 8 {
                 throw .invalidMessage("an array is longer than the D-Bus limit of 64 MiB")
             }
         case .dictEntry:
@@ -107,12 +123,30 @@ enum ValueValidator {
         case .structure(let fields):
             try checkDepth(depth + 1)
             if fields.isEmpty { throw .invalidMessage("a struct needs at least one field") }
-            for field in fields { try validate(field, depth: depth + 1) }
+            for field in fields { try validate(field, depth: depth + 1, checkingArraySizes: checkingArraySizes) }
         case .variant(let inner):
             try checkDepth(depth + 1)
-            try checkSingleSignature(inner.signatureText)
-            try validate(inner, depth: depth + 1)
+            try checkSingleType(inner)
+            try validate(inner, depth: depth + 1, checkingArraySizes: checkingArraySizes)
         }
+    }
+
+    /// Checks that `value`'s signature is a single complete type, but for arrays, whose
+    /// element type ``validate(_:depth:checkingArraySizes:)`` checks
+    /// (``checkArrayElement(_:)``) without building their signature.
+    private static func checkSingleType(_ value: DBusValue) throws(DBusError) {
+        switch value {
+        case .array, .bytes: return
+        default: try checkSingleSignature(value.signatureText)
+        }
+    }
+
+    /// Checks that `a` + `element` is a single complete type: an array of a basic type or
+    /// of variants always is (no string is built for it); other element types are checked
+    /// as ``checkSingleSignature(_:)`` checks them.
+    private static func checkArrayElement(_ element: String) throws(DBusError) {
+        if isOneLetterType(element) { return }
+        try checkSingleSignature("a" + element)
     }
 
     private static func checkDepth(_ depth: Int) throws(DBusError) {

@@ -112,6 +112,10 @@ final class CallerGate: Sendable {
         }
         // Measured outside the lock: it walks the whole body.
         let bytes = DBusValue.structure(call.body).marshalledSize
+        // Held without the libdbus message it came as: libdbus stops reading once the
+        // messages it delivered and are still alive pass its limit, and the answer the
+        // held calls wait for must be read (see `DBusMessage.detached()`).
+        let call = call.detached()
         enum Decision {
             case now(Identification)
             case wait, identify

@@ -205,7 +205,9 @@ public final class PreferencesService: Sendable {
             guard core.waiting.count < limits.waitingCalls, core.waitingBytes + size <= limits.waitingBytes else {
                 return .refused(calls: core.waiting.count, bytes: core.waitingBytes)
             }
-            core.waiting.append(call)
+            // Without its libdbus message, which libdbus would count as unread (see
+            // `DBusMessage.detached()`).
+            core.waiting.append(call.detached())
             core.waitingBytes += size
             return .held
         }
