@@ -164,10 +164,10 @@ extension DomainStore {
                         totals = try trimJournal(totals, to: HistoryBounds(entries: 0, bytes: 0), in: db)
                     }
                     for batch in batches {
-                        let added = try journal(batch, in: db, time: time, recording: recording, secure: secure) { mutation in
+                        let added = try journal(batch, in: db, time: time, recording: recording, secure: secure) { mutation, encoded in
                             switch mutation {
                             case .set(let domain, let key, let value):
-                                try upsert.execute(arguments: [domain.rawValue, key, Data(value.encoded())])
+                                try upsert.execute(arguments: [domain.rawValue, key, Data(encoded ?? value.encoded())])
                             case .remove(let domain, let key):
                                 try delete.execute(arguments: [domain.rawValue, key])
                             case .removeDomain(let domain):

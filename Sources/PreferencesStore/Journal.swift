@@ -47,13 +47,16 @@ extension DomainStore {
     /// Writes the journal of `batch` (its mutations applied meanwhile with `apply`), in the
     /// transaction under way: reads each key's previous value before its mutation runs.
     /// Returns what the change added to the journal. Without `recording` (on a full disk)
-    /// it only applies the mutations.
+    /// it only applies the mutations. `apply` gets each mutation with the encoding of the
+    /// value it sets (``PropertyListValue/encoded()``, made once for both), nil for others.
     func journal(
         _ batch: PendingBatch, in db: Database, time: Int64, recording: Bool = true,
-        secure: [DomainName: Set<String>] = [:], apply: (StoreMutation) throws -> Void
+        secure: [DomainName: Set<String>] = [:], apply: (StoreMutation, _ encoded: [UInt8]?) throws -> Void
     ) throws -> JournalTotals {
         guard recording else {
-            for mutation in batch.mutations { try apply(mutation) }
+            for mutation in batch.mutations {
+                if case .set(_, _, let value) = mutation { try apply(mutation, value.encoded()) } else { try apply(mutation, nil) }
+            }
             return JournalTotals()
         }
         // key → (new value, previous value); the first previous of a key wins.
@@ -74,11 +77,13 @@ extension DomainStore {
             }
         }
         for mutation in batch.mutations {
+            var encoded: [UInt8]?
             switch mutation {
             case .set(let name, let key, let value):
                 domain = name
                 stored = true
-                note(key, value: value.encoded(), previous: try previous(name, key))
+                encoded = value.encoded()
+                note(key, value: encoded, previous: try previous(name, key))
             case .remove(let name, let key):
                 domain = name
                 stored = true
@@ -96,7 +101,7 @@ extension DomainStore {
                 domain = name
                 note(key, value: value?.encoded(), previous: previous?.encoded())
             }
-            try apply(mutation)
+            try apply(mutation, encoded)
         }
         guard let domain else { return JournalTotals() }
         // A key set back to the value it had is no change (a removal then a set, say).
