@@ -167,9 +167,11 @@ extension DomainStore {
                         let added = try journal(batch, in: db, time: time, recording: recording, secure: secure) { mutation, encoded in
                             switch mutation {
                             case .set(let domain, let key, let value):
-                                try upsert.execute(arguments: [domain.rawValue, key, Data(encoded ?? value.encoded())])
+                                try upsert.execute(
+                                    arguments: BoundValues.arguments(
+                                        domain.rawValue.databaseValue, key.databaseValue, BoundValues.blob(encoded ?? value.encoded())))
                             case .remove(let domain, let key):
-                                try delete.execute(arguments: [domain.rawValue, key])
+                                try delete.execute(arguments: BoundValues.arguments(domain.rawValue.databaseValue, key.databaseValue))
                             case .removeDomain(let domain):
                                 try deleteDomain.execute(arguments: [domain.rawValue])
                             case .note:
