@@ -167,11 +167,9 @@ extension DomainStore {
                         let added = try journal(batch, in: db, time: time, recording: recording, secure: secure) { mutation, encoded in
                             switch mutation {
                             case .set(let domain, let key, let value):
-                                try upsert.execute(
-                                    arguments: BoundValues.arguments(
-                                        domain.rawValue.databaseValue, key.databaseValue, BoundValues.blob(encoded ?? value.encoded())))
+                                try upsert.execute(arguments: [domain.rawValue, key, Data(encoded ?? value.encoded())])
                             case .remove(let domain, let key):
-                                try delete.execute(arguments: BoundValues.arguments(domain.rawValue.databaseValue, key.databaseValue))
+                                try delete.execute(arguments: [domain.rawValue, key])
                             case .removeDomain(let domain):
                                 try deleteDomain.execute(arguments: [domain.rawValue])
                             case .note:

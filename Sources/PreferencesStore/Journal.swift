@@ -66,7 +66,7 @@ extension DomainStore {
         var stored = false
         let select = try db.cachedStatement(sql: StoreSchema.selectValue)
         func previous(_ domain: DomainName, _ key: String) throws -> [UInt8]? {
-            try Data.fetchOne(select, arguments: BoundValues.arguments(domain.rawValue.databaseValue, key.databaseValue)).map { [UInt8]($0) }
+            try Data.fetchOne(select, arguments: [domain.rawValue, key]).map { [UInt8]($0) }
         }
         func note(_ key: String, value: [UInt8]?, previous: [UInt8]?) {
             if let old = entries[key] {
@@ -118,16 +118,12 @@ extension DomainStore {
             bytes += Journal.entryBytes(key: key, value: entry.value, previous: entry.previous)
         }
         try db.cachedStatement(sql: StoreSchema.insertChange).execute(
-            arguments: BoundValues.arguments(
-                time.databaseValue, domain.rawValue.databaseValue, batch.who.databaseValue, (stored ? 1 : 0).databaseValue,
-                changed.count.databaseValue, bytes.databaseValue))
+            arguments: [time, domain.rawValue, batch.who, stored ? 1 : 0, changed.count, bytes])
         let sequence = db.lastInsertedRowID
         let insert = try db.cachedStatement(sql: StoreSchema.insertEntry)
         for key in changed {
             guard let entry = entries[key] else { continue }
-            try insert.execute(
-                arguments: BoundValues.arguments(
-                    sequence.databaseValue, key.databaseValue, BoundValues.blob(entry.value), BoundValues.blob(entry.previous)))
+            try insert.execute(arguments: [sequence, key, entry.value.map { Data($0) }, entry.previous.map { Data($0) }])
         }
         return JournalTotals(entries: changed.count, bytes: bytes)
     }
