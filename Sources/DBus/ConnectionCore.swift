@@ -2,6 +2,10 @@ internal import CDBus
 import Dispatch
 import Synchronization
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// A libdbus pointer (connection, watch, timeout, pending call) that can be captured by blocks
 /// running on the connection queue.
 ///
@@ -63,12 +67,16 @@ final class ConnectionCore: Sendable {
     let address: String
     /// Fails calls whose reply did not come in time (see PendingCall.swift).
     let replyTimer: ReplyTimer
+    /// The pipe that wakes the event thread (see EventThread.swift); nil if none could be
+    /// made, which ``start()`` reports. Closed when the core is freed.
+    let wakePipe: WakePipe?
 
     init(connection: OpaquePointer, address: String) {
         self.address = address
         queue = DispatchQueue(label: "prefsd.dbus.connection")
         state = Mutex(CoreState(connection: UnsafeHandle(pointer: connection)))
         replyTimer = ReplyTimer(timer: DispatchSource.makeTimerSource(queue: queue))
+        wakePipe = WakePipe()
         queue.setSpecific(key: queueKey, value: true)
         // Active from the start (libdispatch traps when an inactive source is released).
         replyTimer.timer.setEventHandler { [weak self] in self?.expireCalls() }
@@ -95,14 +103,18 @@ final class ConnectionCore: Sendable {
         state.withLock { $0.lost ? nil : $0.connection }
     }
 
-    /// Installs the main-loop functions and the filter. Runs on the queue.
+    /// Installs the main-loop functions and the filter, and starts the event thread.
     func start() throws(DBusError) {
+        guard wakePipe != nil else {
+            throw .connectionFailed(address: address, reason: "could not make the pipe that wakes the connection's event thread")
+        }
         try performOnQueue { () throws(DBusError) in
             guard let connection = state.withLock({ $0.connection })?.pointer else { throw .disconnected }
             guard installMainLoop(on: connection), installFilter(on: connection) else {
                 throw .outOfMemory
             }
         }
+        try startEventThread()
         scheduleDispatch()
     }
 
@@ -197,6 +209,7 @@ final class ConnectionCore: Sendable {
             state.disconnectHandler = nil
         }
         dbus_connection_unref(connection)
+        stopEventThread()
     }
 }
 

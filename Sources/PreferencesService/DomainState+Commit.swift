@@ -54,3 +54,39 @@ extension DomainState {
         }
     }
 }
+
+extension DomainState {
+    /// The change `batch` would make if it were committed now, without committing it: what
+    /// ``committed(_:)`` would answer if nothing else committed first. `nil` when it changes
+    /// nothing, or when it cannot be told ahead (a domain an administrator sets keys in, a
+    /// domain removed whole). Only a guess to prepare work with: compare it with what
+    /// ``committed(_:)`` answers.
+    func predictedChange(_ batch: Batch) -> Change? {
+        guard !isAdministered(batch.domain) else { return nil }
+        let entries = committed[batch.domain]
+        // What the batch has written so far, over the committed entries (nil: removed).
+        var overlay: [String: PropertyListValue?] = [:]
+        func current(_ key: String) -> PropertyListValue? { overlay[key] ?? entries?[key] }
+        var set: [String: PropertyListValue] = [:]
+        var remove: [String] = []
+        for mutation in batch.mutations {
+            switch mutation {
+            case .set(_, let key, let value): set[key] = value
+            case .remove(_, let key): remove.append(key)
+            case .removeDomain: return nil
+            case .note: break
+            }
+        }
+        // In the order `apply` takes them: every set, then every removal.
+        var change = Change(domain: batch.domain)
+        for (key, value) in set where current(key) != value {
+            overlay[key] = .some(value)
+            change.changed[key] = value
+        }
+        for key in remove where current(key) != nil {
+            overlay[key] = .some(nil)
+            change.removed.append(key)
+        }
+        return change.isEmpty ? nil : change
+    }
+}

@@ -452,6 +452,7 @@ public final class PreferencesService: Sendable {
             emit(change, volatile: true)
             reply(to: call, body)
         case .persistent(let batch):
+            let early = EarlySignal()
             store.commit(batch.mutations, who: who) { [self] result in
                 let change = core.withLock { core -> Change? in
                     switch result {
@@ -459,8 +460,15 @@ public final class PreferencesService: Sendable {
                     case .failure: core.domains?.failed(batch); return nil
                     }
                 }
-                if let change, !change.isEmpty { emit(change, volatile: false) }
+                if let change, !change.isEmpty { emit(change, volatile: false, encoded: early.take(for: change)) }
                 answer(call, body, after: result)
+            }
+            // While the store's writer commits (its sync is most of a write's time), this
+            // thread encodes the `Changed` the commit will most likely emit, so the writer
+            // only sends it. Used only if the commit's change is exactly the one predicted.
+            early.prepare { [self] in
+                guard let change = core.withLock({ $0.domains?.predictedChange(batch) }) else { return nil }
+                return (change, try? connection.encode(changedSignal(change, volatile: false)))
             }
         }
     }
@@ -480,10 +488,17 @@ public final class PreferencesService: Sendable {
 
     /// Emits `Changed` for a committed change of a persistent domain, or `VolatileChanged`
     /// for a change of a volatile one, its body bounded as the contract says.
-    func emit(_ change: Change, volatile: Bool) {
+    ///
+    /// `encoded` is that signal encoded ahead (see ``EarlySignal``), if it was.
+    func emit(_ change: Change, volatile: Bool, encoded: EncodedMessage? = nil) {
         if !volatile { roaming.withLock { $0 }?.committed(change) }
+        emitSignal(encoded?.message ?? changedSignal(change, volatile: volatile), encoded: encoded)
+    }
+
+    /// The `Changed` (or `VolatileChanged`) signal of `change`.
+    func changedSignal(_ change: Change, volatile: Bool) -> DBusMessage {
         let member = volatile ? PreferencesBus.volatileChangedSignal : PreferencesBus.changedSignal
-        emitSignal(.signal(path: PreferencesBus.objectPath, interface: PreferencesBus.interface, member: member, body: change.signalBody()))
+        return .signal(path: PreferencesBus.objectPath, interface: PreferencesBus.interface, member: member, body: change.signalBody())
     }
 
     /// Answers `call` with `body`, or with `org.freedesktop.DBus.Error.LimitsExceeded` when
@@ -514,8 +529,8 @@ public final class PreferencesService: Sendable {
     }
 
     /// Sends a signal, unless it is too large for the bus (it is logged instead: sending
-    /// it would get prefsd disconnected).
-    func emitSignal(_ signal: DBusMessage) {
+    /// it would get prefsd disconnected); `encoded`, when given, is `signal` encoded already.
+    func emitSignal(_ signal: DBusMessage, encoded: EncodedMessage? = nil) {
         // The one place every change to what a domain reads becomes visible (its signal goes
         // out before its reply): the domain's snapshot goes stale here, first.
         if let snapshots, signal.member == PreferencesBus.changedSignal || signal.member == PreferencesBus.forcedKeysChangedSignal,
@@ -528,7 +543,11 @@ public final class PreferencesService: Sendable {
             logger.error("a signal too large for the bus was not sent", metadata: ["member": "\(signal.member ?? "")", "bytes": "\(size)"])
             return
         }
-        send(signal)
+        if let encoded {
+            do { try connection.send(encoded) } catch { send(signal) }
+        } else {
+            send(signal)
+        }
         door?.forward(signal)
     }
 

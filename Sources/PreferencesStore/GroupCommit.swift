@@ -71,18 +71,22 @@ extension DomainStore {
         _ mutations: [StoreMutation], who: String = "unknown", completion: @escaping @Sendable (Result<Void, StoreError>) -> Void
     ) {
         let batch = PendingBatch(mutations: mutations, who: who, completion: completion)
-        let accepted = writer.withLock { state -> Bool in
-            if state.closed { return false }
+        enum Admission { case refused, queued, schedule }
+        let admission = writer.withLock { state -> Admission in
+            if state.closed { return .refused }
             state.pending.append(batch)
-            if !state.draining {
-                state.draining = true
-                // Scheduled under the lock so that `close()`, which takes the lock after us,
-                // finds this drain ahead of it on the writer queue.
-                writerQueue.async { self.drain() }
-            }
-            return true
+            if state.draining { return .queued }
+            state.draining = true
+            return .schedule
         }
-        if !accepted { completion(.failure(.closed)) }
+        switch admission {
+        case .refused: completion(.failure(.closed))
+        case .queued: break
+        // Scheduled after the lock is let go: waking the writer inside it made the writer
+        // find the lock still held, spin and sleep again. A `close()` that reaches the writer
+        // queue first commits this batch itself (it drains before closing).
+        case .schedule: writerQueue.async { self.drain() }
+        }
     }
 
     /// Waits until every queued batch has completed, then closes the database (after a WAL
@@ -95,7 +99,9 @@ extension DomainStore {
             return state.drainingThread == currentThreadID()
         }
         if fromWriter { return }
-        writerQueue.sync { closeDatabase() }
+        // Drains first: a batch accepted before `closed` was set may not have its drain
+        // queued yet (``commit(_:who:completion:)`` queues it after letting go of the lock).
+        writerQueue.sync { drain() }
     }
 
     /// Runs on the writer queue: commits everything pending, round after round, until

@@ -75,4 +75,31 @@ struct SignalTests {
             #expect(signal.serial < reply.serial, "the reply (\(reply.serial)) was sent before the signal (\(signal.serial))")
         }
     }
+
+    @Test("writes in flight together: each Changed carries exactly what its own commit changed")
+    func overlappingWritesInFlight() async throws {
+        let fixture = try await ServiceFixture()
+        let connection = try fixture.connect()
+        let watcher = try await ChangedCollector(connection: try fixture.connect(), domains: ["com.example.Flight"])
+        for round in 0..<10 {
+            _ = try await connection.call(PreferencesCall.write("com.example.Flight", "k", .integer(0)).message)
+            // Sent without waiting, so the second is staged while the first is still being
+            // committed: guessed against the stored k = 0, the second would change only j;
+            // committed after the first (k = 1), it changes k back as well.
+            try connection.send(PreferencesCall.write("com.example.Flight", "k", .integer(1)).message)
+            try connection.send(PreferencesCall.apply("com.example.Flight", set: ["k": .integer(0), "j": .integer(Int64(round))], remove: []).message)
+            _ = try await connection.call(PreferencesCall.write("com.example.Flight", "sentinel", .integer(Int64(round))).message)
+            // Four signals in the first round, three in each later one (k is 0 already).
+            try await watcher.wait(for: 4 + 3 * round)
+        }
+        let signals = watcher.signals
+        // Per round: k = 0 (a change in the first round only), k = 1, {k = 0, j}, the sentinel.
+        let changes = signals.map(\.changed)
+        var expected: [[String: PropertyListValue]] = []
+        for round in 0..<10 {
+            if round == 0 { expected.append(["k": .integer(0)]) }
+            expected += [["k": .integer(1)], ["k": .integer(0), "j": .integer(Int64(round))], ["sentinel": .integer(Int64(round))]]
+        }
+        #expect(changes == expected)
+    }
 }
