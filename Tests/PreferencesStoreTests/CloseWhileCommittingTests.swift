@@ -39,7 +39,8 @@ struct CloseWhileCommittingTests {
             #expect(results.count == 200)
             let durable = Set(results.filter { if case .success = $0.value { true } else { false } }.keys)
             for (key, result) in results {
-                if case .failure(let error) = result, case .closed = error {} else if case .failure(let error) = result {
+                if case .failure(let error) = result, case .closed = error {
+                } else if case .failure(let error) = result {
                     Issue.record("round \(round): \(key) failed with \(error), not as closed")
                 }
             }
