@@ -61,7 +61,7 @@ public struct ServiceTimes: Sendable, Equatable {
 }
 
 /// prefsd beside the floor service (``FloorService``), both timed by the GDBus reference
-/// client in alternating batches, and the report's rows for them. prefsd's rows carry the
+/// client call by call in the same rounds, and the report's rows for them. prefsd's rows carry the
 /// issue's targets (GDBus `Read`/Ping ≤ 1.0, durable `Write` ≤ 1.3 × (Ping + fdatasync));
 /// the floor's rows have none: they show what a service on libdbus reaches with this client.
 public struct FloorComparison: Sendable, Equatable {
@@ -69,13 +69,13 @@ public struct FloorComparison: Sendable, Equatable {
     public var prefsd: ServiceTimes
     /// The floor service's figures.
     public var floor: ServiceTimes
-    /// Read pairs per batch.
+    /// Read rounds per batch (a batch is one line of the client's output).
     public var readBatch: Int
     /// Write rounds per batch.
     public var writeBatch: Int
 
-    /// The figures as measured, in batches of `readBatch` Ping+Read pairs and `writeBatch`
-    /// Ping+Write+sync rounds.
+    /// The figures as measured, in batches of `readBatch` rounds of Ping+Read and `writeBatch`
+    /// rounds of Ping+Write+sync, each round calling both services.
     public init(prefsd: ServiceTimes, floor: ServiceTimes, readBatch: Int, writeBatch: Int) {
         self.prefsd = prefsd
         self.floor = floor
@@ -94,13 +94,13 @@ public struct FloorComparison: Sendable, Equatable {
         [
             [
                 "`Read` through GDBus (C, gio-2.0), prefsd", prefsd.read.countedText,
-                "`Peer.Ping` to prefsd through GDBus, same batches", prefsd.readPing.text,
+                "`Peer.Ping` to prefsd through GDBus", prefsd.readPing.text,
                 prefsd.readOverPing.map { "Read/Ping \(Format.ratio($0))" } ?? "–",
                 "≤ 1.0×", Self.verdict(prefsd.readOverPing.map { $0 <= 1.0 }),
             ],
             [
                 "`Read` through GDBus, minimal libdbus service (C, one thread, fixed answer): the floor",
-                floor.read.countedText, "`Peer.Ping` to that service through GDBus, same window", floor.readPing.text,
+                floor.read.countedText, "`Peer.Ping` to that service through GDBus, same rounds", floor.readPing.text,
                 Self.beside(
                     floor.readOverPing.map { "Read/Ping \(Format.ratio($0))" }, prefsd.readOverPing.map(Format.ratio),
                     floor.readMinusPing.map { "Read − Ping \(Self.signed($0))" }, prefsd.readMinusPing.map(Self.signed)),
@@ -121,7 +121,7 @@ public struct FloorComparison: Sendable, Equatable {
             [
                 "durable `Write` through GDBus, minimal libdbus service (pwrite of a WAL frame + fdatasync + `Changed` + reply): the floor",
                 floor.write.countedText,
-                "`Peer.Ping` to that service through GDBus + `fdatasync` of 4 KiB, same window (p50s)", Self.floorText(floor),
+                "`Peer.Ping` to that service through GDBus + `fdatasync` of 4 KiB, same rounds (p50s)", Self.floorText(floor),
                 Self.beside(
                     floor.writeOverFloor.map { "Write/floor \(Format.ratio($0))" }, prefsd.writeOverFloor.map(Format.ratio),
                     floor.writeMinusFloor.map { "Write − floor \(Self.signed($0))" }, prefsd.writeMinusFloor.map(Self.signed)),
@@ -134,7 +134,8 @@ public struct FloorComparison: Sendable, Equatable {
     public var note: String {
         "Floor rows: the GDBus reference client times prefsd and a minimal libdbus service in C (`\(FloorService.busName)` on the same bus: one thread, "
             + "`Read` answers a fixed value without a lookup, `Write` is a WAL-shaped pwrite + fdatasync in the store's directory, the `Changed` signal and the reply; no argument checks, "
-            + "no access control, no store) in alternating batches of \(readBatch) Ping+Read pairs and \(writeBatch) Ping+Write+fdatasync rounds. "
+            + "no access control, no store) call by call: each round pings and calls prefsd, then the floor (every other round the floor first), "
+            + "in batches of \(readBatch) Ping+Read rounds and \(writeBatch) Ping+Write+fdatasync rounds. "
             + "The floor has no target: it is what a service on libdbus reaches with this client, so prefsd's ratios can be read against it as well as against Ping."
     }
 

@@ -74,17 +74,16 @@ extension Benchmark {
     }
 }
 
-/// Ping+Read pairs per batch in the floor rows.
+/// Rounds per batch in the floor rows: one line of the client's output.
 private let readBatch = 100
-/// Ping+Write+fdatasync rounds per batch in the floor rows.
 private let writeBatch = 20
 /// The domain the GDBus client writes to prefsd (a small one: the size sweep's is big).
 private let writeDomain = "bench.gdbus"
 
-/// prefsd and the floor service timed by one GDBus reference client in alternating batches
-/// (which service goes first alternates too): `Read` of the size sweep's probe key beside
-/// `Peer.Ping`, then durable `Write`s beside `Peer.Ping` and the disk's `fdatasync`, until
-/// `budget` (samples per service, seconds) is spent. Failures are reported in the rows.
+/// prefsd and the floor service timed by one GDBus reference client call by call (each round
+/// calls both, every other round the floor first): `Read` of the size sweep's probe key
+/// beside `Peer.Ping`, then durable `Write`s beside `Peer.Ping` and the disk's `fdatasync`,
+/// until `budget` (rounds, seconds) is spent. Failures are reported in the rows.
 func measureFloor(programs: ReferencePrograms, budget: (reads: Budget, writes: Budget)) -> FloorComparison {
     let floor: FloorInstance
     do {
@@ -104,21 +103,21 @@ func measureFloor(programs: ReferencePrograms, budget: (reads: Budget, writes: B
     do {
         try client.check(PreferencesBus.busName, domain: bigDomain, key: "probe", expected: "int64 1")
         try client.check(FloorService.busName, domain: bigDomain, key: "probe", expected: FloorService.readAnswer)
-        for name in services {
-            _ = try client.reads(name, domain: bigDomain, key: "probe", count: 50)
-            _ = try client.writes(name, domain: writeDomain, key: "w", count: 5)
-        }
+        _ = try client.reads(services, domain: bigDomain, key: "probe", count: 50)
+        _ = try client.writes(services, domain: writeDomain, key: "w", count: 5)
         var samples = [Samples(), Samples()]
-        try alternate(budget.reads, batch: readBatch) { index in
-            let taken = try client.reads(services[index], domain: bigDomain, key: "probe", count: readBatch)
-            samples[index].readPing += taken.ping
-            samples[index].read += taken.read
+        try spend(budget.reads, batch: readBatch) {
+            for (index, taken) in try client.reads(services, domain: bigDomain, key: "probe", count: readBatch).enumerated() {
+                samples[index].readPing += taken.ping
+                samples[index].read += taken.read
+            }
         }
-        try alternate(budget.writes, batch: writeBatch) { index in
-            let taken = try client.writes(services[index], domain: writeDomain, key: "w", count: writeBatch)
-            samples[index].writePing += taken.ping
-            samples[index].write += taken.write
-            samples[index].sync += taken.sync
+        try spend(budget.writes, batch: writeBatch) {
+            for (index, taken) in try client.writes(services, domain: writeDomain, key: "w", count: writeBatch).enumerated() {
+                samples[index].writePing += taken.ping
+                samples[index].write += taken.write
+                samples[index].sync += taken.sync
+            }
         }
         let times = samples.map { taken in
             ServiceTimes(
@@ -140,16 +139,12 @@ private struct Samples {
     var sync: [Double] = []
 }
 
-/// Rounds of one batch for each of the two services (0: prefsd, 1: the floor; the first of
-/// each round alternates), until `budget` is spent counting `batch` samples per service a round.
-private func alternate(_ budget: Budget, batch: Int, _ body: (Int) throws -> Void) rethrows {
+/// Runs `body` (one batch of `batch` rounds) until `budget` is spent, counting rounds.
+private func spend(_ budget: Budget, batch: Int, _ body: () throws -> Void) rethrows {
     let start = now()
     var taken = 0
-    var round = 0
     while taken < budget.count && (taken < budget.minimum || now() - start < budget.seconds) {
-        try body(round % 2)
-        try body(1 - round % 2)
+        try body()
         taken += batch
-        round += 1
     }
 }

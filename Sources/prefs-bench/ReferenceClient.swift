@@ -41,17 +41,19 @@ final class ReferenceClient {
         guard child.readLine(timeout: 30) == "ok" else { throw BenchError("the GDBus client's check failed: \(child.standardErrorText)") }
     }
 
-    /// `count` rounds of `Peer.Ping` then `Read(domain, key)` to `name`, in seconds.
-    func reads(_ name: String, domain: String, key: String, count: Int) throws -> (ping: [Double], read: [Double]) {
-        let lanes = try batch("read \(name) \(domain) \(key) \(count)", lanes: 2, rounds: count)
-        return (lanes[0], lanes[1])
+    /// `count` rounds of `Peer.Ping` then `Read(domain, key)` to each service of `names` (up
+    /// to 4; call by call, every other round in reverse order), in seconds, per service.
+    func reads(_ names: [String], domain: String, key: String, count: Int) throws -> [(ping: [Double], read: [Double])] {
+        let lanes = try batch("read \(names.joined(separator: ",")) \(domain) \(key) \(count)", lanes: 2 * names.count, rounds: count)
+        return names.indices.map { (lanes[2 * $0], lanes[2 * $0 + 1]) }
     }
 
-    /// `count` rounds of `Peer.Ping`, `Write(domain, key, <int64 n>)` to `name` and 4 KiB +
-    /// `fdatasync` in the store's directory, in seconds.
-    func writes(_ name: String, domain: String, key: String, count: Int) throws -> (ping: [Double], write: [Double], sync: [Double]) {
-        let lanes = try batch("write \(name) \(domain) \(key) \(count)", lanes: 3, rounds: count)
-        return (lanes[0], lanes[1], lanes[2])
+    /// `count` rounds of `Peer.Ping`, `Write(domain, key, <int64 n>)` and 4 KiB + `fdatasync`
+    /// in the store's directory for each service of `names` (as ``reads(_:domain:key:count:)``),
+    /// in seconds, per service.
+    func writes(_ names: [String], domain: String, key: String, count: Int) throws -> [(ping: [Double], write: [Double], sync: [Double])] {
+        let lanes = try batch("write \(names.joined(separator: ",")) \(domain) \(key) \(count)", lanes: 3 * names.count, rounds: count)
+        return names.indices.map { (lanes[3 * $0], lanes[3 * $0 + 1], lanes[3 * $0 + 2]) }
     }
 
     private func batch(_ command: String, lanes: Int, rounds: Int) throws -> [[Double]] {
@@ -137,7 +139,7 @@ func measureReferenceReads(_ connection: DBusConnection, programs: ReferenceProg
     let ping = Calls.ping(PreferencesBus.busName)
     let read = Calls.read(bigDomain, "probe")
     func gdbusBatch(_ count: Int) throws -> (ping: [Double], read: [Double]) {
-        try client.reads(PreferencesBus.busName, domain: bigDomain, key: "probe", count: count)
+        try client.reads([PreferencesBus.busName], domain: bigDomain, key: "probe", count: count)[0]
     }
     do {
         // Warm up both.

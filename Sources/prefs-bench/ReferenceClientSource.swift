@@ -5,11 +5,13 @@ extension ReferenceClient {
     /// INTERFACE with `g_dbus_connection_call_sync`:
     /// - `check NAME DOMAIN KEY VALUE`: `Read(DOMAIN, KEY)`; prints `ok` when it answers the
     ///   GVariant VALUE (text form, like `int64 1`), else says so on standard error and exits 1;
-    /// - `read NAME DOMAIN KEY N`: N rounds of `Peer.Ping` then `Read`, and prints one line of
-    ///   2N numbers: the nanoseconds of each call in order (ping, read, ping, read, …);
-    /// - `write NAME DOMAIN KEY N`: N rounds of `Peer.Ping`, `Write(DOMAIN, KEY, <int64 n>)`
+    /// - `read NAMES DOMAIN KEY N`: N rounds; in each, for every service of NAMES (up to 4,
+    ///   comma-separated; every other round in reverse order), `Peer.Ping` then `Read`. Prints
+    ///   one line of 2 × N × services numbers: the nanoseconds of each call, round by round,
+    ///   in each round service by service in NAMES's order (ping, read, ping, read, …);
+    /// - `write NAMES DOMAIN KEY N`: the same with `Peer.Ping`, `Write(DOMAIN, KEY, <int64 n>)`
     ///   (n counting up from 1 across the run) and 4 KiB over SYNC-FILE's first block with
-    ///   `fdatasync`; prints 3N numbers (ping, write, sync, …);
+    ///   `fdatasync`: 3 numbers per service and round (ping, write, sync, …);
     /// - `quit`, an empty line or the end of input ends it.
     /// Every call is checked (the reply's type too, as a typed client would); a failure goes
     /// to standard error and exits 1.
@@ -31,6 +33,7 @@ extension ReferenceClient {
         static GDBusConnection *bus;
         static const char *path, *interface;
         static int sync_file;
+        enum { MAX_SERVICES = 4 };
         static gint64 serial;
 
         static void fail(const char *what, GError *error) {
@@ -103,7 +106,7 @@ extension ReferenceClient {
             printf("ready\n");
             fflush(stdout);
 
-            char line[4096], command[16], name[256], domain[256], key[256];
+            char line[4096], command[16], names[1024], name[256], domain[256], key[256];
             int count, rest;
             while (fgets(line, sizeof line, stdin) != NULL) {
                 line[strcspn(line, "\n")] = 0;
@@ -122,25 +125,35 @@ extension ReferenceClient {
                     g_variant_unref(expected);
                     printf("ok\n");
                     fflush(stdout);
-                } else if (sscanf(line, "%15s %255s %255s %255s %d", command, name, domain, key, &count) == 5 && count > 0
+                } else if (sscanf(line, "%15s %1023s %255s %255s %d", command, names, domain, key, &count) == 5 && count > 0
                            && (strcmp(command, "read") == 0 || strcmp(command, "write") == 0)) {
+                    const char *services[MAX_SERVICES];
+                    int n = 0;
+                    char *save = NULL;
+                    for (char *token = strtok_r(names, ",", &save); token != NULL && n < MAX_SERVICES; token = strtok_r(NULL, ",", &save))
+                        services[n++] = token;
                     int writes = command[0] == 'w', lanes = writes ? 3 : 2;
-                    gint64 *samples = g_new(gint64, lanes * count);
+                    gint64 *samples = g_new(gint64, (gsize)lanes * n * count);
                     for (int i = 0; i < count; i++) {
-                        gint64 start = now_ns();
-                        ping(name);
-                        gint64 pinged = now_ns();
-                        if (writes) write_value(name, domain, key);
-                        else g_variant_unref(read_value(name, domain, key));
-                        gint64 called = now_ns();
-                        samples[lanes * i] = pinged - start;
-                        samples[lanes * i + 1] = called - pinged;
-                        if (writes) {
-                            sync_page();
-                            samples[lanes * i + 2] = now_ns() - called;
+                        for (int t = 0; t < n; t++) {
+                            /* Every other round in reverse order, so that no service always follows another. */
+                            int s = i % 2 == 0 ? t : n - 1 - t;
+                            gint64 *round = samples + ((gsize)i * n + s) * lanes;
+                            gint64 start = now_ns();
+                            ping(services[s]);
+                            gint64 pinged = now_ns();
+                            if (writes) write_value(services[s], domain, key);
+                            else g_variant_unref(read_value(services[s], domain, key));
+                            gint64 called = now_ns();
+                            round[0] = pinged - start;
+                            round[1] = called - pinged;
+                            if (writes) {
+                                sync_page();
+                                round[2] = now_ns() - called;
+                            }
                         }
                     }
-                    print_samples(samples, lanes * count);
+                    print_samples(samples, lanes * n * count);
                     g_free(samples);
                 } else if (strcmp(line, "quit") == 0 || line[0] == 0) {
                     break;

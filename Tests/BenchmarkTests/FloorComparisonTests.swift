@@ -87,7 +87,7 @@ struct FloorComparisonTests {
 
     @Test func theNoteNamesTheBatchesAndTheService() {
         let note = comparison().note
-        #expect(note.contains("batches of 100 Ping+Read pairs and 20 Ping+Write+fdatasync rounds"))
+        #expect(note.contains("batches of 100 Ping+Read rounds and 20 Ping+Write+fdatasync rounds"))
         #expect(note.contains(FloorService.busName))
     }
 }
