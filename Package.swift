@@ -339,7 +339,7 @@ let package = Package(
         ),
         .testTarget(
             name: "BenchmarkTests",
-            dependencies: ["BenchmarkKit"],
+            dependencies: ["BenchmarkKit", "BusTestSupport", "DBus"],
             swiftSettings: strict
         ),
         .testTarget(

@@ -41,8 +41,19 @@ struct Benchmark {
             return print(report.render())
         }
 
+        // Built before anything is measured: a missing compiler or library stops the run now.
+        let programs = try ReferencePrograms(bus: bus.address, directory: work, store: work.appendingPathComponent("store"))
+
         if options.onlyClientReads {
-            try measureClientReads(connection, bus: bus.address, work: work, report: &report)
+            try measureClientReads(connection, programs: programs, report: &report)
+            report.load = "\(loadBefore) before, \(Machine.load) after (1/5/15-minute load averages)"
+            return print(report.render())
+        }
+
+        if options.onlyFloor {
+            _ = try connection.callBlocking(Calls.write(bigDomain, "probe", 1))
+            log("prefsd beside the floor service, through the GDBus reference client")
+            report.floor = measureFloor(programs: programs, budget: floorBudget)
             report.load = "\(loadBefore) before, \(Machine.load) after (1/5/15-minute load averages)"
             return print(report.render())
         }
@@ -126,7 +137,10 @@ struct Benchmark {
         report.mainKeys = prefsdKeys
 
         log("Read through the GDBus reference client beside the Swift client")
-        report.reference = measureReferenceReads(connection, bus: bus.address, directory: work, budget: referenceBudget)
+        report.reference = measureReferenceReads(connection, programs: programs, budget: referenceBudget)
+
+        log("prefsd beside the floor service, through the GDBus reference client")
+        report.floor = measureFloor(programs: programs, budget: floorBudget)
 
         log("cached reads")
         report.cached = try measureCachedReads(bus: bus.address, quick: quick)

@@ -6,16 +6,9 @@ import Foundation
 /// `--gsettings` (``GSettingsBench``) and by the GDBus reference client (``ReferenceClient``).
 enum GIOProgram {
     /// Writes `source` to `<directory>/<name>.c`, compiles it and returns the executable's path.
-    /// - Throws: ``BenchError`` naming the step that failed (pkg-config, cc) and its output.
+    /// - Throws: an error naming the step that failed (pkg-config and the package to install, cc) and its output.
     static func compile(_ source: String, named name: String, in directory: URL) throws -> String {
-        let file = directory.appendingPathComponent("\(name).c")
-        try source.write(to: file, atomically: true, encoding: .utf8)
-        let executable = directory.appendingPathComponent(name).path
-        let flags = try runCommand("pkg-config", ["--cflags", "--libs", "gio-2.0"])
-        try check(flags, "pkg-config gio-2.0 (install libglib2.0-dev)")
-        let words = flags.stdout.split(whereSeparator: \.isWhitespace).map(String.init)
-        try check(runCommand("cc", ["-O2", "-o", executable, file.path] + words), "cc \(name).c")
-        return executable
+        try compileCProgram(source, named: name, in: directory, library: "gio-2.0", package: "libglib2.0-dev")
     }
 
     /// The file name of dconf's GSettings backend module (Debian's `dconf-gsettings-backend`).

@@ -44,8 +44,17 @@ struct PrefsBench: ParsableCommand {
     @Flag(help: "Measure only the rapid writes through the library (100,000 sets of one key).")
     var onlyRapidWrites = false
 
-    @Flag(help: "Measure only Read beside Ping (at 0 keys) and the GDBus reference client's Read (needs cc and libglib2.0-dev).")
+    @Flag(
+        help:
+            "Measure only Read beside Ping (at 0 keys), the GDBus reference client's Read, and prefsd beside the minimal libdbus service through GDBus (needs cc, libglib2.0-dev and libdbus-1-dev)."
+    )
     var onlyClientReads = false
+
+    @Flag(
+        help:
+            "Measure only prefsd beside the minimal libdbus service (the floor), Read/Ping and durable Write through the GDBus reference client (needs cc, libglib2.0-dev and libdbus-1-dev)."
+    )
+    var onlyFloor = false
 
     @Flag(
         help:

@@ -93,6 +93,21 @@ final class Child: Sendable {
         try input.write(contentsOf: Data((line + "\n").utf8))
     }
 
+    /// Closes the child's standard input (made with `input: true`), gives it up to `grace`
+    /// seconds to exit on its own, then ``stop(grace:)``. Idempotent.
+    func finish(grace: Double = 5) {
+        try? input?.close()
+        let deadline = now() + grace
+        while process.isRunning && now() < deadline { usleep(2000) }
+        stop()
+    }
+
+    /// What the child wrote on standard error, or a sentence saying where to look when nothing.
+    var standardErrorText: String {
+        let text = (try? String(contentsOf: logFile, encoding: .utf8)) ?? ""
+        return text.isEmpty ? "no message (see \(logFile.path))" : text.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
     /// SIGTERM, up to `grace` seconds to exit, then SIGKILL; waits for the exit. Idempotent.
     func stop(grace: Double = 5) {
         guard process.isRunning else { return }

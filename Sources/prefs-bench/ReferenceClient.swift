@@ -4,55 +4,73 @@ import Foundation
 import PreferencesProtocol
 
 /// The GDBus reference client: a small C program linking gio-2.0 (the D-Bus client most
-/// Linux desktop programs use) that times `g_dbus_connection_call_sync` of prefsd's `Read`
-/// of the key the Swift client reads, and `Peer.Ping`, on the benchmark's bus. It runs as a
-/// child process driven over its standard input, so that its calls and the Swift client's
-/// take turns in small batches within the same seconds.
+/// Linux desktop programs use) that times `g_dbus_connection_call_sync` of `Read`, durable
+/// `Write` and `Peer.Ping` on the benchmark's bus, to prefsd or to the floor service
+/// (``FloorService``). It runs as a child process driven over its standard input, so that
+/// its calls and the Swift client's (or its calls to two services) take turns in small
+/// batches within the same seconds.
 final class ReferenceClient {
     private let child: Child
 
-    /// Compiles the program in `directory` (``GIOProgram``), starts it on the bus at `bus`
-    /// and waits (at most 30 s) until it has read `key` of `domain` and found `expected`
-    /// (a GVariant in text form).
-    init(bus: String, directory: URL, domain: String, key: String, expected: String) throws {
-        let executable = try GIOProgram.compile(Self.program, named: "gdbus-read", in: directory)
+    /// Compiles the program in `directory` (``GIOProgram``) and returns the executable's path.
+    static func compile(in directory: URL) throws -> String {
+        try GIOProgram.compile(program, named: "gdbus-client", in: directory)
+    }
+
+    /// Starts `executable` (from ``compile(in:)``) on the bus at `bus`, with its `fdatasync`
+    /// probe file in `storeDirectory`, and waits (at most 30 s) until it is connected.
+    init(executable: String, bus: String, storeDirectory: URL, log: URL) throws {
         // A child that died must make writeLine throw, not kill the benchmark.
         signal(SIGPIPE, SIG_IGN)
         child = try Child(
             executable,
             [
-                bus, PreferencesBus.busName, PreferencesBus.objectPath, PreferencesBus.interface,
-                domain, key, expected,
+                bus, PreferencesBus.objectPath, PreferencesBus.interface,
+                storeDirectory.appendingPathComponent(".prefs-bench-gdbus-fdatasync").path,
             ],
-            log: directory.appendingPathComponent("gdbus-read.log"), input: true)
+            log: log, input: true)
         guard child.readLine(timeout: 30) == "ready" else {
             child.stop()
-            throw BenchError("the GDBus client did not start: \(failure)")
+            throw BenchError("the GDBus client did not start: \(child.standardErrorText)")
         }
     }
 
-    /// `count` pairs of `Peer.Ping` then `Read`, in seconds.
-    func batch(_ count: Int) throws -> (ping: [Double], read: [Double]) {
-        try child.writeLine("\(count)")
-        guard let line = child.readLine(timeout: 60) else { throw BenchError("the GDBus client stopped answering: \(failure)") }
-        let numbers = line.split(separator: " ").compactMap { Double($0) }
-        guard numbers.count == 2 * count else { throw BenchError("the GDBus client printed \(numbers.count) numbers, not \(2 * count)") }
-        let seconds = numbers.map { $0 * 1e-9 }
-        return (
-            stride(from: 0, to: seconds.count, by: 2).map { seconds[$0] },
-            stride(from: 1, to: seconds.count, by: 2).map { seconds[$0] }
-        )
+    /// Checks that `Read(domain, key)` of `name` answers `expected` (GVariant text).
+    func check(_ name: String, domain: String, key: String, expected: String) throws {
+        try child.writeLine("check \(name) \(domain) \(key) \(expected)")
+        guard child.readLine(timeout: 30) == "ok" else { throw BenchError("the GDBus client's check failed: \(child.standardErrorText)") }
+    }
+
+    /// `count` rounds of `Peer.Ping` then `Read(domain, key)` to each service of `names` (up
+    /// to 4; call by call, every other round in reverse order), in seconds, per service.
+    func reads(_ names: [String], domain: String, key: String, count: Int) throws -> [(ping: [Double], read: [Double])] {
+        let lanes = try batch("read \(names.joined(separator: ",")) \(domain) \(key) \(count)", lanes: 2 * names.count, rounds: count)
+        return names.indices.map { (lanes[2 * $0], lanes[2 * $0 + 1]) }
+    }
+
+    /// `count` rounds of `Peer.Ping`, `Write(domain, key, <int64 n>)` and 4 KiB + `fdatasync`
+    /// in the store's directory for each service of `names` (as ``reads(_:domain:key:count:)``),
+    /// in seconds, per service.
+    func writes(_ names: [String], domain: String, key: String, count: Int) throws -> [(ping: [Double], write: [Double], sync: [Double])] {
+        let lanes = try batch("write \(names.joined(separator: ",")) \(domain) \(key) \(count)", lanes: 3 * names.count, rounds: count)
+        return names.indices.map { (lanes[3 * $0], lanes[3 * $0 + 1], lanes[3 * $0 + 2]) }
+    }
+
+    private func batch(_ command: String, lanes: Int, rounds: Int) throws -> [[Double]] {
+        try child.writeLine(command)
+        guard let line = child.readLine(timeout: 120) else {
+            throw BenchError("the GDBus client stopped answering: \(child.standardErrorText)")
+        }
+        do {
+            return try SampleLine.lanes(line, lanes: lanes, rounds: rounds)
+        } catch {
+            throw BenchError("the GDBus client's answer to `\(command)`: \(error)")
+        }
     }
 
     func stop() {
-        try? child.writeLine("0")
-        child.stop()
-    }
-
-    /// What the program wrote on standard error.
-    private var failure: String {
-        let text = (try? String(contentsOf: child.logFile, encoding: .utf8)) ?? ""
-        return text.isEmpty ? "no message (see \(child.logFile.path))" : text.trimmingCharacters(in: .whitespacesAndNewlines)
+        try? child.writeLine("quit")
+        child.finish()
     }
 }
 
@@ -85,7 +103,7 @@ struct ReferenceReads {
         let ratio = swiftOverGDBus
         return [
             "`Read` through GDBus (C, gio-2.0)",
-            gdbusRead.text + (gdbusRead.summary.map { " (n=\($0.count))" } ?? ""),
+            gdbusRead.countedText,
             "`Read` through the Swift client, same window", swiftRead.text,
             ratio.map { "Swift/GDBus \(Format.ratio($0))" } ?? "–", "≤ 1.05×",
             ratio.map { $0 <= 1.05 ? "met" : "**missed**" } ?? "–",
@@ -108,21 +126,25 @@ struct ReferenceReads {
 
 /// Runs the GDBus reference client beside `connection` (the Swift client) on the key of the
 /// big domain the size sweep reads (`probe`, holding the integer 1), until `budget` (pairs per
-/// client, seconds in all) is spent. A missing compiler or gio-2.0 is reported in the row.
-func measureReferenceReads(_ connection: DBusConnection, bus: String, directory: URL, budget: Budget) -> ReferenceReads {
+/// client, seconds in all) is spent. A client that fails to start is reported in the row.
+func measureReferenceReads(_ connection: DBusConnection, programs: ReferencePrograms, budget: Budget) -> ReferenceReads {
     let client: ReferenceClient
     do {
-        client = try ReferenceClient(bus: bus, directory: directory, domain: bigDomain, key: "probe", expected: "int64 1")
+        client = try programs.startClient(log: "gdbus-read.log")
+        try client.check(PreferencesBus.busName, domain: bigDomain, key: "probe", expected: "int64 1")
     } catch {
         return .missing("not measured: \(error)")
     }
     defer { client.stop() }
     let ping = Calls.ping(PreferencesBus.busName)
     let read = Calls.read(bigDomain, "probe")
+    func gdbusBatch(_ count: Int) throws -> (ping: [Double], read: [Double]) {
+        try client.reads([PreferencesBus.busName], domain: bigDomain, key: "probe", count: count)[0]
+    }
     do {
         // Warm up both.
         for _ in 0..<50 { _ = try connection.timed(ping); _ = try connection.timed(read) }
-        _ = try client.batch(50)
+        _ = try gdbusBatch(50)
         var swift: (ping: [Double], read: [Double]) = ([], [])
         var gdbus: (ping: [Double], read: [Double]) = ([], [])
         let start = now()
@@ -131,7 +153,7 @@ func measureReferenceReads(_ connection: DBusConnection, bus: String, directory:
                 swift.ping.append(try connection.timed(ping))
                 swift.read.append(try connection.timed(read))
             }
-            let theirs = try client.batch(ReferenceReads.batch)
+            let theirs = try gdbusBatch(ReferenceReads.batch)
             gdbus.ping += theirs.ping
             gdbus.read += theirs.read
         }
@@ -144,8 +166,9 @@ func measureReferenceReads(_ connection: DBusConnection, bus: String, directory:
 }
 
 extension Benchmark {
-    /// `--only-client-reads`: the 0-keys `Read`/Ping row and the GDBus reference row.
-    func measureClientReads(_ connection: DBusConnection, bus: String, work: URL, report: inout Report) throws {
+    /// `--only-client-reads`: the 0-keys `Read`/Ping row, the GDBus reference row and the
+    /// floor rows (prefsd beside the minimal libdbus service, through GDBus).
+    func measureClientReads(_ connection: DBusConnection, programs: ReferencePrograms, report: inout Report) throws {
         _ = try connection.callBlocking(Calls.write(bigDomain, "probe", 1))
         log("Read beside Ping")
         let (ping, read) = try measureReads(
@@ -156,7 +179,9 @@ extension Benchmark {
                 keys: 0, ping: ping, read: read, write: WriteFigures(write: notRun, ping: notRun, sync: notRun, frameSync: notRun),
                 dconfWrite: notRun))
         log("Read through the GDBus reference client beside the Swift client")
-        report.reference = measureReferenceReads(connection, bus: bus, directory: work, budget: referenceBudget)
+        report.reference = measureReferenceReads(connection, programs: programs, budget: referenceBudget)
+        log("prefsd beside the floor service, through the GDBus reference client")
+        report.floor = measureFloor(programs: programs, budget: floorBudget)
     }
 
     /// The reference client's budget: pairs per client and seconds, as the size sweep's reads.

@@ -13,6 +13,8 @@ struct Report {
     var coldStart: (startup: Double, peakRSS: Int?, filled: Int)?
     var rapidWrites: RapidWrites?
     var reference: ReferenceReads?
+    /// prefsd beside the floor service, through the GDBus reference client.
+    var floor: FloorComparison?
     var mainPeakRSS: Int?
     /// prefsd's peak RSS once it answered its first call on an empty store.
     var emptyPeakRSS: Int?
@@ -43,6 +45,7 @@ struct Report {
             ])
         }
         if let reference { table.add(reference.row) }
+        for row in floor?.readRows ?? [] { table.add(row) }
         for row in sizes {
             let write = row.write
             table.add([
@@ -61,6 +64,7 @@ struct Report {
                 write.frameRatio.map { "Write/floor \(Format.ratio($0))" } ?? "–", "–", "–",
             ])
         }
+        for row in floor?.writeRows ?? [] { table.add(row) }
         if let empty = sizes.first(where: { $0.keys == 0 })?.write.write.summary?.median,
             let largest = sizes.last, largest.keys > 0, let here = largest.write.write.summary?.median
         {
@@ -137,6 +141,7 @@ struct Report {
         text += table.render()
         var allNotes = notes
         if let reference { allNotes.append(reference.note) }
+        if let floor { allNotes.append(floor.note) }
         allNotes.append(
             "The `Read`/`Write` sweep keeps all its keys in ONE domain (`bench.big`), plus the 2 keys measured; dconf keeps them in one directory (`/bench/`).")
         allNotes.append("Writes/s run on nearly empty stores, each writer on its own connection waiting for each reply.")

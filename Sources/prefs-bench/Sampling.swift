@@ -21,26 +21,3 @@ func sample(_ budget: Budget, _ lanes: Int = 1, _ body: (Int) throws -> [Double]
     }
     return samples
 }
-
-/// A measured figure: its summary, or the reason there is none.
-enum Figure {
-    case measured(Summary)
-    case missing(String)
-
-    var summary: Summary? {
-        if case .measured(let summary) = self { return summary }
-        return nil
-    }
-
-    init(_ samples: [Double]) {
-        self = Summary(samples).map { .measured($0) } ?? .missing("no samples")
-    }
-
-    /// "p50 / p99 (n=…)" as durations.
-    var text: String {
-        switch self {
-        case .measured(let s): return "\(Format.duration(s.median)) / \(Format.duration(s.p99))"
-        case .missing(let reason): return reason
-        }
-    }
-}

@@ -1,0 +1,150 @@
+import BenchmarkKit
+import BusTestSupport
+import Foundation
+import PreferencesProtocol
+
+/// The C programs the GDBus rows need, compiled once per run before anything is measured,
+/// so that a missing compiler or library stops the run at once, naming what to install.
+struct ReferencePrograms {
+    /// The GDBus reference client (``ReferenceClient``).
+    let client: String
+    /// The floor service (``FloorService``).
+    let floor: String
+    /// The private bus's address.
+    let bus: String
+    /// The run's directory: the programs, their logs.
+    let directory: URL
+    /// prefsd's store directory: the client's `fdatasync` probe and the floor's WAL live there,
+    /// on the store's file system.
+    let store: URL
+
+    /// Compiles both programs in `directory`.
+    /// - Throws: ``BenchError`` naming the program and what to install.
+    init(bus: String, directory: URL, store: URL) throws {
+        do {
+            client = try ReferenceClient.compile(in: directory)
+        } catch {
+            throw BenchError("cannot build the GDBus reference client (needs cc and libglib2.0-dev): \(error)")
+        }
+        do {
+            floor = try compileCProgram(
+                FloorService.source, named: FloorService.executableName, in: directory, library: "dbus-1", package: "libdbus-1-dev")
+        } catch {
+            throw BenchError("cannot build the floor service (needs cc and libdbus-1-dev): \(error)")
+        }
+        self.bus = bus
+        self.directory = directory
+        self.store = store
+    }
+
+    /// A GDBus reference client on the bus, logging to `log` in the run's directory.
+    func startClient(log: String) throws -> ReferenceClient {
+        try ReferenceClient(executable: client, bus: bus, storeDirectory: store, log: directory.appendingPathComponent(log))
+    }
+}
+
+/// The floor service running on the benchmark's bus; it ends when ``stop()`` closes its
+/// standard input (or when this process dies, which closes it too).
+final class FloorInstance {
+    private let child: Child
+
+    /// Starts the service and waits (at most 30 s) until it owns its name.
+    init(programs: ReferencePrograms) throws {
+        // A child that died must make writeLine throw, not kill the benchmark.
+        signal(SIGPIPE, SIG_IGN)
+        child = try Child(
+            programs.floor,
+            FloorService.arguments(
+                address: programs.bus, path: PreferencesBus.objectPath, interface: PreferencesBus.interface,
+                walFile: programs.store.appendingPathComponent(".prefs-bench-floor-wal").path),
+            log: programs.directory.appendingPathComponent("floor-service.log"), input: true)
+        guard child.readLine(timeout: 30) == "ready" else {
+            child.stop()
+            throw BenchError("the floor service did not start: \(child.standardErrorText)")
+        }
+    }
+
+    func stop() { child.finish() }
+}
+
+extension Benchmark {
+    /// The floor rows' budgets: reads as the reference client's, writes as the size sweep's.
+    var floorBudget: (reads: Budget, writes: Budget) {
+        (referenceBudget, quick ? Budget(count: 200, seconds: 2) : Budget(count: 2_000, seconds: 8))
+    }
+}
+
+/// Rounds per batch in the floor rows: one line of the client's output.
+private let readBatch = 100
+private let writeBatch = 20
+/// The domain the GDBus client writes to prefsd (a small one: the size sweep's is big).
+private let writeDomain = "bench.gdbus"
+
+/// prefsd and the floor service timed by one GDBus reference client call by call (each round
+/// calls both, every other round the floor first): `Read` of the size sweep's probe key
+/// beside `Peer.Ping`, then durable `Write`s beside `Peer.Ping` and the disk's `fdatasync`,
+/// until `budget` (rounds, seconds) is spent. Failures are reported in the rows.
+func measureFloor(programs: ReferencePrograms, budget: (reads: Budget, writes: Budget)) -> FloorComparison {
+    let floor: FloorInstance
+    do {
+        floor = try FloorInstance(programs: programs)
+    } catch {
+        return .missing("not measured: \(error)")
+    }
+    defer { floor.stop() }
+    let client: ReferenceClient
+    do {
+        client = try programs.startClient(log: "gdbus-floor.log")
+    } catch {
+        return .missing("not measured: \(error)")
+    }
+    defer { client.stop() }
+    let services = [PreferencesBus.busName, FloorService.busName]
+    do {
+        try client.check(PreferencesBus.busName, domain: bigDomain, key: "probe", expected: "int64 1")
+        try client.check(FloorService.busName, domain: bigDomain, key: "probe", expected: FloorService.readAnswer)
+        _ = try client.reads(services, domain: bigDomain, key: "probe", count: 50)
+        _ = try client.writes(services, domain: writeDomain, key: "w", count: 5)
+        var samples = [Samples(), Samples()]
+        try spend(budget.reads, batch: readBatch) {
+            for (index, taken) in try client.reads(services, domain: bigDomain, key: "probe", count: readBatch).enumerated() {
+                samples[index].readPing += taken.ping
+                samples[index].read += taken.read
+            }
+        }
+        try spend(budget.writes, batch: writeBatch) {
+            for (index, taken) in try client.writes(services, domain: writeDomain, key: "w", count: writeBatch).enumerated() {
+                samples[index].writePing += taken.ping
+                samples[index].write += taken.write
+                samples[index].sync += taken.sync
+            }
+        }
+        let times = samples.map { taken in
+            ServiceTimes(
+                readPing: Figure(taken.readPing), read: Figure(taken.read),
+                writePing: Figure(taken.writePing), write: Figure(taken.write), sync: Figure(taken.sync))
+        }
+        return FloorComparison(prefsd: times[0], floor: times[1], readBatch: readBatch, writeBatch: writeBatch)
+    } catch {
+        return .missing("failed: \(error)")
+    }
+}
+
+/// One service's samples in the floor rows, in seconds.
+private struct Samples {
+    var readPing: [Double] = []
+    var read: [Double] = []
+    var writePing: [Double] = []
+    var write: [Double] = []
+    var sync: [Double] = []
+}
+
+/// Runs `body` (one batch of `batch` rounds) until `budget` is spent, counting rounds.
+private func spend(_ budget: Budget, batch: Int, _ body: () throws -> Void) rethrows {
+    let start = now()
+    var taken = 0
+    while taken < budget.count && (taken < budget.minimum || now() - start < budget.seconds) {
+        try body()
+        taken += batch
+    }
+}

@@ -1,0 +1,144 @@
+import BenchmarkKit
+import BusTestSupport
+import DBus
+import Foundation
+import Synchronization
+import Testing
+
+/// The floor service compiled from its source and run on a private bus: it answers `Read`
+/// and `Write` as the benchmark relies on, writes its frames durably where it says, and
+/// ends with its standard input.
+@Suite("Floor service", .serialized)
+struct FloorServiceTests {
+    static let path = "/io/github/prefsd/Preferences1"
+    static let interface = "io.github.prefsd.Preferences1"
+
+    /// The service on `bus`, its standard input held by the test.
+    final class Running {
+        let process = Process()
+        let input = Pipe()
+        let output = Pipe()
+        let errors: URL
+
+        init(_ executable: String, bus: PrivateBus, wal: URL) throws {
+            errors = wal.appendingPathExtension("log")
+            _ = FileManager.default.createFile(atPath: errors.path, contents: nil)
+            process.executableURL = URL(fileURLWithPath: executable)
+            process.arguments = FloorService.arguments(
+                address: bus.address, path: FloorServiceTests.path, interface: FloorServiceTests.interface, walFile: wal.path)
+            process.standardInput = input
+            process.standardOutput = output
+            process.standardError = try FileHandle(forWritingTo: errors)
+            try process.run()
+        }
+
+        /// The first line of standard output, within 20 s (nil at its end, the process's or the deadline).
+        func firstLine() -> String? {
+            let fd = output.fileHandleForReading.fileDescriptor
+            let deadline = ContinuousClock.now + .seconds(20)
+            var bytes: [UInt8] = []
+            while ContinuousClock.now < deadline {
+                var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+                guard poll(&poller, 1, 100) >= 0 else { return nil }
+                if poller.revents == 0 {
+                    if !process.isRunning { return nil }
+                    continue
+                }
+                var byte: UInt8 = 0
+                guard read(fd, &byte, 1) == 1 else { return nil }
+                if byte == UInt8(ascii: "\n") { return String(decoding: bytes, as: UTF8.self) }
+                bytes.append(byte)
+            }
+            return nil
+        }
+
+        var standardError: String {
+            (try? String(contentsOf: errors, encoding: .utf8)) ?? ""
+        }
+
+        deinit { stop(process, timeout: .seconds(5)) }
+    }
+
+    static func compile(in directory: URL) throws -> String {
+        try compileCProgram(FloorService.source, named: FloorService.executableName, in: directory, library: "dbus-1", package: "libdbus-1-dev")
+    }
+
+    static func call(_ member: String, _ body: [DBusValue]) -> DBusMessage {
+        .methodCall(destination: FloorService.busName, path: path, interface: interface, member: member, body: body)
+    }
+
+    @Test func answersReadAndWriteAndEndsWithItsInput() async throws {
+        let bus = try PrivateBus()
+        defer { bus.stop() }
+        let directory = bus.directory
+        let executable = try Self.compile(in: directory)
+        let wal = directory.appendingPathComponent("wal")
+        let service = try Running(executable, bus: bus, wal: wal)
+        try #require(service.firstLine() == "ready", "the service did not start")
+        #expect(try FileManager.default.attributesOfItem(atPath: wal.path)[.size] as? Int == FloorService.walBytes)
+
+        let client = try DBusConnection.connect(address: bus.address)
+        defer { client.close() }
+        let signals = Mutex<[DBusMessage]>([])
+        client.setSignalHandler { message in
+            if message.interface == Self.interface && message.member == "Changed" { signals.withLock { $0.append(message) } }
+        }
+        try await client.addMatch("type='signal',interface='\(Self.interface)',member='Changed'")
+
+        // Read answers the fixed value, whatever the key.
+        for key in ["probe", "anything"] {
+            let reply = try client.callBlocking(Self.call("Read", [.string("bench.big"), .string(key)]))
+            #expect(reply.body == [.variant(.int64(1))])
+        }
+        #expect(FloorService.readAnswer == "int64 1")
+
+        // Write: the reply, the Changed signal with the key and its value, the frame on disk.
+        let written: [DBusValue] = [.string("d"), .string("k"), .variant(.array(element: "i", [.int32(1), .int32(2)]))]
+        let reply = try client.callBlocking(Self.call("Write", written))
+        #expect(reply.body.isEmpty)
+        #expect(await eventually { signals.withLock { !$0.isEmpty } }, "no Changed signal")
+        let changed = try #require(signals.withLock { $0.first })
+        #expect(changed.path == Self.path)
+        let owner = try client.callBlocking(BusDriver.getNameOwner(FloorService.busName)).body
+        #expect(owner == [.string(changed.sender ?? "")])
+        #expect(
+            changed.body == [
+                .string("d"), .array(element: "{sv}", [.dictEntry(.string("k"), .variant(.array(element: "i", [.int32(1), .int32(2)])))]),
+                .array(element: "s", []), .array(element: "s", []),
+            ])
+        _ = try client.callBlocking(Self.call("Write", [.string("d"), .string("k"), .variant(.string("two"))]))
+        let bytes = try [UInt8](Data(contentsOf: wal))
+        let first = FloorService.walHeaderBytes
+        let second = first + FloorService.frameBytes
+        #expect(bytes.count == FloorService.walBytes)
+        #expect(bytes[first] == 1 && bytes[first + 23] == 1 && bytes[first + 24] == 1)
+        #expect(bytes[second] == 2 && bytes[second + 24 + 64] == 2)
+        #expect(bytes[first - 1] == 0 && bytes[second + FloorService.frameBytes] == 0)
+
+        // Other members and wrong arguments are refused, not answered.
+        for (member, body) in [("Write", [DBusValue.string("d")]), ("Read", [.string("d")]), ("Remove", [.string("d"), .string("k")])] {
+            let error = #expect(throws: DBusError.self) { try client.callBlocking(Self.call(member, body)) }
+            guard case .remote(let name, _) = error else {
+                Issue.record("\(member): \(String(describing: error))")
+                continue
+            }
+            #expect(name == "org.freedesktop.DBus.Error.UnknownMethod")
+        }
+
+        // Its standard input closed, it exits (no orphan) with status 0.
+        try service.input.fileHandleForWriting.close()
+        #expect(waitForExit(of: service.process, timeout: .seconds(10)) == 0)
+    }
+
+    @Test func aTakenNameIsAnErrorThatSaysSo() throws {
+        let bus = try PrivateBus()
+        defer { bus.stop() }
+        let executable = try Self.compile(in: bus.directory)
+        let first = try Running(executable, bus: bus, wal: bus.directory.appendingPathComponent("wal1"))
+        try #require(first.firstLine() == "ready")
+        let second = try Running(executable, bus: bus, wal: bus.directory.appendingPathComponent("wal2"))
+        #expect(waitForExit(of: second.process, timeout: .seconds(10)) == 1)
+        #expect(second.firstLine() == nil)
+        #expect(second.standardError.contains("\(FloorService.busName): the name is taken"))
+    }
+}
