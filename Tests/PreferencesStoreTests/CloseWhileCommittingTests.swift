@@ -38,11 +38,9 @@ struct CloseWhileCommittingTests {
             let results = outcomes.withLock { $0 }
             #expect(results.count == 200)
             let durable = Set(results.filter { if case .success = $0.value { true } else { false } }.keys)
-            for (key, result) in results {
-                if case .failure(let error) = result, case .closed = error {
-                } else if case .failure(let error) = result {
-                    Issue.record("round \(round): \(key) failed with \(error), not as closed")
-                }
+            for case (let key, .failure(let error)) in results {
+                if case .closed = error { continue }
+                Issue.record("round \(round): \(key) failed with \(error), not as closed")
             }
             let reopened = try DomainStore(directory: temporary.store, logger: LogRecorder().logger)
             defer { reopened.close() }
