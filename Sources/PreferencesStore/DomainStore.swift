@@ -36,6 +36,9 @@ public final class DomainStore: Sendable {
     let secureKeys: Mutex<[DomainName: Set<String>]>
     /// Whether the WAL was made full-size (`WALPreallocation.swift`), after the first commit.
     let walPreallocated: Mutex<Bool>
+    /// The WAL's frames after the latest commit, recorded by the WAL hook (see
+    /// `Checkpoints.swift`).
+    let walFrameCount: WALFrames
 
     /// Where a damaged store found at start-up was moved aside, or `nil` when the store
     /// opened cleanly.
@@ -87,6 +90,15 @@ public final class DomainStore: Sendable {
             logger.warning(
                 "no room for the \(reserveBytes)-byte reserve that keeps removals possible on a full disk; it is made once there is room",
                 metadata: ["store": "\(files.directoryPath)"])
+        }
+        let frames = WALFrames()
+        walFrameCount = frames
+        do {
+            try Self.installWALHook(opened.database, frames: frames)
+        } catch {
+            throw .cannotOpen(
+                path: files.databasePath,
+                reason: "its WAL hook cannot be set: \(StoreError.explain(error, path: files.databasePath, directory: files.directoryPath))")
         }
         writerQueue = DispatchQueue(label: "prefsd.store.writer", qos: .userInitiated)
         writer = Mutex(WriterState())

@@ -122,9 +122,11 @@ extension DomainStore {
             let (results, committed) = writeKeepingReserve(batches)
             for (batch, result) in zip(batches, results) { batch.completion(result) }
             // After the completions, which answer the callers: the free-room check (a
-            // statvfs) and, once, making the WAL full-size are off the reply path.
+            // statvfs), the checkpoint when due and, once, making the WAL full-size are off
+            // the reply path.
             if committed {
                 afterCommit()
+                checkpointIfDue()
                 preallocateWALOnce()
             }
         }
