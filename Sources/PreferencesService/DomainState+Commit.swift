@@ -7,16 +7,7 @@ extension DomainState {
     /// sets keys in, that is what a read answers: a forced key's stored value is not seen,
     /// and removing the user's value of a key with a default reveals the default.
     mutating func committed(_ batch: Batch) -> Change? {
-        var set: [String: PropertyListValue] = [:]
-        var remove: [String] = []
-        for mutation in batch.mutations {
-            switch mutation {
-            case .set(_, let key, let value): set[key] = value
-            case .remove(_, let key): remove.append(key)
-            case .removeDomain: remove.append(contentsOf: (committed[batch.domain] ?? [:]).keys.sorted())
-            case .note: break
-            }
-        }
+        let (set, remove) = setsAndRemovals(batch)
         var before: [String: PropertyListValue] = [:]
         let administered = isAdministered(batch.domain)
         if administered {
@@ -27,6 +18,22 @@ extension DomainState {
         if committed[batch.domain]?.isEmpty == true { committed[batch.domain] = nil }
         settle(batch)
         return change.map { administered ? visible($0, before: before) : $0 }
+    }
+
+    /// What `batch` sets, and the keys it removes (a domain removed whole: every key
+    /// committed in it), as ``committed(_:)`` applies them.
+    private func setsAndRemovals(_ batch: Batch) -> (set: [String: PropertyListValue], remove: [String]) {
+        var set: [String: PropertyListValue] = [:]
+        var remove: [String] = []
+        for mutation in batch.mutations {
+            switch mutation {
+            case .set(_, let key, let value): set[key] = value
+            case .remove(_, let key): remove.append(key)
+            case .removeDomain: remove.append(contentsOf: (committed[batch.domain] ?? [:]).keys.sorted())
+            case .note: break
+            }
+        }
+        return (set, remove)
     }
 
     /// Records that `batch` failed: drops what it staged and recounts the domain.
@@ -58,25 +65,15 @@ extension DomainState {
 extension DomainState {
     /// The change `batch` would make if it were committed now, without committing it: what
     /// ``committed(_:)`` would answer if nothing else committed first. `nil` when it changes
-    /// nothing, or when it cannot be told ahead (a domain an administrator sets keys in, a
-    /// domain removed whole). Only a guess to prepare work with: compare it with what
-    /// ``committed(_:)`` answers.
+    /// nothing, or when it cannot be told ahead (a domain an administrator sets keys in).
+    /// Only a guess to prepare work with: compare it with what ``committed(_:)`` answers.
     func predictedChange(_ batch: Batch) -> Change? {
         guard !isAdministered(batch.domain) else { return nil }
         let entries = committed[batch.domain]
+        let (set, remove) = setsAndRemovals(batch)
         // What the batch has written so far, over the committed entries (nil: removed).
         var overlay: [String: PropertyListValue?] = [:]
         func current(_ key: String) -> PropertyListValue? { overlay[key] ?? entries?[key] }
-        var set: [String: PropertyListValue] = [:]
-        var remove: [String] = []
-        for mutation in batch.mutations {
-            switch mutation {
-            case .set(_, let key, let value): set[key] = value
-            case .remove(_, let key): remove.append(key)
-            case .removeDomain: return nil
-            case .note: break
-            }
-        }
         // In the order `apply` takes them: every set, then every removal.
         var change = Change(domain: batch.domain)
         for (key, value) in set where current(key) != value {
