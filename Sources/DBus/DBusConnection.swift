@@ -7,9 +7,11 @@ internal import CDBus
 /// A private connection to a message bus.
 ///
 /// Every libdbus call on the connection runs on the connection's own serial DispatchQueue,
-/// driven by DispatchSources for libdbus's watches and timeouts (no thread blocks in
-/// libdbus), except that ``send(_:)``, ``callBlocking(_:timeout:)`` and the async
-/// ``call(_:timeout:)`` hand their message to libdbus from the calling thread. Replies,
+/// except that ``send(_:)``, ``callBlocking(_:timeout:)`` and the async
+/// ``call(_:timeout:)`` hand their message to libdbus from the calling thread. The
+/// connection's event thread waits in `poll(2)` for libdbus's socket and runs the reading
+/// and dispatching on the queue, on itself when the queue is idle (one thread wakes per
+/// incoming message); libdbus's timeouts are DispatchSource timers on the queue. Replies,
 /// signals and calls are read and dispatched on the queue only. Handlers registered here run
 /// on that queue and must not block.
 /// Call ``close()`` when done: handlers that capture the connection keep it alive.
@@ -29,8 +31,8 @@ public final class DBusConnection: Sendable {
     }
 
     /// Opens a private connection to the bus at `address` (`dbus_connection_open_private` and
-    /// `dbus_bus_register`), with exit-on-disconnect off and the DispatchSource main loop on its
-    /// own serial queue.
+    /// `dbus_bus_register`), with exit-on-disconnect off, its own serial queue and its event
+    /// thread (which ends when the connection is closed).
     public static func connect(address: String) throws(DBusError) -> DBusConnection {
         if address.isEmpty || containsNUL(address) {
             throw .connectionFailed(address: address, reason: "the address is empty or contains NUL")
