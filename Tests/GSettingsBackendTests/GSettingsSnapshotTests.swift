@@ -57,16 +57,25 @@ struct GSettingsSnapshotTests {
         throw FixtureError("prefsd's Read of \(key) did not answer \(expected) within 30 s (last: \(last))")
     }
 
+    /// Stores `text` = "stored" in the test domain of `service` and makes a GSettings fixture
+    /// on it whose first `gsettings get` (checked) loads the domain, after which prefsd writes
+    /// the snapshot: the proxy (the caller closes it), the fixture and the snapshot's file.
+    private func storedAndSnapshotted(
+        _ service: ServiceFixture
+    ) async throws -> (proxy: PreferencesProxy, fixture: GSettingsFixture, snapshot: URL) {
+        let proxy = PreferencesProxy(connection: try service.connect())
+        try await proxy.write(Self.domain, "text", .string("stored"))
+        let fixture = try GSettingsFixture(service: service)
+        #expect(try fixture.gsettings("get", Self.schema, "text").stdout == "'stored'\n")
+        return (proxy, fixture, try await snapshotFile(in: service.runtimeDirectory))
+    }
+
     @Test("with prefsd stopped (SIGSTOP) once the snapshot exists, `gsettings get` still answers the stored value at once")
     func readsWithoutWaitingOnPrefsd() async throws {
         let service = try await ServiceFixture()
-        let proxy = PreferencesProxy(connection: try service.connect())
-        defer { proxy.close() }
-        try await proxy.write(Self.domain, "text", .string("stored"))
-        let fixture = try GSettingsFixture(service: service)
         // The first read loads the domain over the bus; prefsd then writes its snapshot.
-        #expect(try fixture.gsettings("get", Self.schema, "text").stdout == "'stored'\n")
-        _ = try await snapshotFile(in: service.runtimeDirectory)
+        let (proxy, fixture, _) = try await storedAndSnapshotted(service)
+        defer { proxy.close() }
 
         let pid = try #require(service.pid)
         kill(pid, SIGSTOP)
@@ -112,12 +121,8 @@ struct GSettingsSnapshotTests {
     @Test("a reader whose load has not come checks the snapshot's flag on every read: flipped, it waits for prefsd")
     func readerChecksTheFlagOnEveryRead() async throws {
         let service = try await ServiceFixture()
-        let proxy = PreferencesProxy(connection: try service.connect())
+        let (proxy, fixture, file) = try await storedAndSnapshotted(service)
         defer { proxy.close() }
-        try await proxy.write(Self.domain, "text", .string("stored"))
-        let fixture = try GSettingsFixture(service: service)
-        #expect(try fixture.gsettings("get", Self.schema, "text").stdout == "'stored'\n")
-        let file = try await snapshotFile(in: service.runtimeDirectory)
 
         let pid = try #require(service.pid)
         kill(pid, SIGSTOP)
@@ -182,12 +187,8 @@ struct GSettingsSnapshotTests {
     @Test("a truncated, corrupted, stale or another domain's snapshot is not read: the value comes over the bus")
     func damagedSnapshotFallsBack() async throws {
         let service = try await ServiceFixture()
-        let proxy = PreferencesProxy(connection: try service.connect())
+        let (proxy, fixture, file) = try await storedAndSnapshotted(service)
         defer { proxy.close() }
-        try await proxy.write(Self.domain, "text", .string("stored"))
-        let fixture = try GSettingsFixture(service: service)
-        #expect(try fixture.gsettings("get", Self.schema, "text").stdout == "'stored'\n")
-        let file = try await snapshotFile(in: service.runtimeDirectory)
         // A snapshot forged to say 'forged' (same length: still well-formed): read when intact,
         // so each damaged copy of it below that answered would be seen. Each is written as a
         // new file renamed into place, as prefsd writes; prefsd's own stays valid meanwhile.
