@@ -63,12 +63,10 @@ struct DomainStoreTests {
         }
         // Rows another program could have left: a domain name prefsd refuses, a value it
         // cannot decode, between domains it keeps.
-        let database = try DatabaseQueue(path: temporary.store.appendingPathComponent("store.sqlite").path)
-        try database.write { db in
+        try writeStoreDatabase(in: temporary.store) { db in
             try db.execute(sql: "INSERT INTO preference VALUES (?, ?, ?)", arguments: ["bad name", "x", Data(PropertyListValue.integer(1).encoded())])
             try db.execute(sql: "INSERT INTO preference VALUES (?, ?, ?)", arguments: [first.rawValue, "broken", Data([0xFF, 0x00])])
         }
-        try database.close()
 
         let reopened = try DomainStore(directory: temporary.store, logger: log.logger)
         defer { reopened.close() }

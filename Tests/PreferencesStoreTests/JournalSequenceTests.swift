@@ -25,42 +25,34 @@ struct JournalSequenceTests {
     func migratesV2Sequence() throws {
         let domain = try DomainName("com.example.Sequence")
         let temporary = try TemporaryDirectory()
-        try FileManager.default.createDirectory(at: temporary.store, withIntermediateDirectories: true)
-        let path = temporary.store.appendingPathComponent("store.sqlite").path
-        do {
-            // The schema as the history round left it, with changes 3…5 kept, 1…2 dropped, and
-            // AUTOINCREMENT's counter at 9 (changes 6…9 issued and gone).
-            let queue = try DatabaseQueue(path: path)
-            try queue.write { db in
+        // The schema as the history round left it, with changes 3…5 kept, 1…2 dropped, and
+        // AUTOINCREMENT's counter at 9 (changes 6…9 issued and gone).
+        try writeStoreDatabase(in: temporary.store) { db in
+            try db.execute(sql: storeSchemaV1)
+            try db.execute(
+                sql: """
+                    INSERT INTO grdb_migrations(identifier) VALUES ('v2-history');
+                    CREATE TABLE history_change(sequence INTEGER PRIMARY KEY AUTOINCREMENT, time INTEGER NOT NULL,
+                        domain TEXT NOT NULL, who TEXT NOT NULL, stored INTEGER NOT NULL, entries INTEGER NOT NULL,
+                        bytes INTEGER NOT NULL);
+                    CREATE INDEX history_change_domain ON history_change(domain, sequence);
+                    CREATE TABLE history_entry(sequence INTEGER NOT NULL, key TEXT NOT NULL, value BLOB, previous BLOB,
+                        PRIMARY KEY(sequence, key)) WITHOUT ROWID;
+                    CREATE TABLE history_horizon(id INTEGER PRIMARY KEY CHECK (id = 1), dropped INTEGER NOT NULL);
+                    INSERT INTO history_horizon(id, dropped) VALUES (1, 2);
+                    """)
+            for sequence in 3...5 {
                 try db.execute(
-                    sql: """
-                        CREATE TABLE grdb_migrations (identifier TEXT NOT NULL PRIMARY KEY);
-                        INSERT INTO grdb_migrations(identifier) VALUES ('v1'), ('v2-history');
-                        CREATE TABLE preference(domain TEXT NOT NULL, key TEXT NOT NULL, value BLOB NOT NULL,
-                                                PRIMARY KEY(domain, key)) WITHOUT ROWID;
-                        CREATE TABLE history_change(sequence INTEGER PRIMARY KEY AUTOINCREMENT, time INTEGER NOT NULL,
-                            domain TEXT NOT NULL, who TEXT NOT NULL, stored INTEGER NOT NULL, entries INTEGER NOT NULL,
-                            bytes INTEGER NOT NULL);
-                        CREATE INDEX history_change_domain ON history_change(domain, sequence);
-                        CREATE TABLE history_entry(sequence INTEGER NOT NULL, key TEXT NOT NULL, value BLOB, previous BLOB,
-                            PRIMARY KEY(sequence, key)) WITHOUT ROWID;
-                        CREATE TABLE history_horizon(id INTEGER PRIMARY KEY CHECK (id = 1), dropped INTEGER NOT NULL);
-                        INSERT INTO history_horizon(id, dropped) VALUES (1, 2);
-                        """)
-                for sequence in 3...5 {
-                    try db.execute(
-                        sql: "INSERT INTO history_change VALUES (?, 0, ?, 'test', 1, 1, 60)",
-                        arguments: [sequence, domain.rawValue])
-                    try db.execute(
-                        sql: "INSERT INTO history_entry VALUES (?, 'k', ?, NULL)",
-                        arguments: [sequence, Data(PropertyListValue.integer(Int64(sequence)).encoded())])
-                }
-                try db.execute(sql: "UPDATE sqlite_sequence SET seq = 9 WHERE name = 'history_change'")
+                    sql: "INSERT INTO history_change VALUES (?, 0, ?, 'test', 1, 1, 60)",
+                    arguments: [sequence, domain.rawValue])
                 try db.execute(
-                    sql: "INSERT INTO preference VALUES (?, 'k', ?)",
-                    arguments: [domain.rawValue, Data(PropertyListValue.integer(5).encoded())])
+                    sql: "INSERT INTO history_entry VALUES (?, 'k', ?, NULL)",
+                    arguments: [sequence, Data(PropertyListValue.integer(Int64(sequence)).encoded())])
             }
-            try queue.close()
+            try db.execute(sql: "UPDATE sqlite_sequence SET seq = 9 WHERE name = 'history_change'")
+            try db.execute(
+                sql: "INSERT INTO preference VALUES (?, 'k', ?)",
+                arguments: [domain.rawValue, Data(PropertyListValue.integer(5).encoded())])
         }
         var store = try DomainStore(directory: temporary.store, logger: LogRecorder().logger)
         #expect(try store.history(domain: domain, key: nil, after: 0, limit: 100, maxBytes: 1 << 20).map(\.sequence) == [3, 4, 5])

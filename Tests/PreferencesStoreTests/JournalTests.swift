@@ -12,24 +12,11 @@ struct JournalTests {
     func migratesV1Store() throws {
         let domain = try DomainName("com.example.Journal")
         let temporary = try TemporaryDirectory()
-        try FileManager.default.createDirectory(at: temporary.store, withIntermediateDirectories: true)
-        let path = temporary.store.appendingPathComponent("store.sqlite").path
-        do {
-            // The schema as prefsd 0.2 left it.
-            let queue = try DatabaseQueue(path: path)
-            try queue.write { db in
-                try db.execute(
-                    sql: """
-                        CREATE TABLE grdb_migrations (identifier TEXT NOT NULL PRIMARY KEY);
-                        INSERT INTO grdb_migrations(identifier) VALUES ('v1');
-                        CREATE TABLE preference(domain TEXT NOT NULL, key TEXT NOT NULL, value BLOB NOT NULL,
-                                                PRIMARY KEY(domain, key)) WITHOUT ROWID;
-                        """)
-                try db.execute(
-                    sql: "INSERT INTO preference VALUES (?, ?, ?)",
-                    arguments: [domain.rawValue, "k", Data(PropertyListValue.string("old").encoded())])
-            }
-            try queue.close()
+        try writeStoreDatabase(in: temporary.store) { db in
+            try db.execute(sql: storeSchemaV1)
+            try db.execute(
+                sql: "INSERT INTO preference VALUES (?, ?, ?)",
+                arguments: [domain.rawValue, "k", Data(PropertyListValue.string("old").encoded())])
         }
         let store = try DomainStore(directory: temporary.store, logger: LogRecorder().logger)
         defer { store.close() }

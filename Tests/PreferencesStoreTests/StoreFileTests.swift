@@ -95,12 +95,8 @@ struct StoreFileTests {
         let temporary = try TemporaryDirectory()
         try makeStore(at: temporary.store)
         let path = temporary.store.appendingPathComponent("store.sqlite").path
-        do {
-            let queue = try DatabaseQueue(path: path)
-            try queue.write { db in
-                try db.execute(sql: "INSERT INTO grdb_migrations(identifier) VALUES ('v2-from-the-future')")
-            }
-            try queue.close()
+        try writeStoreDatabase(in: temporary.store) { db in
+            try db.execute(sql: "INSERT INTO grdb_migrations(identifier) VALUES ('v2-from-the-future')")
         }
         let before = try Data(contentsOf: URL(fileURLWithPath: path))
         let listing = try FileManager.default.contentsOfDirectory(atPath: temporary.store.path).sorted()

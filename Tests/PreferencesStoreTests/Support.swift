@@ -101,3 +101,20 @@ let everyKindOfValue: [String: PropertyListValue] = [
     "array": .array([.integer(1), .string("two"), .array([])]),
     "dictionary": .dictionary(["nested": .dictionary(["deep": .boolean(false)]), "empty": .dictionary([:])]),
 ]
+
+/// Writes the store's database file in `directory` (made if missing) with `body`, through a
+/// plain GRDB connection: a store as an older prefsd, or another program, left it.
+func writeStoreDatabase(in directory: URL, _ body: (Database) throws -> Void) throws {
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    let queue = try DatabaseQueue(path: directory.appendingPathComponent("store.sqlite").path)
+    try queue.write(body)
+    try queue.close()
+}
+
+/// The store's schema as prefsd 0.2 left it (migration v1 only), as SQL.
+let storeSchemaV1 = """
+    CREATE TABLE grdb_migrations (identifier TEXT NOT NULL PRIMARY KEY);
+    INSERT INTO grdb_migrations(identifier) VALUES ('v1');
+    CREATE TABLE preference(domain TEXT NOT NULL, key TEXT NOT NULL, value BLOB NOT NULL,
+                            PRIMARY KEY(domain, key)) WITHOUT ROWID;
+    """
