@@ -48,24 +48,40 @@ extension ConnectionCore {
         guard let wakePipe else { return }
         // Watches whose descriptor poll reported invalid: not polled again until replaced.
         var invalid: Set<Int> = []
+        // What is polled, rebuilt only after the wake pipe fired: every change to the watches
+        // (and the stop) writes to it, so between two wakes the set cannot have changed.
+        var watching: [(key: UInt, entry: WatchEntry)] = []
+        var polled: [pollfd] = []
+        var stale = true
         while true {
-            let (stopped, retired, watching) = loop.withLock { loop in
-                defer { loop.retired = [] }
-                let watching = loop.watches.filter { $0.value.enabled && !invalid.contains($0.value.id) }
-                    .map { (key: $0.key, entry: $0.value) }
-                return (loop.stopped, loop.retired, watching)
+            if stale {
+                let (stopped, retired, current) = loop.withLock { loop in
+                    defer { loop.retired = [] }
+                    let current = loop.watches.filter { $0.value.enabled && !invalid.contains($0.value.id) }
+                        .map { (key: $0.key, entry: $0.value) }
+                    return (loop.stopped, loop.retired, current)
+                }
+                for descriptor in retired { _ = Glibc.close(descriptor) }
+                if stopped { break }
+                watching = current
+                polled = [pollfd(fd: wakePipe.readEnd, events: Int16(POLLIN), revents: 0)]
+                for (_, entry) in watching {
+                    polled.append(pollfd(fd: entry.descriptor, events: Self.pollEvents(entry.flags), revents: 0))
+                }
+                stale = false
             }
-            for descriptor in retired { _ = Glibc.close(descriptor) }
-            if stopped { break }
-            var polled = [pollfd(fd: wakePipe.readEnd, events: Int16(POLLIN), revents: 0)]
-            for (_, entry) in watching {
-                polled.append(pollfd(fd: entry.descriptor, events: Self.pollEvents(entry.flags), revents: 0))
-            }
+            for index in polled.indices { polled[index].revents = 0 }
             guard poll(&polled, nfds_t(polled.count), -1) > 0 else { continue }  // EINTR
-            if polled[0].revents != 0 { wakePipe.drain() }
+            if polled[0].revents != 0 {
+                wakePipe.drain()
+                stale = true
+            }
             for (index, (watchKey, entry)) in watching.enumerated() where polled[index + 1].revents != 0 {
                 let revents = polled[index + 1].revents
-                if revents & Int16(POLLNVAL) != 0 { invalid.insert(entry.id) }
+                if revents & Int16(POLLNVAL) != 0 {
+                    invalid.insert(entry.id)
+                    stale = true
+                }
                 let flags = Self.watchFlags(revents)
                 queue.sync { handleWatch(key: watchKey, id: entry.id, flags: flags) }
             }
