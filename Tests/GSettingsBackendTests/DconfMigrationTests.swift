@@ -5,7 +5,7 @@ import PrefsdTestSupport
 import Testing
 
 /// `prefs dconf-import` and `prefs dconf-export` against Debian's real dconf, with the
-/// desktop's installed schemas and the test schemas.
+/// installed schemas of gsettings-desktop-schemas and the test schemas.
 @Suite("prefs dconf-import and dconf-export with a real dconf", .serialized)
 struct DconfMigrationTests {
     /// Non-default values of every type family, set in dconf through `gsettings set`.
@@ -18,11 +18,11 @@ struct DconfMigrationTests {
         ("org.gnome.desktop.session", "idle-delay", "uint32 600"),
         ("org.gnome.desktop.input-sources", "sources", "[('xkb', 'us'), ('xkb', 'de')]"),
         ("org.gnome.desktop.input-sources", "xkb-options", "['caps:none', 'compose:ralt']"),
-        ("org.gnome.mutter", "experimental-features", "['scale-monitor-framebuffer', 'rt-scheduler']"),
-        ("org.gnome.settings-daemon.plugins.color", "night-light-last-coordinates", "(48.5, -2.25)"),
-        ("org.gnome.shell", "app-picker-layout", "[{'b': <{'position': <1>}>, 'a': <{'position': <0>}>}]"),
-        ("org.gnome.nautilus.preferences", "thumbnail-limit", "uint64 100"),
-        ("org.gnome.nautilus.window-state", "initial-size", "(1024, 768)"),
+        ("org.example.Compositor", "experimental-features", "['scale-monitor-framebuffer', 'rt-scheduler']"),
+        ("org.example.Daemon.color", "last-coordinates", "(48.5, -2.25)"),
+        ("org.example.Shell", "app-picker-layout", "[{'b': <{'position': <1>}>, 'a': <{'position': <0>}>}]"),
+        ("org.example.Files.preferences", "thumbnail-limit", "uint64 100"),
+        ("org.example.Files.window-state", "initial-size", "(1024, 768)"),
         (GSettingsFixture.schema, "int64", "int64 -9000000000"),
         (GSettingsFixture.schema, "uint64", "uint64 18446744073709551615"),
         (GSettingsFixture.schema, "byte", "byte 0xff"),
@@ -140,7 +140,7 @@ struct DconfMigrationTests {
         let dconf = try DconfFixture(settings: fixture, service: service)
         defer { dconf.stop() }
         #expect(try dconf.gsettings(["set", "org.gnome.desktop.interface", "cursor-size", "40"]).status == 0)
-        #expect(try dconf.gsettings(["set", "org.gnome.mutter", "center-new-windows", "true"]).status == 0)
+        #expect(try dconf.gsettings(["set", "org.example.Compositor", "center-new-windows", "true"]).status == 0)
         let imported = try dconf.prefs(["dconf-import", "/org/gnome/desktop/interface/"])
         #expect(imported.status == 0 && imported.stdout == "org.gnome.desktop: set 1 of 1 key (0 already in prefsd)\n", "\(imported.stdout) \(imported.stderr)")
         let proxy = PreferencesProxy(connection: try service.connect())
@@ -148,11 +148,11 @@ struct DconfMigrationTests {
         #expect(try await proxy.perform(PreferencesCall.domains()) == ["org.gnome.desktop"])
         #expect(try await proxy.read("org.gnome.desktop", "interface/cursor-size") == .integer(40))
 
-        let file = fixture.directory.appendingPathComponent("mutter.ini")
-        try dconf.dconf(["dump", "/org/gnome/mutter/"]).stdout.write(to: file, atomically: true, encoding: .utf8)
-        let fromFile = try dconf.prefs(["dconf-import", "--from", file.path, "/org/gnome/mutter/"])
-        #expect(fromFile.status == 0 && fromFile.stdout == "org.gnome.mutter: set 1 of 1 key (0 already in prefsd)\n", "\(fromFile.stdout) \(fromFile.stderr)")
-        #expect(try fixture.gsettings(["get", "org.gnome.mutter", "center-new-windows"]).stdout == "true\n")
+        let file = fixture.directory.appendingPathComponent("compositor.ini")
+        try dconf.dconf(["dump", "/org/example/Compositor/"]).stdout.write(to: file, atomically: true, encoding: .utf8)
+        let fromFile = try dconf.prefs(["dconf-import", "--from", file.path, "/org/example/Compositor/"])
+        #expect(fromFile.status == 0 && fromFile.stdout == "org.example.Compositor: set 1 of 1 key (0 already in prefsd)\n", "\(fromFile.stdout) \(fromFile.stderr)")
+        #expect(try fixture.gsettings(["get", "org.example.Compositor", "center-new-windows"]).stdout == "true\n")
     }
 
     @Test("a dconf value of another type than the schema's (GSettings reads the default) is left out and named")

@@ -14,7 +14,9 @@ final class GSettingsFixture: Sendable {
     /// The programs' `XDG_RUNTIME_DIR`: prefsd's, where they find its snapshots (`nil`: none).
     let runtimeDirectory: URL?
 
-    /// The schema with one key per GVariant type family, at `/org/example/Test/`.
+    /// The schema with one key per GVariant type family, at `/org/example/Test/`. Beside it,
+    /// schemas shaped like a desktop's (a compositor's, a settings daemon plugin's at a
+    /// deeper path, a shell's, a file manager's two), so no test needs a desktop installed.
     static let schema = "org.example.Test"
     /// A relocatable schema, used at deep paths.
     static let profileSchema = "org.example.Profile"
@@ -156,6 +158,22 @@ final class GSettingsFixture: Sendable {
             <key name="nested" type="aas"><default>[]</default></key>
             <key name="when" type="(d)"><default>(0.0,)</default></key>
             <key name="reals" type="ad"><default>[]</default></key>
+          </schema>
+          <schema id="org.example.Compositor" path="/org/example/Compositor/">
+            <key name="experimental-features" type="as"><default>[]</default></key>
+            <key name="center-new-windows" type="b"><default>false</default></key>
+          </schema>
+          <schema id="org.example.Daemon.color" path="/org/example/Daemon/plugins/color/">
+            <key name="last-coordinates" type="(dd)"><default>(91.0, 181.0)</default></key>
+          </schema>
+          <schema id="org.example.Shell" path="/org/example/Shell/">
+            <key name="app-picker-layout" type="aa{sv}"><default>[]</default></key>
+          </schema>
+          <schema id="org.example.Files.preferences" path="/org/example/Files/preferences/">
+            <key name="thumbnail-limit" type="t"><default>10485760</default></key>
+          </schema>
+          <schema id="org.example.Files.window-state" path="/org/example/Files/window-state/">
+            <key name="initial-size" type="(ii)"><default>(890, 550)</default></key>
           </schema>
           <schema id="org.example.Profile">
             <key name="font" type="s"><default>'Monospace 10'</default></key>

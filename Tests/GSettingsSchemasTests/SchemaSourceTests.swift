@@ -2,8 +2,8 @@ import GSettingsSchemas
 import PreferencesModel
 import Testing
 
-/// The installed schemas of gsettings-desktop-schemas and gnome-settings-daemon, read
-/// through GIO's schema API.
+/// The installed schemas of gsettings-desktop-schemas (which scripts/install-dependencies
+/// installs), read through GIO's schema API.
 @Suite("Installed GSettings schemas")
 struct SchemaSourceTests {
     static let source = SchemaSource()
@@ -53,12 +53,14 @@ struct SchemaSourceTests {
         let desktop = Self.source.instances(inDomain: "org.gnome.desktop", storedKeys: [])
         #expect(desktop.contains { $0.schema.id == "org.gnome.desktop.interface" && $0.prefsdKey("gtk-theme") == "interface/gtk-theme" })
 
-        let binding = "plugins/media-keys/custom-keybindings/custom0/"
-        let found = Self.source.instances(inDomain: "org.gnome.settings-daemon", storedKeys: [binding + "name", binding + "command"])
+        // At a known place: an app folder, by its path alone (by its keys no schema would
+        // be chosen: none declares the second one).
+        let folderPath = "app-folders/folders/Utilities/"
+        let found = Self.source.instances(inDomain: "org.gnome.desktop", storedKeys: [folderPath + "name", folderPath + "no-schema-declares-this"])
         let relocated = try #require(found.first { $0.isRelocated })
-        #expect(relocated.schema.id == "org.gnome.settings-daemon.plugins.media-keys.custom-keybinding")
-        #expect(relocated.path == "/org/gnome/settings-daemon/" + binding)
-        #expect(relocated.prefsdKey("binding") == binding + "binding")
+        #expect(relocated.schema.id == "org.gnome.desktop.app-folders.folder")
+        #expect(relocated.path == "/org/gnome/desktop/" + folderPath)
+        #expect(relocated.prefsdKey("apps") == folderPath + "apps")
 
         // Not at a known place: the relocatable schema declaring every key present.
         let folder = Self.source.instances(inDomain: "org.example.launcher", storedKeys: ["groups/a/apps", "groups/a/categories", "groups/a/translate"])

@@ -170,31 +170,31 @@ struct SchemaPageTests {
         #expect(step.succeeded, "\(step.output)")
     }
 
-    @Test("a relocatable schema at its real path (a custom keybinding) gets its page; a list reads one item per line, is checked, and is written")
+    @Test("a relocatable schema at its real path (an app folder) gets its page; a list reads one item per line, is checked, and is written")
     func relocatableAndLists() async throws {
         let fixture = try await ServiceFixture()
         let session = try SettingsWindowSession(fixture: fixture)
         let gsettings = try GSettings(session: session)
-        let binding = "org.gnome.settings-daemon.plugins.media-keys.custom-keybinding"
-        let path = "/org/gnome/settings-daemon/plugins/media-keys/custom-keybindings/custom0/"
-        #expect(try gsettings.run("set", "\(binding):\(path)", "name", "Terminal") == "")
-        #expect(try gsettings.run("set", "\(binding):\(path)", "command", "kgx") == "")
+        let folder = "org.gnome.desktop.app-folders.folder"
+        let path = "/org/gnome/desktop/app-folders/folders/Utilities/"
+        #expect(try gsettings.run("set", "\(folder):\(path)", "name", "Utilities") == "")
+        #expect(try gsettings.run("set", "\(folder):\(path)", "apps", "['org.gnome.Calculator.desktop']") == "")
         #expect(try gsettings.run("set", "org.gnome.desktop.input-sources", "sources", "[('xkb', 'us'), ('xkb', 'de')]") == "")
-        try session.launch("org.gnome.settings-daemon")
+        try session.launch("org.gnome.desktop")
 
-        var step = try session.drive(["act", "push button", "Open \(binding) at \(path)", "click"])
+        var step = try session.drive(["act", "push button", "Open \(folder) at \(path)", "click"])
         #expect(step.succeeded, "\(step.output)\n\(session.appLog)")
-        step = try session.drive(["wait-label-containing", "name = 'Terminal' · default ''"])
+        step = try session.drive(["wait-label-containing", "name = 'Utilities' · default ''"])
         #expect(step.succeeded, "\(step.output)")
-        step = try session.drive(["act", "push button", "Edit command", "click"])
+        step = try session.drive(["act", "push button", "Edit name", "click"])
         #expect(step.succeeded, "\(step.output)")
-        step = try session.drive(["wait", "text", "command", "--text", "kgx"])
+        step = try session.drive(["wait", "text", "name", "--text", "Utilities"])
         #expect(step.succeeded, "\(step.output)")
-        step = try session.drive(["set-text", "text", "command", "gnome-terminal --window"])
+        step = try session.drive(["set-text", "text", "name", "System Tools"])
         #expect(step.succeeded, "\(step.output)")
-        step = try session.drive(["act", "push button", "Apply command", "click"])
+        step = try session.drive(["act", "push button", "Apply name", "click"])
         #expect(step.succeeded, "\(step.output)")
-        #expect(try await gsettings.waitForGet("\(binding):\(path)", "command", "'gnome-terminal --window'") == "'gnome-terminal --window'")
+        #expect(try await gsettings.waitForGet("\(folder):\(path)", "name", "'System Tools'") == "'System Tools'")
 
         // An array of tuples in the GVariant editor: one item per line, no newline glyphs.
         try session.launch("/org/gnome/desktop/input-sources/sources")
