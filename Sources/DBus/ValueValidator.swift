@@ -180,6 +180,9 @@ enum ValueValidator {
     /// The most signatures ``acceptedSignatures`` keeps.
     static let acceptedSignatureLimit = 256
 
+    /// The signatures remembered as accepted now (for tests: the memory and its bound).
+    static var rememberedSignatures: Set<String> { acceptedSignatures.withLock { $0 } }
+
     /// Why libdbus refuses `signature` as a single complete type, or nil when it accepts it.
     static func libdbusSingleSignatureFailure(_ signature: String) -> String? {
         validationFailure(signature, { dbus_signature_validate_single($0, $1) })

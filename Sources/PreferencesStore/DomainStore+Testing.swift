@@ -49,3 +49,12 @@ extension DomainStore {
         }
     }
 }
+
+extension DomainStore {
+    /// Test hook: `hook` runs in every later ``commit(_:who:completion:)`` that schedules the
+    /// writer, after the commit has queued its batch and let go of the writer's lock and
+    /// before it schedules the writer (`nil` removes it).
+    @_spi(Testing) public func setBeforeScheduling(_ hook: (@Sendable () -> Void)?) {
+        writer.withLock { $0.beforeScheduling = hook }
+    }
+}

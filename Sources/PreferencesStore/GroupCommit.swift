@@ -35,6 +35,9 @@ struct WriterState: Sendable {
     var closed = false
     /// Whether the database connection itself has been closed.
     var databaseClosed = false
+    /// Called (for tests) by a commit that schedules the writer, between letting go of the
+    /// lock and scheduling: the window a concurrent ``DomainStore/close()`` must cover.
+    var beforeScheduling: (@Sendable () -> Void)?
 }
 
 /// An identifier of the calling thread.
@@ -71,13 +74,13 @@ extension DomainStore {
         _ mutations: [StoreMutation], who: String = "unknown", completion: @escaping @Sendable (Result<Void, StoreError>) -> Void
     ) {
         let batch = PendingBatch(mutations: mutations, who: who, completion: completion)
-        enum Admission { case refused, queued, schedule }
+        enum Admission { case refused, queued, schedule((@Sendable () -> Void)?) }
         let admission = writer.withLock { state -> Admission in
             if state.closed { return .refused }
             state.pending.append(batch)
             if state.draining { return .queued }
             state.draining = true
-            return .schedule
+            return .schedule(state.beforeScheduling)
         }
         switch admission {
         case .refused: completion(.failure(.closed))
@@ -85,7 +88,9 @@ extension DomainStore {
         // Scheduled after the lock is let go: waking the writer inside it made the writer
         // find the lock still held, spin and sleep again. A `close()` that reaches the writer
         // queue first commits this batch itself (it drains before closing).
-        case .schedule: writerQueue.async { self.drain() }
+        case .schedule(let beforeScheduling):
+            beforeScheduling?()
+            writerQueue.async { self.drain() }
         }
     }
 

@@ -156,7 +156,7 @@ import Testing
             return reply
         }
         _ = try? await fixture.call("Get")
-        let reply = try try #require(fixture.recorder.all.first).fromCall.get()
+        let reply = try #require(fixture.recorder.all.first).fromCall.get()
         #expect(reply.destination == ":1.4242")
         #expect(reply.replySerial == 77)
         #expect(reply.body == [.int32(1)])
