@@ -29,28 +29,6 @@ extension PropertyListValue {
     /// The value wrapped in a variant, as a `v` argument or `a{sv}` entry carries it.
     public var dbusVariant: DBusValue { .variant(dbusValue) }
 
-    /// How many D-Bus containers the value's canonical form nests, its own variant
-    /// included: 1 for a scalar, 2 more for each array level (`a`, `v`), 3 more for each
-    /// dictionary level (`a`, `{`, `v`).
-    ///
-    /// The bus refuses messages nested more than 64 containers deep, and a `Changed`
-    /// signal carries a value two containers down (`a{sv}`), so a value deeper than
-    /// `maximumDBusNesting` could be stored but never sent back.
-    public var dbusNesting: Int {
-        switch self {
-        case .array(let items): 2 + (items.map(\.dbusNesting).max() ?? 0)
-        case .dictionary(let entries): 3 + (entries.values.map(\.dbusNesting).max() ?? 0)
-        case .date: 2
-        case .data: 2
-        default: 1
-        }
-    }
-
-    /// The deepest `dbusNesting` a stored value may have: 64 (the bus's limit) less the
-    /// two containers of a `Changed` signal's `a{sv}`. That is 30 nested arrays or 20
-    /// nested dictionaries.
-    public static let maximumDBusNesting = 62
-
     /// The bytes the value takes marshalled as a `v` argument at offset 0: what the value
     /// quota measures.
     ///

@@ -28,7 +28,9 @@ extension DomainState {
         for mutation in batch.mutations {
             switch mutation {
             case .set(_, let key, let value): set[key] = value
-            case .remove(_, let key): remove.append(key)
+            // A key the store may not hold was never loaded (`leftOut`): removing its row
+            // changes nothing readers see.
+            case .remove(_, let key): if PreferenceKey.storedKeyProblem(key) == nil { remove.append(key) }
             case .removeDomain: remove.append(contentsOf: (committed[batch.domain] ?? [:]).keys.sorted())
             case .note: break
             }

@@ -104,7 +104,8 @@ extension DomainState {
     ) throws(PreferencesServiceError) -> Effect {
         let setting = set.filter { projected(domain: domain, key: $0.key) != $0.value }
         let removing = remove.filter { projected(domain: domain, key: $0) != nil }
-        if setting.isEmpty && removing.isEmpty { return .unchanged(afterPending: batchesInFlight > 0) }
+        let leftOutRemovals = leftOutKeys(domain, touchedBy: Array(set.keys) + remove, wholeDomain: wholeDomain)
+        if setting.isEmpty && removing.isEmpty && leftOutRemovals.isEmpty { return .unchanged(afterPending: batchesInFlight > 0) }
 
         var delta = 0
         var keyDelta = 0
@@ -147,7 +148,11 @@ extension DomainState {
 
         lastSequence += 1
         let sequence = lastSequence
-        var mutations: [StoreMutation] = wholeDomain ? [.removeDomain(domain)] : []
+        var mutations: [StoreMutation] = wholeDomain ? [.removeDomain(domain)] : leftOutRemovals.map { .remove(domain, key: $0) }
+        if !leftOutRemovals.isEmpty {
+            leftOut[domain]?.removeAll { stored in leftOutRemovals.contains { $0.utf8.elementsEqual(stored.utf8) } }
+            if leftOut[domain]?.isEmpty == true { leftOut[domain] = nil }
+        }
         for key in removing {
             staged[domain, default: [:]][key] = (nil, sequence)
             if !wholeDomain { mutations.append(.remove(domain, key: key)) }
@@ -165,8 +170,26 @@ extension DomainState {
         return .persistent(Batch(sequence: sequence, domain: domain, mutations: mutations))
     }
 
+    /// Whether the store holds a row for `key` of `domain` that was left out at load (in
+    /// any spelling whose composed form is `key`).
+    func isLeftOut(domain: DomainName, key: String) -> Bool {
+        !leftOutKeys(domain, touchedBy: [key], wholeDomain: false).isEmpty
+    }
+
+    /// The keys of `domain` left out at load that a change setting or removing `keys` (or
+    /// the whole domain) removes from the store: each whose composed spelling is one of
+    /// `keys`, byte for byte.
+    func leftOutKeys(_ domain: DomainName, touchedBy keys: [String], wholeDomain: Bool) -> [String] {
+        guard let stored = leftOut[domain] else { return [] }
+        if wholeDomain { return stored }
+        return stored.filter { storedKey in
+            let composed = PreferenceKey.normalized(storedKey)
+            return keys.contains { $0.utf8.elementsEqual(composed.utf8) }
+        }
+    }
+
     /// Refuses a change that would set or remove a key an administrator forces.
-    private func refuseForced(_ domain: DomainName, set: [String: PropertyListValue], remove: [String]) throws(PreferencesServiceError) {
+    func refuseForced(_ domain: DomainName, set: [String: PropertyListValue], remove: [String]) throws(PreferencesServiceError) {
         if let key = set.keys.sorted().first(where: { isForced(domain: domain, key: $0) })
             ?? remove.first(where: { isForced(domain: domain, key: $0) })
         {

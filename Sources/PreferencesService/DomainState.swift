@@ -12,6 +12,10 @@ import PreferencesStore
 struct DomainState: Sendable {
     /// Persistent domains as they are on disk.
     var committed: [DomainName: [String: PropertyListValue]]
+    /// Keys the store holds but left out at load, as stored (`DomainStore.leftOutKeys`):
+    /// removed from the store by the next change that removes or sets their key (in its
+    /// composed spelling) or removes their domain.
+    var leftOut: [DomainName: [String]] = [:]
     /// Staged writes not yet durable: a value, or `nil` for a removal, with the sequence
     /// of the newest batch that staged it.
     var staged: [DomainName: [String: (value: PropertyListValue?, sequence: UInt64)]] = [:]

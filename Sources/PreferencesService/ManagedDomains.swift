@@ -69,7 +69,8 @@ struct ManagedDomains {
     }
 
     /// Reads one managed file: a regular file of at most ``ServiceLimits/managedFileBytes``
-    /// holding a dictionary whose keys and values obey the limits of values on the bus.
+    /// holding a dictionary whose keys and values obey the store's rules and the limits of
+    /// values on the bus.
     private func read(_ path: String, domain: DomainName) throws -> [String: PropertyListValue] {
         let data = try ManagedFile.contents(of: path, limit: limits.managedFileBytes)
         guard case .dictionary(let entries) = try PropertyListValue(propertyListData: data) else {
@@ -81,7 +82,7 @@ struct ManagedDomains {
         }
         var bytes = ServiceLimits.domainOverhead
         for (key, value) in entries.sorted(by: { $0.key < $1.key }) {
-            try PreferenceKey.validate(key)
+            if let problem = PreferenceKey.storedKeyProblem(key) { throw PreferencesModelError.invalidKey(key, reason: problem) }
             try limits.check(value, subject: "the value of \"\(key)\"")
             bytes += DomainState.entryBytes(domain: domain, key: key, value: value)
         }

@@ -77,7 +77,7 @@ extension PreferencesService {
                     throw PreferencesServiceError.storageFailed("the history of \(request.domain) could not be read: \(error)")
                 }
                 let outcome = try change(as: application, answer: [], otherwise: []) { state in
-                    try state.revert(request.domain, to: targets)
+                    try state.revert(request.domain, key: request.key, to: targets)
                 }
                 switch outcome {
                 case .answer(let body): reply(to: call, body)
@@ -95,9 +95,11 @@ extension PreferencesService {
 }
 
 extension DomainState {
-    /// Puts keys of `domain` to `targets` (`nil`: absent) as one change, leaving the keys an
-    /// administrator forces alone.
-    mutating func revert(_ domain: DomainName, to targets: [String: PropertyListValue?]) throws(PreferencesServiceError) -> Effect {
+    /// Puts keys of `domain` to `targets` (`nil`: absent) as one change. Reverting the whole
+    /// domain leaves the keys an administrator forces alone; reverting one `key` that is
+    /// forced is refused, as writing it is.
+    mutating func revert(_ domain: DomainName, key: String?, to targets: [String: PropertyListValue?]) throws(PreferencesServiceError) -> Effect {
+        if let key { try refuseForced(domain, set: [:], remove: [key]) }
         var set: [String: PropertyListValue] = [:]
         var remove: [String] = []
         for (key, target) in targets where !isForced(domain: domain, key: key) {

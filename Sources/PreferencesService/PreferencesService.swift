@@ -94,6 +94,7 @@ public final class PreferencesService: Sendable {
         // Watch before reading, so no change to the managed directory slips between the two.
         watchManagedDirectory()
         var domains = DomainState(committed: try store.loadAll(), limits: configuration.limits)
+        domains.leftOut = store.leftOutKeys
         _ = domains.replaceForced(with: managed.load(previous: [:]))
         _ = domains.replaceAdministrator(with: loadAdministratorSettings())
         let count = domains.committed.count
@@ -312,6 +313,11 @@ public final class PreferencesService: Sendable {
         case .read:
             let (domain, key) = (try arguments.domain(0), try arguments.key(1))
             guard let value = read({ $0.value(domain: domain, key: key) }) else {
+                if read({ $0.isLeftOut(domain: domain, key: key) }) {
+                    throw .invalidValue(
+                        "the value stored for \(domain) \"\(key)\" cannot be read: it breaks the store's rules (an older prefsd stored it, or the store was changed by hand) and was left out at start; remove it with `prefs delete \(domain) \(key)`"
+                    )
+                }
                 throw .notFound("\(domain) has no key \"\(key)\"")
             }
             return .answer([value.dbusVariant])

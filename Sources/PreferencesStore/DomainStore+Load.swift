@@ -6,14 +6,18 @@ import PreferencesModel
 extension DomainStore {
     /// Every stored domain and its keys, read in one pass at start-up.
     ///
-    /// A row whose domain name is invalid or whose value cannot be decoded (a damaged or
-    /// foreign store) is left out and logged as an error; the row itself stays on disk.
+    /// A row whose domain name is invalid, whose value cannot be decoded (a damaged or
+    /// foreign store) or whose key or value breaks the store's rules (stored by an older
+    /// prefsd that did not check them) is left out and logged as an error; the row itself
+    /// stays on disk, and ``leftOutKeys`` names it, so that removing the key or its domain
+    /// removes it.
     /// - Throws: ``StoreError/readFailed(reason:)`` when SQLite cannot read the database,
     ///   ``StoreError/closed`` after ``close()``.
     public func loadAll() throws(StoreError) -> [DomainName: [String: PropertyListValue]] {
         if writer.withLock({ $0.closed }) { throw .closed }
         var skipped: [String] = []
         var skippedCount = 0
+        var leftOut: [DomainName: [String]] = [:]
         let result: [DomainName: [String: PropertyListValue]]
         do {
             result = try database.read { db in
@@ -25,6 +29,7 @@ extension DomainStore {
                 var currentName: [UInt8]?
                 var currentDomain: DomainName?
                 var keys: [String: PropertyListValue] = [:]
+                leftOut = [:]
 
                 func finishDomain() {
                     if let currentDomain, !keys.isEmpty { domains[currentDomain] = keys }
@@ -54,12 +59,20 @@ extension DomainStore {
                     }
                     let blob = sqlite3_column_blob(raw, 2)
                     let bytes = UnsafeRawBufferPointer(start: blob, count: Int(sqlite3_column_bytes(raw, 2)))
+                    var problem: String
                     do {
-                        keys[key] = try PropertyListValue(encoded: bytes)
+                        let value = try PropertyListValue(encoded: bytes)
+                        guard let broken = StoreMutation.set(currentDomain, key: key, value: value).problem else {
+                            keys[key] = value
+                            continue
+                        }
+                        problem = broken
                     } catch {
-                        skippedCount += 1
-                        if skipped.count < 10 { skipped.append("\(currentDomain) \(key.debugDescription): \(error)") }
+                        problem = "\(currentDomain) \(key.debugDescription): \(error)"
                     }
+                    skippedCount += 1
+                    if skipped.count < 10 { skipped.append(problem) }
+                    leftOut[currentDomain, default: []].append(key)
                 }
                 finishDomain()
                 return domains
@@ -69,11 +82,16 @@ extension DomainStore {
         }
         if skippedCount > 0 {
             logger.error(
-                "\(skippedCount) stored preferences in \(files.databasePath) cannot be read and were left out: \(skipped.joined(separator: "; "))",
+                "\(skippedCount) stored preferences in \(files.databasePath) cannot be read and were left out (remove them with prefs delete DOMAIN KEY): \(skipped.joined(separator: "; "))",
                 metadata: ["store": "\(files.databasePath)"])
         }
+        leftOutRows.withLock { $0 = leftOut }
         return result
     }
+
+    /// The keys the latest ``loadAll()`` left out because they or their values break the
+    /// store's rules or do not decode, as stored (their bytes as they are), per domain.
+    public var leftOutKeys: [DomainName: [String]] { leftOutRows.withLock { $0 } }
 
     /// The text of `column` of the current row, as Swift text.
     private static func text(_ statement: SQLiteStatement, column: Int32) -> String {

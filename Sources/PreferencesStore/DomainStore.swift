@@ -32,6 +32,8 @@ public final class DomainStore: Sendable {
     /// Where `History` reads run, on a read-only connection of their own (`HistoryReader.swift`).
     let readerQueue: DispatchQueue
     let historyReader: Mutex<HistoryReaderState>
+    /// The keys ``loadAll()`` left out, as stored, per domain (see there).
+    let leftOutRows: Mutex<[DomainName: [String]]>
     /// Keys a settings bundle marks `IsSecure`, per domain: journalled without values.
     let secureKeys: Mutex<[DomainName: Set<String>]>
     /// Whether the WAL was made full-size (`WALPreallocation.swift`), after the first commit.
@@ -102,6 +104,7 @@ public final class DomainStore: Sendable {
         }
         writerQueue = DispatchQueue(label: "prefsd.store.writer", qos: .userInitiated)
         writer = Mutex(WriterState())
+        leftOutRows = Mutex([:])
         readerQueue = DispatchQueue(label: "prefsd.store.history-reader", qos: .userInitiated)
         historyReader = Mutex(HistoryReaderState())
         secureKeys = Mutex([:])

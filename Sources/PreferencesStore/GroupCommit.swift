@@ -67,14 +67,24 @@ extension DomainStore {
     /// `mutations` completes after everything queued before it is durable. After ``close()``
     /// the completion gets `.failure(.closed)` at once, on the calling thread.
     ///
+    /// Every key set and every value set or noted must obey the store's rules
+    /// (``StoreMutation/problem``); a batch with one that does not is refused whole with
+    /// `.failure(.refused(...))`, at once, on the calling thread, whatever its source.
+    ///
     /// Each batch that changes something is recorded in the journal, in the same
     /// transaction, as one change made by `who` (see `Journal.swift`); the journal's oldest
     /// changes are dropped to keep it within the store's ``HistoryBounds``.
     public func commit(
         _ mutations: [StoreMutation], who: String = "unknown", completion: @escaping @Sendable (Result<Void, StoreError>) -> Void
     ) {
+        for mutation in mutations {
+            if let problem = mutation.problem { return completion(.failure(.refused(reason: problem))) }
+        }
         let batch = PendingBatch(mutations: mutations, who: who, completion: completion)
-        enum Admission { case refused, queued, schedule((@Sendable () -> Void)?) }
+        enum Admission {
+            case refused, queued
+            case schedule((@Sendable () -> Void)?)
+        }
         let admission = writer.withLock { state -> Admission in
             if state.closed { return .refused }
             state.pending.append(batch)

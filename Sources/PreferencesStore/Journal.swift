@@ -240,11 +240,14 @@ extension DomainStore {
                         }
                         full = true
                     }
-                    result.append(
-                        HistoryEntry(
-                            sequence: sequence, time: row[1], domain: name, key: row[3], who: row[2],
-                            value: try value.map { try PropertyListValue(encoded: $0) },
-                            previous: try previous.map { try PropertyListValue(encoded: $0) }))
+                    let entry = HistoryEntry(
+                        sequence: sequence, time: row[1], domain: name, key: row[3], who: row[2],
+                        value: try value.map { try PropertyListValue(encoded: $0) },
+                        previous: try previous.map { try PropertyListValue(encoded: $0) })
+                    // What an older prefsd journalled without the store's rules cannot be
+                    // sent back: left out, as loadAll() leaves out such rows.
+                    if Self.breaksRules(entry.key, entry.value, entry.previous) { continue }
+                    result.append(entry)
                 }
                 return result
             }
@@ -280,13 +283,23 @@ extension DomainStore {
                     if targets.keys.contains(key) || secret.contains(key) { continue }
                     let previous: Data? = row[1]
                     if previous?.isEmpty == true { secret.insert(key); continue }
-                    targets[key] = .some(try previous.map { try PropertyListValue(encoded: $0) })
+                    let value = try previous.map { try PropertyListValue(encoded: $0) }
+                    // A key or value the store may not hold (journalled by an older prefsd)
+                    // is not put back.
+                    if Self.breaksRules(key, value, nil) { continue }
+                    targets[key] = .some(value)
                 }
                 return targets
             }
         } catch {
             throw .readFailed(reason: StoreError.explain(error, path: files.databasePath, directory: files.directoryPath))
         }
+    }
+
+    /// Whether a journalled key or value breaks the store's rules (`StoreRules.swift` in
+    /// PreferencesModel).
+    static func breaksRules(_ key: String, _ value: PropertyListValue?, _ previous: PropertyListValue?) -> Bool {
+        PreferenceKey.storedKeyProblem(key) != nil || value?.storeProblem != nil || previous?.storeProblem != nil
     }
 
     /// The journal's totals: entries and bytes, as the bounds count them.

@@ -12,6 +12,10 @@ public enum StoreError: Error, Sendable, CustomStringConvertible {
     case writeFailed(reason: String)
     /// The stored data could not be read; `reason` says why.
     case readFailed(reason: String)
+    /// A batch was refused whole, before anything of it was written: one of its keys or
+    /// values breaks the rules every stored key and value obeys (`StoreRules.swift` in
+    /// PreferencesModel); `reason` names it.
+    case refused(reason: String)
     /// The store was closed.
     case closed
 
@@ -26,6 +30,8 @@ public enum StoreError: Error, Sendable, CustomStringConvertible {
             "cannot write the preferences store: \(reason)"
         case .readFailed(let reason):
             "cannot read the preferences store: \(reason)"
+        case .refused(let reason):
+            "the preferences store refused the change, and stored nothing of it: \(reason)"
         case .closed:
             "the preferences store is closed"
         }

@@ -14,3 +14,25 @@ public enum StoreMutation: Sendable, Hashable {
     /// changed. A revert never undoes such a note.
     case note(DomainName, key: String, value: PropertyListValue?, previous: PropertyListValue?)
 }
+
+extension StoreMutation {
+    /// What keeps the mutation out of the store, naming its domain and key, or `nil`: a key
+    /// set that breaks `PreferenceKey.storedKeyProblem`, a value set or noted that breaks
+    /// `PropertyListValue.storeProblem`. Removals always pass, so that whatever a store
+    /// holds can be removed.
+    public var problem: String? {
+        switch self {
+        case .set(let domain, let key, let value):
+            if let problem = PreferenceKey.storedKeyProblem(key) { return "the key \(key.debugDescription) of \(domain): \(problem)" }
+            if let problem = value.storeProblem { return "the value of \(domain) \(key.debugDescription): \(problem)" }
+            return nil
+        case .note(let domain, let key, let value, let previous):
+            for noted in [value, previous] {
+                if let problem = noted?.storeProblem { return "a value noted for \(domain) \(key.debugDescription): \(problem)" }
+            }
+            return nil
+        case .remove, .removeDomain:
+            return nil
+        }
+    }
+}

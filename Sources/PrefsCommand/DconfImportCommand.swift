@@ -57,7 +57,7 @@ extension Prefs {
                 throw PrefsError.usage(error.description)
             }
             if let from {
-                contents = String(decoding: try PropertyListFiles.read(from), as: UTF8.self)
+                contents = try DconfSource.text(try PropertyListFiles.read(from), source: from)
             } else {
                 contents = try DconfSource.dump(path)
             }

@@ -27,7 +27,16 @@ enum DconfSource {
         guard process.terminationStatus == 0 else {
             throw .file(path: "dconf dump \(path)", reason: "dconf exited with status \(process.terminationStatus) (install dconf-cli, or pass --from FILE)")
         }
-        return String(decoding: data, as: UTF8.self)
+        return try text(data, source: "dconf dump \(path)")
+    }
+
+    /// `data` as text, when it is valid UTF-8; refused otherwise, naming the first line that
+    /// is not (a keyfile with such a line is damaged: its values would be imported changed).
+    static func text(_ data: Data, source: String) throws(PrefsError) -> String {
+        if let text = String(validating: data, as: UTF8.self) { return text }
+        let lines = data.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
+        let line = (lines.firstIndex { String(validating: $0, as: UTF8.self) == nil } ?? 0) + 1
+        throw .invalid(detail: "\(source): line \(line) is not valid UTF-8; nothing was imported")
     }
 
     /// The values of `domain`, none when it does not exist.

@@ -34,7 +34,11 @@ extension Prefs {
             let client = try connect()
             defer { client.close() }
             if let key {
-                _ = try await client.perform(PreferencesCall.read(domain, key), domain: domain, key: key)  // NotFound when absent: exit 1
+                do {
+                    _ = try await client.perform(PreferencesCall.read(domain, key), domain: domain, key: key)  // NotFound when absent: exit 1
+                } catch .invalid {
+                    // A stored value prefsd cannot read (it breaks the store's rules): removable.
+                }
                 try await client.perform(PreferencesCall.remove(domain, key), domain: domain, key: key)
             } else if try await client.perform(PreferencesCall.domains()).contains(domain) {
                 try await client.perform(PreferencesCall.removeDomain(domain), domain: domain)

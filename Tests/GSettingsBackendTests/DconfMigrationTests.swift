@@ -151,7 +151,9 @@ struct DconfMigrationTests {
         let file = fixture.directory.appendingPathComponent("compositor.ini")
         try dconf.dconf(["dump", "/org/example/Compositor/"]).stdout.write(to: file, atomically: true, encoding: .utf8)
         let fromFile = try dconf.prefs(["dconf-import", "--from", file.path, "/org/example/Compositor/"])
-        #expect(fromFile.status == 0 && fromFile.stdout == "org.example.Compositor: set 1 of 1 key (0 already in prefsd)\n", "\(fromFile.stdout) \(fromFile.stderr)")
+        #expect(
+            fromFile.status == 0 && fromFile.stdout == "org.example.Compositor: set 1 of 1 key (0 already in prefsd)\n", "\(fromFile.stdout) \(fromFile.stderr)"
+        )
         #expect(try fixture.gsettings(["get", "org.example.Compositor", "center-new-windows"]).stdout == "true\n")
     }
 
@@ -171,6 +173,22 @@ struct DconfMigrationTests {
             imported.stderr.contains("/org/gnome/desktop/session/idle-delay left out: dconf holds a value of type i where its schema declares u"),
             "\(imported.stderr)")
         #expect(try fixture.gsettings(["list-recursively", "org.gnome.desktop.session"]).stdout == underDconf)
+    }
+
+    @Test("a dump with a line that is not UTF-8 is refused, naming the line, and nothing is written")
+    func invalidUTF8WritesNothing() async throws {
+        let service = try await ServiceFixture()
+        let fixture = try GSettingsFixture(service: service)
+        var keyfile = Data("[org/example/Test]\ntext='fine'\n".utf8)
+        keyfile.append(contentsOf: Array("strings=['caf".utf8) + [0xE9] + Array("']\n".utf8))  // Latin-1 é
+        let file = fixture.directory.appendingPathComponent("latin1.ini")
+        try keyfile.write(to: file)
+        let imported = try runCommand(ServiceFixture.prefsBinary.path, ["dconf-import", "--from", file.path], environment: fixture.environment)
+        #expect(imported.status == 5, "\(imported.stdout) \(imported.stderr)")
+        #expect(imported.stderr.contains("\(file.path): line 3 is not valid UTF-8; nothing was imported"), "\(imported.stderr)")
+        let proxy = PreferencesProxy(connection: try service.connect())
+        defer { proxy.close() }
+        #expect(try await proxy.perform(PreferencesCall.domains()).isEmpty)
     }
 
     @Test("a key dconf-import cannot represent is named with its reason and nothing is written")
