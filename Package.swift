@@ -133,7 +133,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "prefs-settings",
-            dependencies: ["SettingsApp", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: ["PreferencesModel", "SettingsApp", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             swiftSettings: strict
         ),
 
@@ -190,6 +190,7 @@ let package = Package(
             name: "PrefsCommand",
             dependencies: [
                 "GSettingsPaths",
+                "GSettingsSchemas",
                 "GVariantCoding",
                 "PreferencesModel",
                 "PreferencesProxy",

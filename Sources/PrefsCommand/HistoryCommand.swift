@@ -105,9 +105,12 @@ extension Prefs {
             } catch {
                 throw PrefsClient.map(error, domain: domain, key: nil)
             }
-            guard undone != nil else {
+            guard let undone else {
                 throw PrefsError.noHistory("the history holds no change of \(key.map { "\"\($0)\" in " } ?? "")\(domain) to undo")
             }
+            // What was undone, as `prefs history` prints it (for a change of several keys,
+            // its last key): the undo itself is the next entry of the history.
+            Output.line("undone: \(HistoryFormatter.line(undone))")
         }
     }
 

@@ -98,6 +98,9 @@ extension Prefs {
                 throw PrefsClient.map(error, domain: nil, key: nil)
             }
             defer { subscription.cancel() }
+            // Subscribing asks nothing of prefsd: ask it once, so that a prefsd that cannot
+            // be reached or started is reported at once (exit 69), not waited for in silence.
+            _ = try await client.perform(PreferencesCall.version())
             for await reason in endings {
                 switch reason {
                 case .interrupted: return

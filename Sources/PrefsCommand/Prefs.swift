@@ -1,4 +1,5 @@
 import ArgumentParser
+import PreferencesModel
 
 /// The `prefs` command: reads and writes the preferences prefsd serves, in the manner of
 /// macOS `defaults` and `gsettings`.
@@ -25,7 +26,7 @@ public struct Prefs: AsyncParsableCommand {
 
             Shell completion: prefs --generate-completion-script bash (or zsh, fish).
             """,
-        version: "1.0",
+        version: PrefsdVersion.current,
         subcommands: [
             Read.self, ReadType.self, Write.self, Delete.self, Rename.self, Domains.self, Find.self,
             Export.self, Import.self, Monitor.self, IsForced.self, Volatile.self, DconfImport.self, DconfExport.self,
@@ -65,8 +66,12 @@ public struct Prefs: AsyncParsableCommand {
     /// one line on standard error, and returns the exit status.
     public static func execute(arguments: [String]) async -> Int32 {
         let normalized = ArgumentNormalizer.normalize(arguments)
-        if let word = normalized.first, !word.hasPrefix("-"), !verbs.contains(word) {
-            Output.error(PrefsError.usage("'\(word)' is not a verb of prefs; the verbs are \(verbs.joined(separator: ", "))").description)
+        // The verb, or the verb `help` is asked about: an unknown one is a usage error.
+        let verb = normalized.first == "help" ? normalized.dropFirst().first : normalized.first
+        if let word = verb, !word.hasPrefix("-"), !verbs.contains(word) {
+            let near = verbs.filter { $0.hasPrefix(word) || word.hasPrefix($0) }
+            let hint = near.count == 1 ? "did you mean '\(near[0])'? " : ""
+            Output.error(PrefsError.usage("'\(word)' is not a verb of prefs; \(hint)the verbs are \(verbs.joined(separator: ", "))").description)
             return PrefsExitCode.usage.rawValue
         }
         do {

@@ -21,7 +21,8 @@ public struct PrefsClient: Sendable {
         do {
             return PrefsClient(proxy: try PreferencesProxy.connect())
         } catch {
-            throw .noBus(detail: error.description)
+            // From a checkout, `make run` prints the lines that give a terminal its bus.
+            throw .noBus(detail: error.description + "; after `make run`, paste the `export` lines it printed into this terminal")
         }
     }
 
@@ -44,6 +45,15 @@ public struct PrefsClient: Sendable {
         do {
             return try await perform(PreferencesCall.read(domain, key), domain: domain, key: key)
         } catch .keyNotFound, .domainNotFound {
+            return nil
+        }
+    }
+
+    /// `ReadVolatileDomain`, with `nil` for a volatile domain that does not exist.
+    public func readVolatileDomainIfPresent(_ domain: String) async throws(PrefsError) -> [String: PropertyListValue]? {
+        do {
+            return try await perform(PreferencesCall.readVolatileDomain(domain), domain: domain)
+        } catch .domainNotFound {
             return nil
         }
     }

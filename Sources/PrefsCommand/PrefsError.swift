@@ -62,6 +62,8 @@ public enum PrefsError: Error, Sendable, CustomStringConvertible {
     case domainNotFound(String)
     /// The key does not exist in the domain.
     case keyNotFound(domain: String, key: String)
+    /// The volatile domain does not exist, or (with `key`) holds no such key.
+    case volatileNotFound(domain: String, key: String?)
     /// `find` found no domain, key or value containing the word.
     case nothingFound(String)
     /// The history holds nothing to undo or restore; the text says what is missing.
@@ -90,7 +92,7 @@ public enum PrefsError: Error, Sendable, CustomStringConvertible {
     /// The exit status this error ends `prefs` with.
     public var exitCode: PrefsExitCode {
         switch self {
-        case .domainNotFound, .keyNotFound, .nothingFound, .noHistory: .notFound
+        case .domainNotFound, .keyNotFound, .volatileNotFound, .nothingFound, .noHistory: .notFound
         case .usage: .usage
         case .forced: .forced
         case .quotaExceeded: .quotaExceeded
@@ -111,6 +113,10 @@ public enum PrefsError: Error, Sendable, CustomStringConvertible {
             text = "the domain \(domain) does not exist; `prefs domains` lists the domains"
         case .keyNotFound(let domain, let key):
             text = "the key \"\(key)\" does not exist in the domain \(domain); `prefs read \(domain)` lists its keys"
+        case .volatileNotFound(let domain, nil):
+            text = "there is no volatile domain \(domain); `prefs volatile list` lists them"
+        case .volatileNotFound(let domain, let key?):
+            text = "the key \"\(key)\" does not exist in the volatile domain \(domain); `prefs volatile read \(domain)` lists its keys"
         case .nothingFound(let word):
             text = "no domain, key or value contains \"\(word)\""
         case .noHistory(let detail):

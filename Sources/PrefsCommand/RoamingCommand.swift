@@ -126,11 +126,11 @@ extension Prefs {
             public func run() async throws {
                 let client = try connect()
                 defer { client.close() }
-                guard let status = try? await client.perform(PreferencesCall.readVolatileDomain(Roaming.statusDomain), domain: Roaming.statusDomain) else {
-                    throw PrefsError.serviceUnavailable(
-                        detail:
-                            "prefsd shows no roaming status: no domain roams yet (prefs roaming enable DOMAIN), or prefsd cannot read /etc/machine-id (see its log)"
-                    )
+                // prefsd answers but shows no status when nothing roams yet: no failure.
+                guard let status = try await client.readVolatileDomainIfPresent(Roaming.statusDomain) else {
+                    if json { return Output.line(OutputFormatter.json(.dictionary(["Roaming": .boolean(false)]))) }
+                    return Output.line(
+                        "no domain roams yet: `prefs roaming enable DOMAIN` starts (if one does, prefsd cannot read /etc/machine-id: see its log)")
                 }
                 if json { return Output.line(OutputFormatter.json(.dictionary(status))) }
                 func text(_ key: String, in entries: [String: PropertyListValue]) -> String {

@@ -11,7 +11,9 @@ extension Prefs {
             abstract: "List, read, create and remove volatile domains (kept in memory only).",
             discussion: """
                 Volatile domains live only while prefsd runs and are never written to disk. \
-                `prefs write` and `prefs delete DOMAIN KEY` change keys of an existing one.
+                One is set and removed whole: to change it, remove it and set it again. \
+                `prefs write` and `prefs delete` change persistent domains only, even when a \
+                volatile domain has the same name.
 
                 Examples:
                   prefs volatile set com.example.Session '{ Token = abc; }'
@@ -67,10 +69,12 @@ extension Prefs {
             public func run() async throws {
                 let client = try connect()
                 defer { client.close() }
-                let entries = try await client.perform(PreferencesCall.readVolatileDomain(domain), domain: domain)
+                guard let entries = try await client.readVolatileDomainIfPresent(domain) else {
+                    throw PrefsError.volatileNotFound(domain: domain, key: nil)
+                }
                 let value: PropertyListValue
                 if let key {
-                    guard let found = entries[PreferenceKey.normalized(key)] else { throw PrefsError.keyNotFound(domain: domain, key: key) }
+                    guard let found = entries[PreferenceKey.normalized(key)] else { throw PrefsError.volatileNotFound(domain: domain, key: key) }
                     value = found
                 } else {
                     value = .dictionary(entries)
@@ -105,7 +109,13 @@ extension Prefs {
                 }
                 let client = try connect()
                 defer { client.close() }
-                try await client.perform(PreferencesCall.setVolatileDomain(domain, entries), domain: domain)
+                do {
+                    try await client.perform(PreferencesCall.setVolatileDomain(domain, entries), domain: domain)
+                } catch .exists {
+                    throw PrefsError.exists(
+                        domain: domain,
+                        detail: "a volatile domain named \(domain) exists already; remove it first with `prefs volatile remove \(domain)`")
+                }
             }
         }
 
@@ -127,7 +137,7 @@ extension Prefs {
                 let client = try connect()
                 defer { client.close() }
                 guard try await client.perform(PreferencesCall.volatileDomains()).contains(domain) else {
-                    throw PrefsError.domainNotFound(domain)
+                    throw PrefsError.volatileNotFound(domain: domain, key: nil)
                 }
                 try await client.perform(PreferencesCall.removeVolatileDomain(domain), domain: domain)
             }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import PreferencesModel
 import SettingsApp
 
 /// `prefs-settings`: the Settings app's command line. ArgumentParser gives it `--help`,
@@ -20,7 +21,7 @@ struct PrefsSettings: ParsableCommand {
             Exit status: 0 when the window was closed, 69 when the session bus or prefsd \
             could not be reached.
             """,
-        version: "0.3.0"
+        version: PrefsdVersion.current
     )
 
     @Argument(

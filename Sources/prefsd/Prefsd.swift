@@ -2,6 +2,7 @@ import ArgumentParser
 import DBus
 import Foundation
 import Logging
+import PreferencesModel
 import PreferencesProtocol
 import PreferencesRoaming
 import PreferencesService
@@ -20,7 +21,7 @@ struct Prefsd: AsyncParsableCommand {
             started by the session bus or systemd on first use. It exits when the bus goes away, \
             and on SIGTERM or SIGINT once every acknowledged write is on disk.
             """,
-        version: Version.current
+        version: PrefsdVersion.current
     )
 
     @Option(name: .customLong("store"), help: ArgumentHelp("The store directory.", valueName: "dir"))
@@ -253,7 +254,7 @@ struct Prefsd: AsyncParsableCommand {
             storeDirectory: storeDirectory.map { URL(fileURLWithPath: $0, isDirectory: true) }
                 ?? ServiceConfiguration.defaultStoreDirectory(),
             limits: limits,
-            version: Version.current,
+            version: PrefsdVersion.current,
             managedDirectory: URL(fileURLWithPath: managedDirectory, isDirectory: true),
             requireRootOwnedManagedDirectory: !allowUnownedManagedDir
         )
@@ -284,9 +285,4 @@ struct Prefsd: AsyncParsableCommand {
             throw ExitCode(error.exitCode)
         }
     }
-}
-
-/// The version `prefsd --version` and the `Version` property report.
-enum Version {
-    static let current = "0.3.0"
 }

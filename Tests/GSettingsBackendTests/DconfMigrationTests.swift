@@ -175,6 +175,24 @@ struct DconfMigrationTests {
         #expect(try fixture.gsettings(["list-recursively", "org.gnome.desktop.session"]).stdout == underDconf)
     }
 
+    @Test("dconf-export writes only what a schema describes: not NSGlobalDomain, not an application's own domain; it counts what it left out")
+    func exportLeavesOutUndescribed() async throws {
+        let service = try await ServiceFixture()
+        let fixture = try GSettingsFixture(service: service)
+        #expect(try fixture.gsettings(["set", "org.gnome.desktop.interface", "cursor-size", "40"]).status == 0)
+        let proxy = PreferencesProxy(connection: try service.connect())
+        defer { proxy.close() }
+        try await proxy.write("NSGlobalDomain", "AppleLanguages", .array([.string("fr")]))
+        try await proxy.write("com.example.Editor", "FontSize", .integer(14))
+        let exported = try runCommand(ServiceFixture.prefsBinary.path, ["dconf-export"], environment: fixture.environment)
+        #expect(exported.status == 0, "\(exported.stderr)")
+        #expect(exported.stdout == "[org/gnome/desktop/interface]\ncursor-size=40\n", "\(exported.stdout)")
+        #expect(
+            exported.stderr.contains("left out 2 keys no installed GSettings schema describes")
+                && exported.stderr.contains("NSGlobalDomain, com.example.Editor"),
+            "\(exported.stderr)")
+    }
+
     @Test("a dump with a line that is not UTF-8 is refused, naming the line, and nothing is written")
     func invalidUTF8WritesNothing() async throws {
         let service = try await ServiceFixture()

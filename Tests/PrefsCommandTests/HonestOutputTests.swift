@@ -1,0 +1,81 @@
+import Foundation
+import PreferencesModel
+import PreferencesProxy
+import PrefsdTestSupport
+import Testing
+
+/// What a newcomer meets: one version everywhere, help and messages that say what the code
+/// does, and no silent waits or wrong exit statuses.
+@Suite("prefs says what is so")
+struct HonestOutputTests {
+    @Test("prefs, prefsd and prefs-settings print one version, the one the service reports")
+    func oneVersion() async throws {
+        let fixture = try await ServiceFixture()
+        let client = PreferencesClient(connection: try fixture.connect())
+        defer { client.connection.close() }
+        let served = try await client.perform(PreferencesCall.version())
+        for program in [ServiceFixture.prefsBinary, ServiceFixture.binary, ServiceFixture.executable("prefs-settings")] {
+            let printed = try runCommand(program.path, ["--version"])
+            #expect(printed.status == 0 && printed.stdout == served + "\n", "\(program.lastPathComponent) --version: \(printed.stdout)\(printed.stderr)")
+        }
+    }
+
+    @Test("help for a verb that does not exist is a usage error that names the nearest verb")
+    func helpForUnknownVerb() async throws {
+        let fixture = try await ServiceFixture()
+        let result = try fixture.prefs("help", "writ")
+        #expect(result.status == 2, "\(result.stdout)")
+        #expect(result.stderr.contains("'writ' is not a verb of prefs; did you mean 'write'?"), "\(result.stderr)")
+        #expect(result.stdout.isEmpty)
+    }
+
+    @Test("monitor with no prefsd on the bus exits 69 at once instead of waiting in silence")
+    func monitorWithoutService() throws {
+        let bus = try PrivateBus()
+        defer { bus.stop() }
+        var environment = helperEnvironment
+        environment["DBUS_SESSION_BUS_ADDRESS"] = bus.address
+        let result = try runCommand(ServiceFixture.prefsBinary.path, ["monitor"], environment: environment, timeout: .seconds(60))
+        #expect(result.status == 69, "\(result.stdout)\(result.stderr)")
+        #expect(result.stderr.contains("prefsd"), "\(result.stderr)")
+    }
+
+    @Test("roaming status before anything roams says so and exits 0")
+    func roamingStatusBeforeRoaming() async throws {
+        let fixture = try await ServiceFixture()
+        let result = try fixture.prefs("roaming", "status")
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.hasPrefix("no domain roams yet"), "\(result.stdout)")
+    }
+
+    @Test("undo says what it undid")
+    func undoSays() async throws {
+        let fixture = try await ServiceFixture()
+        expectSuccess(try fixture.prefs("write", "com.example.Editor", "FontSize", "-int", "14"))
+        expectSuccess(try fixture.prefs("write", "com.example.Editor", "FontSize", "-int", "16"))
+        let undone = try fixture.prefs("undo", "com.example.Editor")
+        expectSuccess(undone)
+        #expect(undone.stdout.hasPrefix("undone: "), "\(undone.stdout)")
+        #expect(undone.stdout.contains("com.example.Editor FontSize: 14 → 16"), "\(undone.stdout)")
+        #expect(try fixture.prefs("read", "com.example.Editor", "FontSize").stdout == "14\n")
+    }
+
+    @Test("volatile help and messages name prefs's own verbs")
+    func volatileMessages() async throws {
+        let fixture = try await ServiceFixture()
+        // Help text is wrapped to the terminal: compared with its lines joined.
+        let help = try fixture.prefs("volatile", "--help").stdout.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        #expect(help.contains("`prefs write` and `prefs delete` change persistent domains only"), "\(help)")
+        #expect(!help.contains("change keys of an existing one"))
+
+        let missing = try fixture.prefs("volatile", "read", "com.example.Nope")
+        #expect(missing.status == 1 && missing.stderr.contains("`prefs volatile list` lists them"), "\(missing.stderr)")
+        expectSuccess(try fixture.prefs("volatile", "set", "com.example.Session", "{ Token = abc; }"))
+        let noKey = try fixture.prefs("volatile", "read", "com.example.Session", "Nope")
+        #expect(noKey.status == 1 && noKey.stderr.contains("`prefs volatile read com.example.Session` lists its keys"), "\(noKey.stderr)")
+        let again = try fixture.prefs("volatile", "set", "com.example.Session", "{ Token = def; }")
+        #expect(again.status == 7, "\(again.stderr)")
+        #expect(again.stderr.contains("remove it first with `prefs volatile remove com.example.Session`"), "\(again.stderr)")
+        #expect(!again.stderr.contains("RemoveVolatileDomain"))
+    }
+}
