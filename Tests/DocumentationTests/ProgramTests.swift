@@ -42,6 +42,9 @@ struct ProgramTests {
         )
         // What it wrote is in prefsd, as another client reads it.
         #expect(try fixture.prefs("read", "com.example.Hello", "Greeting").stdout == "Bonjour\n")
+        // Run again, it ends too (a change comes: it writes another greeting).
+        let again = try fixture.run(ServiceFixture.executable("preferences-program").path, [])
+        #expect(again.status == 0 && again.stdout == "Bonjour\nGreeting is now Salut\nsaved\n", "the second run printed \(again.stdout)\(again.stderr)")
     }
 
     @Test("the Package.swift lines for a library user name this package, its product and its tools version")

@@ -12,7 +12,9 @@ let observation = defaults.observe("Greeting") { value in
     if case .string(let text)? = value { print("Greeting is now \(text)") }
     changed.signal()
 }
-defaults.set("Bonjour", forKey: "Greeting")               // shown at once, saved in the background
+// A new value each run (an unchanged one changes nothing, and no change would come).
+let greeting = defaults.string(forKey: "Greeting") == "Bonjour" ? "Salut" : "Bonjour"
+defaults.set(greeting, forKey: "Greeting")                // shown at once, saved in the background
 changed.wait()
 print(defaults.synchronize() ? "saved" : "not saved: is prefsd running?")
 observation.cancel()
