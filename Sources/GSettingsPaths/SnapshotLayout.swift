@@ -1,6 +1,6 @@
 /// Where prefsd keeps the read-only snapshots of the domains GSettings programs loaded, and
 /// how a snapshot file is laid out: the one definition the service (which writes them) and
-/// the GIO module (which maps them, built in Embedded Swift: so no Foundation here) share.
+/// the GIO module (which reads them, built in Embedded Swift: so no Foundation here) share.
 ///
 /// **Where.** `$XDG_RUNTIME_DIR/prefsd/snapshots-<bus>/<domain>`, both directories mode 0700,
 /// where `<bus>` names the bus prefsd serves (``busKey(_:)``): prefsd instances on two buses
@@ -12,23 +12,24 @@
 /// 7 bytes of padding, then one marshalled D-Bus message (a signal `Snapshot` whose body is
 /// `(s a{sv} as)`: the domain, what `ReadDomain` answers, what `ForcedKeys` answers).
 ///
-/// **Validity.** prefsd flips the flag to ``stale`` in its own shared mapping of the file
-/// before any change to what the domain reads is answered or signalled, so a reader that
-/// mapped the file sees it; a reader checks the flag on every read it answers from the
-/// snapshot, and falls back to asking prefsd when it is not ``valid``. The file is never
-/// changed otherwise: a new snapshot is a new file renamed over the old.
+/// **Validity.** prefsd flips the flag to ``stale`` with `pwrite` before any change to what
+/// the domain reads is answered or signalled; a reader reads the flag (`pread`) on every
+/// read it answers from the snapshot, and falls back to asking prefsd when it is not
+/// ``valid``. Readers never map the file: a file another process can truncate must not be
+/// able to fault the program that reads it. The file is never changed otherwise: a new
+/// snapshot is a new file renamed over the old.
 public enum SnapshotLayout {
     /// The first 8 bytes of a snapshot file.
     public static let magic: [UInt8] = [0x70, 0x72, 0x65, 0x66, 0x73, 0x6E, 0x70, 0x31]  // "prefsnp1"
     /// The offset of the validity flag.
     public static let flagOffset = 8
-    /// The offset of the marshalled message (8-aligned, as GDBus wants a blob).
+    /// The offset of the marshalled message (8-aligned).
     public static let headerSize = 16
     /// The flag of a snapshot that still answers what a load would.
     public static let valid: UInt8 = 0
     /// The flag of a snapshot that no longer may be read.
     public static let stale: UInt8 = 1
-    /// The most bytes a reader maps (a larger file is ignored: the reader asks prefsd).
+    /// The most bytes a reader reads (a larger file is ignored: the reader asks prefsd).
     public static let maximumFileBytes = 64 << 20
     /// The member of the message a snapshot holds.
     public static let member = "Snapshot"

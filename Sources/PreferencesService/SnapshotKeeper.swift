@@ -14,18 +14,16 @@ import Synchronization
 ///
 /// **Never stale after an acknowledged change.** ``invalidate(_:)`` runs where every change
 /// to what a domain reads becomes visible (before its signal is emitted, and so before its
-/// reply): it flips the flag of the domain's snapshot in the file (the page readers map),
-/// which a reader that mapped the file sees, and which a reader checks on every read
-/// until its own load has arrived. A snapshot is written anew only later, off the reply path:
-/// after a `ReadDomain` of the domain, on the keeper's own queue. A snapshot being written is
-/// known (and so flipped by a change) before its content is read from the state, so a change
-/// that the content misses always flips it.
+/// reply): it flips the flag of the domain's snapshot in the file, which a reader checks
+/// (with `pread`) on every read until its own load has arrived. A snapshot is written anew
+/// only later, off the reply path: after a `ReadDomain` of the domain, on the keeper's own
+/// queue. A snapshot being written is known (and so flipped by a change) before its content
+/// is read from the state, so a change that the content misses always flips it.
 ///
 /// The commit path pays a lock and, for a domain with a snapshot, one byte written (`pwrite`).
 final class SnapshotKeeper: Sendable {
-    /// One snapshot file, kept open to flip its flag. Written with `pwrite`, not through a
-    /// mapping of prefsd's: the page is the one readers map, so they see the byte change,
-    /// and a file another process truncated costs prefsd nothing (a mapping would fault).
+    /// One snapshot file, kept open to flip its flag. Written with `pwrite`, never through a
+    /// mapping: a file another process truncated costs prefsd nothing.
     private final class File: Sendable {
         let descriptor: Int32
 

@@ -7,7 +7,7 @@ import PrefsdTestSupport
 import Testing
 
 /// prefsd keeps a snapshot of each loaded domain under `$XDG_RUNTIME_DIR` that the module
-/// maps, so a first read need not wait on the bus; it goes stale before any change to the
+/// reads, so a first read need not wait on the bus; it goes stale before any change to the
 /// domain is acknowledged.
 @Suite("GSettings backend: the first read answers from prefsd's snapshot, never a stale one", .serialized)
 struct GSettingsSnapshotTests {
@@ -38,6 +38,12 @@ struct GSettingsSnapshotTests {
     private func flag(_ handle: FileHandle) throws -> UInt8 {
         try handle.seek(toOffset: 8)
         return try handle.read(upToCount: 1)?.first ?? 0xFF
+    }
+
+    /// Waits until `program` has exited, or fails after 30 s.
+    private func waitForExit(_ program: Process) async throws {
+        if await eventually(timeout: .seconds(30), { !program.isRunning }) { return }
+        throw FixtureError("the program did not exit within 30 s")
     }
 
     /// Waits until prefsd's `Read` (one key, not a load: no new snapshot) answers `expected`.
@@ -223,6 +229,49 @@ struct GSettingsSnapshotTests {
             let read = try fixture.gsettings("get", Self.schema, "text")
             #expect(read.status == 0 && read.stdout == "'stored'\n", "\(name) snapshot: \(read)")
         }
+    }
+
+    @Test("a snapshot truncated in place while a program has it open and its load is pending does not kill the program")
+    func truncatedInPlaceDoesNotKill() async throws {
+        let service = try await ServiceFixture()
+        let (proxy, fixture, file) = try await storedAndSnapshotted(service)
+        defer { proxy.close() }
+
+        let pid = try #require(service.pid)
+        kill(pid, SIGSTOP)
+        defer { kill(pid, SIGCONT) }
+        let go = fixture.directory.appendingPathComponent("truncated")
+        // With prefsd stopped the program's load cannot come: its second read checks the
+        // snapshot it opened for the first.
+        let (program, output) = try fixture.startPython(
+            """
+            import os, time
+            s = Gio.Settings.new('org.example.Test')
+            print('first', s.get_string('text'), flush=True)
+            deadline = time.monotonic() + 30
+            while not os.path.exists(\(String(reflecting: go.path))) and time.monotonic() < deadline:
+                time.sleep(0.01)
+            print('second', s.get_string('text'), flush=True)
+            """)
+        defer {
+            if program.isRunning { kill(program.processIdentifier, SIGKILL) }
+            program.waitUntilExit()
+        }
+        try await waitFor("first ", in: output)
+        // Cut to nothing in place: the file the program opened.
+        let handle = try FileHandle(forUpdating: file)
+        try handle.truncate(atOffset: 0)
+        try handle.close()
+        _ = FileManager.default.createFile(atPath: go.path, contents: nil)
+        try await waitForExit(program)
+        let said = try String(contentsOf: output, encoding: .utf8)
+        #expect(
+            program.terminationReason == .exit && program.terminationStatus == 0,
+            "the program ended by \(program.terminationReason == .exit ? "exit" : "signal") \(program.terminationStatus): \(said)")
+        #expect(said.contains("first stored\n"), "\(said)")
+        // The second read waits for the load (at most the module's 5 s), then answers the
+        // schema default.
+        #expect(said.contains("second hello\n"), "\(said)")
     }
 
     @Test("prefsd going away flips its snapshots stale and removes them; a new prefsd starts from none")
