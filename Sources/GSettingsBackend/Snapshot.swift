@@ -8,8 +8,9 @@ import CGSettingsBackend
 /// replaced.
 ///
 /// Read once, at ``open(_:in:)``, into memory (never mapped: another process may truncate
-/// the file): the content never changes (a new snapshot is a new file), only the flag. The
-/// descriptor stays open for the checks.
+/// the file) and taken only when the body's checksum matches the header's: the content
+/// never changes (a new snapshot is a new file), only the flag. The descriptor stays open
+/// for the checks.
 final class Snapshot {
     /// What `ReadDomain` answered.
     let values: [String: WireValue]
@@ -34,7 +35,8 @@ final class Snapshot {
     }
 
     /// The snapshot of `domain` in `directory`, when there is a valid one; `nil` for no file,
-    /// a stale one, or anything unreadable or malformed (the caller asks prefsd instead).
+    /// a stale one, or anything unreadable, malformed or damaged (the caller asks prefsd
+    /// instead).
     static func open(_ domain: String, in directory: String) -> Snapshot? {
         guard SnapshotLayout.isFileName(domain) else { return nil }
         var content: UnsafeMutableRawPointer?
@@ -53,7 +55,7 @@ final class Snapshot {
         return snapshot.isValid ? snapshot : nil
     }
 
-    /// The values and forced keys a well-formed snapshot of `domain` holds.
+    /// The values and forced keys a well-formed, undamaged snapshot of `domain` holds.
     private static func contents(_ file: UnsafeRawBufferPointer, domain: String) -> ([String: WireValue], Set<String>)? {
         let header = SnapshotLayout.headerSize
         guard file.count >= header + 16, let base = file.baseAddress else { return nil }
@@ -61,6 +63,7 @@ final class Snapshot {
             return nil
         }
         let body = UnsafeRawBufferPointer(rebasing: file[header...])
+        guard SnapshotLayout.checksum(body) == SnapshotLayout.storedChecksum(file) else { return nil }
         let blob = UnsafeMutablePointer(mutating: (base + header).assumingMemoryBound(to: guchar.self))
         var error: UnsafeMutablePointer<GError>?
         guard g_dbus_message_bytes_needed(blob, 16, &error) == body.count else {

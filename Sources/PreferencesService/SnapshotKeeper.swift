@@ -20,7 +20,8 @@ import Synchronization
 /// queue. A snapshot being written is known (and so flipped by a change) before its content
 /// is read from the state, so a change that the content misses always flips it.
 ///
-/// The commit path pays a lock and, for a domain with a snapshot, one byte written (`pwrite`).
+/// The commit path pays a lock and, for a domain with a snapshot, one byte written (`pwrite`);
+/// the checksum of a snapshot is computed when it is written, on the keeper's queue.
 final class SnapshotKeeper: Sendable {
     /// One snapshot file, kept open to flip its flag. Written with `pwrite`, never through a
     /// mapping: a file another process truncated costs prefsd nothing.
@@ -241,9 +242,17 @@ final class SnapshotKeeper: Sendable {
                 member: SnapshotLayout.member, body: body
             ).marshalled()
         {
-            written = blob.withUnsafeBytes { bytes in
-                pwrite(file.descriptor, bytes.baseAddress, bytes.count, off_t(SnapshotLayout.headerSize)) == bytes.count
-            }
+            // The checksum and the body: neither touches the flag, which a change may have
+            // flipped since the file was made.
+            let header = SnapshotLayout.header(checksum: blob.withUnsafeBytes { SnapshotLayout.checksum($0) })
+            let checksum = header[SnapshotLayout.checksumOffset..<SnapshotLayout.headerSize]
+            written =
+                checksum.withUnsafeBytes { bytes in
+                    pwrite(file.descriptor, bytes.baseAddress, bytes.count, off_t(SnapshotLayout.checksumOffset)) == bytes.count
+                }
+                && blob.withUnsafeBytes { bytes in
+                    pwrite(file.descriptor, bytes.baseAddress, bytes.count, off_t(SnapshotLayout.headerSize)) == bytes.count
+                }
         }
         guard written, rename(temporary, path) == 0 else {
             unlink(temporary)
@@ -264,13 +273,12 @@ final class SnapshotKeeper: Sendable {
         }
     }
 
-    /// A new file at `path` holding a valid header.
+    /// A new file at `path` holding a header whose flag says valid (its checksum is written
+    /// with the body).
     private static func create(_ path: String) -> File? {
         let descriptor = open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else { return nil }
-        var header = [UInt8](repeating: 0, count: SnapshotLayout.headerSize)
-        header.replaceSubrange(0..<SnapshotLayout.magic.count, with: SnapshotLayout.magic)
-        header[SnapshotLayout.flagOffset] = SnapshotLayout.valid
+        let header = SnapshotLayout.header(checksum: 0)
         let wrote = header.withUnsafeBytes { pwrite(descriptor, $0.baseAddress, $0.count, 0) == $0.count }
         guard wrote else {
             Glibc.close(descriptor)

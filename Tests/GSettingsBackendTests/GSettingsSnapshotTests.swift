@@ -1,5 +1,6 @@
 import DBus
 import Foundation
+import GSettingsPaths
 import PreferencesModel
 import PreferencesProtocol
 import PreferencesProxy
@@ -38,6 +39,26 @@ struct GSettingsSnapshotTests {
     private func flag(_ handle: FileHandle) throws -> UInt8 {
         try handle.seek(toOffset: 8)
         return try handle.read(upToCount: 1)?.first ?? 0xFF
+    }
+
+    /// `data` (a snapshot's bytes) with the header's checksum made to match its body, as
+    /// prefsd writes it.
+    private func withChecksum(_ data: Data) -> Data {
+        guard data.count >= SnapshotLayout.headerSize else { return data }
+        let checksum = data.withUnsafeBytes { SnapshotLayout.checksum(UnsafeRawBufferPointer(rebasing: $0[SnapshotLayout.headerSize...])) }
+        var out = data
+        let range = SnapshotLayout.checksumOffset..<SnapshotLayout.headerSize
+        out.replaceSubrange(range, with: SnapshotLayout.header(checksum: checksum)[range])
+        return out
+    }
+
+    /// Overwrites the start of `file` with `data` in place: the same file (prefsd's, with
+    /// its lock and its flag), other bytes.
+    private func overwrite(_ file: URL, with data: Data) throws {
+        let handle = try FileHandle(forUpdating: file)
+        defer { try? handle.close() }
+        try handle.seek(toOffset: 0)
+        try handle.write(contentsOf: data)
     }
 
     /// Waits until `program` has exited, or fails after 30 s.
@@ -195,40 +216,73 @@ struct GSettingsSnapshotTests {
         let service = try await ServiceFixture()
         let (proxy, fixture, file) = try await storedAndSnapshotted(service)
         defer { proxy.close() }
-        // A snapshot forged to say 'forged' (same length: still well-formed): read when intact,
-        // so each damaged copy of it below that answered would be seen. Each is written as a
-        // new file renamed into place, as prefsd writes; prefsd's own stays valid meanwhile.
+        // A snapshot forged to say 'forged' (same length, its checksum made to match: still
+        // well-formed): read when intact, so each damaged copy of it below that answered
+        // would be seen. Each is written as a new file renamed into place, as prefsd writes;
+        // each but the damage named has a matching checksum, so that damage alone is what is
+        // caught. prefsd's own stays valid meanwhile.
         let genuine = try Data(contentsOf: file)
         let stored = try #require(genuine.range(of: Data("stored".utf8)))
         var forged = genuine
         forged.replaceSubrange(stored, with: Data("forged".utf8))
+        forged = withChecksum(forged)
         try forged.write(to: file, options: .atomic)
         let control = try fixture.gsettings("get", Self.schema, "text")
         #expect(control.stdout == "'forged'\n", "an intact forged snapshot is read (else this test proves nothing): \(control)")
 
+        let header = SnapshotLayout.headerSize
         var damaged: [(String, Data)] = [
-            ("truncated", forged.prefix(forged.count - 3)),
-            ("header only", forged.prefix(16)),
+            ("truncated", withChecksum(forged.prefix(forged.count - 3))),
+            ("header only", forged.prefix(header)),
             ("empty", Data()),
         ]
         var stale = forged
-        stale[8] = 1
+        stale[SnapshotLayout.flagOffset] = SnapshotLayout.stale
         damaged.append(("stale", stale))
         var garbage = forged
-        for index in 16..<min(forged.count, 28) { garbage[index] = 0xA5 }
-        damaged.append(("garbage header of the message", garbage))
+        for index in header..<min(forged.count, header + 12) { garbage[index] = 0xA5 }
+        damaged.append(("garbage header of the message", withChecksum(garbage)))
         var wrongMagic = forged
         wrongMagic[0] = UInt8(ascii: "X")
         damaged.append(("wrong magic", wrongMagic))
         let name = try #require(forged.range(of: Data(Self.domain.utf8)))
         var otherDomain = forged
         otherDomain.replaceSubrange(name, with: Data("org.example.Tesu".utf8))
-        damaged.append(("another domain's", otherDomain))
+        damaged.append(("another domain's", withChecksum(otherDomain)))
+        var changed = forged
+        changed[stored.lowerBound] = UInt8(ascii: "F")
+        damaged.append(("a byte changed, the checksum not", changed))
         for (name, data) in damaged {
             try data.write(to: file, options: .atomic)
             let read = try fixture.gsettings("get", Self.schema, "text")
             #expect(read.status == 0 && read.stdout == "'stored'\n", "\(name) snapshot: \(read)")
         }
+    }
+
+    @Test("a snapshot changed in place (one byte of a value, one of a key's name) is not read: its checksum no longer matches")
+    func changedInPlaceFallsBack() async throws {
+        let service = try await ServiceFixture()
+        let (proxy, fixture, file) = try await storedAndSnapshotted(service)
+        defer { proxy.close() }
+        let genuine = try Data(contentsOf: file)
+        let value = try #require(genuine.range(of: Data("stored".utf8)))
+        let key = try #require(genuine.range(of: Data("text".utf8), in: SnapshotLayout.headerSize..<genuine.count))
+        // Into prefsd's own file: its lock and its flag stay valid, only these bytes change.
+        let changes = [("a byte of the value", value.lowerBound + 3, UInt8(ascii: "R")), ("a byte of the key's name", key.lowerBound + 3, UInt8(ascii: "u"))]
+        for (name, offset, byte) in changes {
+            var damaged = genuine
+            damaged[offset] = byte
+            try overwrite(file, with: damaged)
+            let read = try fixture.gsettings("get", Self.schema, "text")
+            #expect(read.status == 0 && read.stdout == "'stored'\n", "\(name) changed: \(read)")
+        }
+        // The control: a change whose checksum matches is read, so the reads above had the
+        // snapshot (prefsd's, still valid) to answer from.
+        var forged = genuine
+        forged.replaceSubrange(value, with: Data("forged".utf8))
+        try overwrite(file, with: withChecksum(forged))
+        let control = try fixture.gsettings("get", Self.schema, "text")
+        #expect(control.stdout == "'forged'\n", "a matching checksum is read (else this test proves nothing): \(control)")
     }
 
     @Test("a snapshot truncated in place while a program has it open and its load is pending does not kill the program")
