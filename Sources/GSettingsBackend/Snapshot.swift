@@ -2,10 +2,11 @@ import CGSettingsBackend
 
 /// A domain's snapshot as prefsd keeps it for GSettings programs (`SnapshotLayout`): what a
 /// load of the domain answers, read from a file, so that the first read of a domain need
-/// not wait on the bus. It answers only while its validity flag says so: prefsd flips the
-/// flag before any change to the domain is answered or signalled, and ``isValid`` reads the
-/// flag anew from the file on every call, so a read never answers a value a change already
-/// replaced.
+/// not wait on the bus. It answers only while it is valid: ``isValid`` reads the file's flag
+/// anew (prefsd flips it before any change to the domain is answered or signalled) and
+/// tests that the prefsd that wrote it still holds its lock on the file (it does until it
+/// exits, however it exits) on every call, so a read never answers a value a change already
+/// replaced, nor one a dead prefsd left.
 ///
 /// Read once, at ``open(_:in:)``, into memory (never mapped: another process may truncate
 /// the file) and taken only when the body's checksum matches the header's: the content
@@ -28,15 +29,15 @@ final class Snapshot {
         prefsd_snapshot_close(descriptor)
     }
 
-    /// Whether the snapshot still answers what a load would: prefsd has not flipped it (a
-    /// `pread`, no access to memory another process shares).
+    /// Whether the snapshot still answers what a load would: prefsd has not flipped it and
+    /// still holds its lock (two system calls, no access to memory another process shares).
     var isValid: Bool {
         prefsd_snapshot_check(descriptor, SnapshotLayout.flagOffset, SnapshotLayout.valid) != 0
     }
 
     /// The snapshot of `domain` in `directory`, when there is a valid one; `nil` for no file,
-    /// a stale one, or anything unreadable, malformed or damaged (the caller asks prefsd
-    /// instead).
+    /// a stale one, one whose prefsd is gone, or anything unreadable, malformed or damaged
+    /// (the caller asks prefsd instead).
     static func open(_ domain: String, in directory: String) -> Snapshot? {
         guard SnapshotLayout.isFileName(domain) else { return nil }
         var content: UnsafeMutableRawPointer?

@@ -15,7 +15,11 @@ import Synchronization
 /// **Never stale after an acknowledged change.** ``invalidate(_:)`` runs where every change
 /// to what a domain reads becomes visible (before its signal is emitted, and so before its
 /// reply): it flips the flag of the domain's snapshot in the file, which a reader checks
-/// (with `pread`) on every read until its own load has arrived. A snapshot is written anew
+/// (with `pread`) on every read until its own load has arrived. Each snapshot file is
+/// locked (an open file description lock, see ``SnapshotLayout``) from before it is named
+/// for as long as this prefsd keeps it open, and a reader also tests that lock on every
+/// read: a prefsd that dies without flipping anything (`kill -9`) leaves no valid snapshot,
+/// wherever its directory is and whatever a later prefsd clears. A snapshot is written anew
 /// only later, off the reply path: after a `ReadDomain` of the domain, on the keeper's own
 /// queue. A snapshot being written is known (and so flipped by a change) before its content
 /// is read from the state, so a change that the content misses always flips it.
@@ -23,8 +27,9 @@ import Synchronization
 /// The commit path pays a lock and, for a domain with a snapshot, one byte written (`pwrite`);
 /// the checksum of a snapshot is computed when it is written, on the keeper's queue.
 final class SnapshotKeeper: Sendable {
-    /// One snapshot file, kept open to flip its flag. Written with `pwrite`, never through a
-    /// mapping: a file another process truncated costs prefsd nothing.
+    /// One snapshot file, kept open to flip its flag and to hold its lock (released when
+    /// the descriptor is closed, or by the kernel when prefsd exits). Written with `pwrite`,
+    /// never through a mapping: a file another process truncated costs prefsd nothing.
     private final class File: Sendable {
         let descriptor: Int32
 
@@ -273,13 +278,19 @@ final class SnapshotKeeper: Sendable {
         }
     }
 
-    /// A new file at `path` holding a header whose flag says valid (its checksum is written
-    /// with the body).
+    /// A new file at `path`, locked, holding a header whose flag says valid (its checksum
+    /// is written with the body).
     private static func create(_ path: String) -> File? {
         let descriptor = open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else { return nil }
         let header = SnapshotLayout.header(checksum: 0)
-        let wrote = header.withUnsafeBytes { pwrite(descriptor, $0.baseAddress, $0.count, 0) == $0.count }
+        // A read lock on the whole file, this open file description's: readers take the
+        // snapshot only while it is held.
+        var lock = flock()
+        lock.l_type = Int16(F_RDLCK)
+        lock.l_whence = Int16(SEEK_SET)
+        let locked = fcntl(descriptor, SnapshotLayout.setLockCommand, &lock) == 0
+        let wrote = locked && header.withUnsafeBytes { pwrite(descriptor, $0.baseAddress, $0.count, 0) == $0.count }
         guard wrote else {
             Glibc.close(descriptor)
             unlink(path)

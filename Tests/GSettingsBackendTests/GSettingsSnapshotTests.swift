@@ -9,7 +9,7 @@ import Testing
 
 /// prefsd keeps a snapshot of each loaded domain under `$XDG_RUNTIME_DIR` that the module
 /// reads, so a first read need not wait on the bus; it goes stale before any change to the
-/// domain is acknowledged.
+/// domain is acknowledged, and when the prefsd that wrote it is gone.
 @Suite("GSettings backend: the first read answers from prefsd's snapshot, never a stale one", .serialized)
 struct GSettingsSnapshotTests {
     static let schema = GSettingsFixture.schema
@@ -50,6 +50,23 @@ struct GSettingsSnapshotTests {
         let range = SnapshotLayout.checksumOffset..<SnapshotLayout.headerSize
         out.replaceSubrange(range, with: SnapshotLayout.header(checksum: checksum)[range])
         return out
+    }
+
+    /// Puts `data` at `file` as prefsd puts a snapshot (a new file, renamed into place) and
+    /// holds the lock on it that a live prefsd holds, this process standing in for prefsd:
+    /// until the returned handle is closed.
+    private func place(_ data: Data, at file: URL) throws -> FileHandle {
+        let temporary = file.deletingLastPathComponent().appendingPathComponent(".forged-\(UUID().uuidString)")
+        try data.write(to: temporary)
+        let handle = try FileHandle(forReadingFrom: temporary)
+        var lock = flock()
+        lock.l_type = Int16(F_RDLCK)
+        lock.l_whence = Int16(SEEK_SET)
+        guard fcntl(handle.fileDescriptor, SnapshotLayout.setLockCommand, &lock) == 0, rename(temporary.path, file.path) == 0 else {
+            try? handle.close()
+            throw FixtureError("could not lock and place a forged snapshot at \(file.path): errno \(errno)")
+        }
+        return handle
     }
 
     /// Overwrites the start of `file` with `data` in place: the same file (prefsd's, with
@@ -211,22 +228,23 @@ struct GSettingsSnapshotTests {
         #expect(try fixture.gsettings("get", Self.schema, "int32").stdout == "42\n")
     }
 
-    @Test("a truncated, corrupted, stale or another domain's snapshot is not read: the value comes over the bus")
+    @Test("a truncated, corrupted, stale, unlocked or another domain's snapshot is not read: the value comes over the bus")
     func damagedSnapshotFallsBack() async throws {
         let service = try await ServiceFixture()
         let (proxy, fixture, file) = try await storedAndSnapshotted(service)
         defer { proxy.close() }
         // A snapshot forged to say 'forged' (same length, its checksum made to match: still
-        // well-formed): read when intact, so each damaged copy of it below that answered
-        // would be seen. Each is written as a new file renamed into place, as prefsd writes;
-        // each but the damage named has a matching checksum, so that damage alone is what is
-        // caught. prefsd's own stays valid meanwhile.
+        // well-formed), locked by this process as a live prefsd locks its own: read when
+        // intact, so each damaged copy of it below that answered would be seen. Each is
+        // written as a new file renamed into place, as prefsd writes; each but the damage
+        // named has a matching checksum and is locked, so that damage alone is what is caught.
         let genuine = try Data(contentsOf: file)
         let stored = try #require(genuine.range(of: Data("stored".utf8)))
         var forged = genuine
         forged.replaceSubrange(stored, with: Data("forged".utf8))
         forged = withChecksum(forged)
-        try forged.write(to: file, options: .atomic)
+        var held = try place(forged, at: file)
+        defer { try? held.close() }
         let control = try fixture.gsettings("get", Self.schema, "text")
         #expect(control.stdout == "'forged'\n", "an intact forged snapshot is read (else this test proves nothing): \(control)")
 
@@ -253,10 +271,16 @@ struct GSettingsSnapshotTests {
         changed[stored.lowerBound] = UInt8(ascii: "F")
         damaged.append(("a byte changed, the checksum not", changed))
         for (name, data) in damaged {
-            try data.write(to: file, options: .atomic)
+            try held.close()
+            held = try place(data, at: file)
             let read = try fixture.gsettings("get", Self.schema, "text")
             #expect(read.status == 0 && read.stdout == "'stored'\n", "\(name) snapshot: \(read)")
         }
+        // Intact, but no process holds its lock: as a prefsd that died leaves it.
+        try held.close()
+        try forged.write(to: file, options: .atomic)
+        let unlocked = try fixture.gsettings("get", Self.schema, "text")
+        #expect(unlocked.status == 0 && unlocked.stdout == "'stored'\n", "unlocked snapshot: \(unlocked)")
     }
 
     @Test("a snapshot changed in place (one byte of a value, one of a key's name) is not read: its checksum no longer matches")
@@ -326,6 +350,41 @@ struct GSettingsSnapshotTests {
         // The second read waits for the load (at most the module's 5 s), then answers the
         // schema default.
         #expect(said.contains("second hello\n"), "\(said)")
+    }
+
+    /// How the prefsd that follows a killed one is started, in ``killedWritersSnapshotIsNotRead(_:)``.
+    enum Successor: String, CaseIterable, CustomTestStringConvertible, Sendable {
+        case withoutRuntimeDirectory = "without XDG_RUNTIME_DIR"
+        case dotInPath = "on the bus address with /./ in its path"
+        case pathThroughSymlink = "on the bus address with its path through a symbolic link"
+        var testDescription: String { rawValue }
+    }
+
+    @Test(
+        "after a kill -9 of the prefsd that wrote a snapshot, a write acknowledged by the next prefsd is what `gsettings get` reads",
+        arguments: Successor.allCases)
+    func killedWritersSnapshotIsNotRead(_ successor: Successor) async throws {
+        let service = try await ServiceFixture()
+        let (proxy, fixture, file) = try await storedAndSnapshotted(service)
+        proxy.close()
+        service.killService()
+        #expect(FileManager.default.fileExists(atPath: file.path), "the killed prefsd's snapshot is left behind")
+
+        switch successor {
+        case .withoutRuntimeDirectory:
+            try await service.startService(withoutRuntimeDirectory: true)
+        case .dotInPath:
+            try await service.startService(address: "unix:path=\(service.bus.directory.path)/./bus")
+        case .pathThroughSymlink:
+            let alias = service.bus.directory.appendingPathComponent("alias")
+            try FileManager.default.createSymbolicLink(at: alias, withDestinationURL: service.bus.directory)
+            try await service.startService(address: "unix:path=\(alias.path)/bus")
+        }
+        let wrote = try service.prefs("write", Self.domain, "text", "new")
+        #expect(wrote.status == 0, "prefs write: \(wrote)")
+        #expect(try service.prefs("read", Self.domain, "text").stdout == "new\n")
+        let read = try fixture.gsettings("get", Self.schema, "text")
+        #expect(read.status == 0 && read.stdout == "'new'\n", "the killed prefsd's snapshot answered: \(read)")
     }
 
     @Test("prefsd going away flips its snapshots stale and removes them; a new prefsd starts from none")

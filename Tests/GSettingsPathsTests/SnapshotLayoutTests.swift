@@ -1,8 +1,42 @@
 import GSettingsPaths
 import Testing
 
-@Suite("Snapshot layout: a checksum that sees a changed byte")
+@Suite("Snapshot layout: one directory per bus whatever the address's spelling, a checksum that sees a changed byte")
 struct SnapshotLayoutTests {
+    @Test(
+        "spellings of one bus address name one snapshot directory",
+        arguments: [
+            "unix:path=/tmp/prefsd-bus-x/bus",
+            "unix:path=/tmp/prefsd-bus-x/bus,guid=0123456789abcdef0123456789abcdef",
+            "unix:guid=0123456789abcdef0123456789abcdef,path=/tmp/prefsd-bus-x/bus",
+            "unix:path=/tmp/prefsd-bus-x/./bus",
+            "unix:path=/tmp//prefsd-bus-x/bus",
+            "unix:path=/tmp/./prefsd-bus-x/.//bus",
+            "unix:path=%2ftmp%2fprefsd-bus-x%2Fbus",
+            "unix:path=/tmp/prefsd%2dbus%2dx/bus",
+        ])
+    func spellings(address: String) {
+        #expect(SnapshotLayout.busKey(address) == SnapshotLayout.busKey("unix:path=/tmp/prefsd-bus-x/bus"))
+    }
+
+    @Test(
+        "different buses name different directories",
+        arguments: [
+            "unix:path=/tmp/prefsd-bus-y/bus",
+            "unix:path=/tmp/prefsd-bus-x/../prefsd-bus-x/bus",
+            "unix:abstract=/tmp/prefsd-bus-x/bus",
+            "unix:path=/tmp/prefsd-bus-x/bus%20",
+            "tcp:host=localhost,port=1234",
+        ])
+    func differentBuses(address: String) {
+        #expect(SnapshotLayout.busKey(address) != SnapshotLayout.busKey("unix:path=/tmp/prefsd-bus-x/bus"))
+    }
+
+    @Test("an abstract socket's name is not a path: its `.` components stay")
+    func abstractNames() {
+        #expect(SnapshotLayout.busKey("unix:abstract=/tmp/./x") != SnapshotLayout.busKey("unix:abstract=/tmp/x"))
+    }
+
     @Test("the checksum is XXH64: the specification's value for no bytes")
     func emptyChecksum() {
         #expect([UInt8]().withUnsafeBytes { SnapshotLayout.checksum($0) } == 0xEF46_DB37_51D8_E999)

@@ -45,6 +45,11 @@ static inline void prefsd_log_message(const char *message) {
 /* A GMutex and a GCond, allocated together (their address must not move). */
 typedef struct { GMutex mutex; GCond cond; } prefsd_lock;
 
+/* fcntl's open file description lock test (Linux), named by <fcntl.h> only under _GNU_SOURCE. */
+#ifndef F_OFD_GETLK
+#define F_OFD_GETLK 36
+#endif
+
 /* Opens the snapshot file `name` of prefsd's snapshot directory `directory` and reads all
  * of it into a new buffer (`*content`, g_free it; `*length` bytes); returns the descriptor,
  * kept to check the snapshot's validity, or -1 when the directory is not a private
@@ -92,11 +97,18 @@ static inline int prefsd_snapshot_open(const char *directory, const char *name, 
 }
 
 /* Whether the snapshot open as `fd` may still be read: its flag (the byte at `flag_offset`,
- * read anew) is `valid`. pread: nothing another process does to the file can make this
- * fault. */
+ * read anew) is `valid`, and the prefsd that wrote it still holds its read lock on the file
+ * (the kernel drops it when that prefsd exits). pread and fcntl: nothing another process
+ * does to the file can make this fault. */
 static inline int prefsd_snapshot_check(int fd, size_t flag_offset, unsigned char valid) {
     unsigned char flag = 0;
-    return pread(fd, &flag, 1, (off_t)flag_offset) == 1 && flag == valid;
+    if (pread(fd, &flag, 1, (off_t)flag_offset) != 1 || flag != valid) return 0;
+    struct flock lock;
+    memset(&lock, 0, sizeof lock);
+    lock.l_type = F_WRLCK;
+    lock.l_whence = SEEK_SET;
+    if (fcntl(fd, F_OFD_GETLK, &lock) != 0) return 0;
+    return lock.l_type == F_RDLCK;
 }
 
 static inline void prefsd_snapshot_close(int fd) { close(fd); }
