@@ -422,8 +422,9 @@ let package = Package(
         .testTarget(
             name: "GSettingsBackendTests",
             // Drives libgioprefsd.so (built by scripts/build-gio-module, which scripts/run-tests
-            // runs first) through gsettings and PyGObject; it does not link the module.
-            dependencies: ["PreferencesModel", "PreferencesProxy", "PrefsdTestSupport"],
+            // runs first) through gsettings and PyGObject; it does not link the module. It
+            // forges snapshots with their layout (GSettingsPaths).
+            dependencies: ["GSettingsPaths", "PreferencesModel", "PreferencesProxy", "PrefsdTestSupport"],
             swiftSettings: strict
         ),
     ]

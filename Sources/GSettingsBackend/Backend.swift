@@ -17,7 +17,7 @@ import CGSettingsBackend
 /// ``loadTimeout``; `sync` waits for the writes made so far, at most ``syncTimeout``. A
 /// read waits for nothing when prefsd keeps a valid ``Snapshot`` of the domain: the read
 /// answers from it, the load goes out as usual, and reads answer from the snapshot (its
-/// flag checked each time) until the load has come; a snapshot found stale falls back to
+/// validity checked each time) until the load has come; a snapshot found stale falls back to
 /// waiting for the load.
 ///
 /// `@unchecked Sendable`: GSettings' threads and GDBus's worker share one instance, and
@@ -164,7 +164,7 @@ final class Backend: @unchecked Sendable {
             return (engine.value(location.key, in: domain), changeCount, false)
         }
         guard let value, let variant = VariantMapping.settingsValue(value, type: Self.typeString(type)) else { return nil }
-        // A snapshot's value is not kept: the next read checks the snapshot's flag again.
+        // A snapshot's value is not kept: the next read checks the snapshot's validity again.
         if fromSnapshot { return variant }
         g_mutex_lock(&lock.pointee.mutex)
         let dropped = rendered.keep(variant, key, type: type, changeCount: seen)

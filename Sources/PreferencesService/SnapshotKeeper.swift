@@ -14,18 +14,22 @@ import Synchronization
 ///
 /// **Never stale after an acknowledged change.** ``invalidate(_:)`` runs where every change
 /// to what a domain reads becomes visible (before its signal is emitted, and so before its
-/// reply): it flips the flag of the domain's snapshot in the file (the page readers map),
-/// which a reader that mapped the file sees, and which a reader checks on every read
-/// until its own load has arrived. A snapshot is written anew only later, off the reply path:
-/// after a `ReadDomain` of the domain, on the keeper's own queue. A snapshot being written is
-/// known (and so flipped by a change) before its content is read from the state, so a change
-/// that the content misses always flips it.
+/// reply): it flips the flag of the domain's snapshot in the file, which a reader checks
+/// (with `pread`) on every read until its own load has arrived. Each snapshot file is
+/// locked (an open file description lock, see ``SnapshotLayout``) from before it is named
+/// for as long as this prefsd keeps it open, and a reader also tests that lock on every
+/// read: a prefsd that dies without flipping anything (`kill -9`) leaves no valid snapshot,
+/// wherever its directory is and whatever a later prefsd clears. A snapshot is written anew
+/// only later, off the reply path: after a `ReadDomain` of the domain, on the keeper's own
+/// queue. A snapshot being written is known (and so flipped by a change) before its content
+/// is read from the state, so a change that the content misses always flips it.
 ///
-/// The commit path pays a lock and, for a domain with a snapshot, one byte written (`pwrite`).
+/// The commit path pays a lock and, for a domain with a snapshot, one byte written (`pwrite`);
+/// the checksum of a snapshot is computed when it is written, on the keeper's queue.
 final class SnapshotKeeper: Sendable {
-    /// One snapshot file, kept open to flip its flag. Written with `pwrite`, not through a
-    /// mapping of prefsd's: the page is the one readers map, so they see the byte change,
-    /// and a file another process truncated costs prefsd nothing (a mapping would fault).
+    /// One snapshot file, kept open to flip its flag and to hold its lock (released when
+    /// the descriptor is closed, or by the kernel when prefsd exits). Written with `pwrite`,
+    /// never through a mapping: a file another process truncated costs prefsd nothing.
     private final class File: Sendable {
         let descriptor: Int32
 
@@ -243,9 +247,17 @@ final class SnapshotKeeper: Sendable {
                 member: SnapshotLayout.member, body: body
             ).marshalled()
         {
-            written = blob.withUnsafeBytes { bytes in
-                pwrite(file.descriptor, bytes.baseAddress, bytes.count, off_t(SnapshotLayout.headerSize)) == bytes.count
-            }
+            // The checksum and the body: neither touches the flag, which a change may have
+            // flipped since the file was made.
+            let header = SnapshotLayout.header(checksum: blob.withUnsafeBytes { SnapshotLayout.checksum($0) })
+            let checksum = header[SnapshotLayout.checksumOffset..<SnapshotLayout.headerSize]
+            written =
+                checksum.withUnsafeBytes { bytes in
+                    pwrite(file.descriptor, bytes.baseAddress, bytes.count, off_t(SnapshotLayout.checksumOffset)) == bytes.count
+                }
+                && blob.withUnsafeBytes { bytes in
+                    pwrite(file.descriptor, bytes.baseAddress, bytes.count, off_t(SnapshotLayout.headerSize)) == bytes.count
+                }
         }
         guard written, rename(temporary, path) == 0 else {
             unlink(temporary)
@@ -266,14 +278,19 @@ final class SnapshotKeeper: Sendable {
         }
     }
 
-    /// A new file at `path` holding a valid header.
+    /// A new file at `path`, locked, holding a header whose flag says valid (its checksum
+    /// is written with the body).
     private static func create(_ path: String) -> File? {
         let descriptor = open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else { return nil }
-        var header = [UInt8](repeating: 0, count: SnapshotLayout.headerSize)
-        header.replaceSubrange(0..<SnapshotLayout.magic.count, with: SnapshotLayout.magic)
-        header[SnapshotLayout.flagOffset] = SnapshotLayout.valid
-        let wrote = header.withUnsafeBytes { pwrite(descriptor, $0.baseAddress, $0.count, 0) == $0.count }
+        let header = SnapshotLayout.header(checksum: 0)
+        // A read lock on the whole file, this open file description's: readers take the
+        // snapshot only while it is held.
+        var lock = flock()
+        lock.l_type = Int16(F_RDLCK)
+        lock.l_whence = Int16(SEEK_SET)
+        let locked = fcntl(descriptor, SnapshotLayout.setLockCommand, &lock) == 0
+        let wrote = locked && header.withUnsafeBytes { pwrite(descriptor, $0.baseAddress, $0.count, 0) == $0.count }
         guard wrote else {
             Glibc.close(descriptor)
             unlink(path)

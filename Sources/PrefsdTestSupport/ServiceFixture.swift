@@ -66,18 +66,22 @@ public final class ServiceFixture: Sendable {
         )
     }
 
-    /// Starts prefsd (again) on the fixture's bus and store.
-    public func startService(arguments: [String] = [], waitForName: Bool = true) async throws {
+    /// Starts prefsd (again) on the fixture's bus and store: given the bus as `address`
+    /// spells it (the bus's own spelling by default), and without `XDG_RUNTIME_DIR` (so
+    /// keeping no snapshots) when `withoutRuntimeDirectory`.
+    public func startService(
+        arguments: [String] = [], waitForName: Bool = true, address: String? = nil, withoutRuntimeDirectory: Bool = false
+    ) async throws {
         let process = Process()
         process.executableURL = Self.binary
         process.arguments =
-            ["--address", bus.address, "--store", storeDirectory.path, "--log-level", "warning"]
+            ["--address", address ?? bus.address, "--store", storeDirectory.path, "--log-level", "warning"]
             + administratorArguments + arguments
         var environment = helperEnvironment
         environment["DBUS_SESSION_BUS_ADDRESS"] = bus.address
         environment["XDG_CONFIG_HOME"] = bus.directory.appendingPathComponent("config").path
         try FileManager.default.createDirectory(at: runtimeDirectory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        environment["XDG_RUNTIME_DIR"] = runtimeDirectory.path
+        environment["XDG_RUNTIME_DIR"] = withoutRuntimeDirectory ? nil : runtimeDirectory.path
         // prefsd reads the settings bundles of the XDG data directories at start (which keys
         // are `IsSecure`): the fixture's own, empty unless a test puts bundles there or
         // passes `--settings-dir`, never the machine's.

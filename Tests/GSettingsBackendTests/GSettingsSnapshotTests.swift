@@ -1,5 +1,6 @@
 import DBus
 import Foundation
+import GSettingsPaths
 import PreferencesModel
 import PreferencesProtocol
 import PreferencesProxy
@@ -7,8 +8,8 @@ import PrefsdTestSupport
 import Testing
 
 /// prefsd keeps a snapshot of each loaded domain under `$XDG_RUNTIME_DIR` that the module
-/// maps, so a first read need not wait on the bus; it goes stale before any change to the
-/// domain is acknowledged.
+/// reads, so a first read need not wait on the bus; it goes stale before any change to the
+/// domain is acknowledged, and when the prefsd that wrote it is gone.
 @Suite("GSettings backend: the first read answers from prefsd's snapshot, never a stale one", .serialized)
 struct GSettingsSnapshotTests {
     static let schema = GSettingsFixture.schema
@@ -38,6 +39,49 @@ struct GSettingsSnapshotTests {
     private func flag(_ handle: FileHandle) throws -> UInt8 {
         try handle.seek(toOffset: 8)
         return try handle.read(upToCount: 1)?.first ?? 0xFF
+    }
+
+    /// `data` (a snapshot's bytes) with the header's checksum made to match its body, as
+    /// prefsd writes it.
+    private func withChecksum(_ data: Data) -> Data {
+        guard data.count >= SnapshotLayout.headerSize else { return data }
+        let checksum = data.withUnsafeBytes { SnapshotLayout.checksum(UnsafeRawBufferPointer(rebasing: $0[SnapshotLayout.headerSize...])) }
+        var out = data
+        let range = SnapshotLayout.checksumOffset..<SnapshotLayout.headerSize
+        out.replaceSubrange(range, with: SnapshotLayout.header(checksum: checksum)[range])
+        return out
+    }
+
+    /// Puts `data` at `file` as prefsd puts a snapshot (a new file, renamed into place) and
+    /// holds the lock on it that a live prefsd holds, this process standing in for prefsd:
+    /// until the returned handle is closed.
+    private func place(_ data: Data, at file: URL) throws -> FileHandle {
+        let temporary = file.deletingLastPathComponent().appendingPathComponent(".forged-\(UUID().uuidString)")
+        try data.write(to: temporary)
+        let handle = try FileHandle(forReadingFrom: temporary)
+        var lock = flock()
+        lock.l_type = Int16(F_RDLCK)
+        lock.l_whence = Int16(SEEK_SET)
+        guard fcntl(handle.fileDescriptor, SnapshotLayout.setLockCommand, &lock) == 0, rename(temporary.path, file.path) == 0 else {
+            try? handle.close()
+            throw FixtureError("could not lock and place a forged snapshot at \(file.path): errno \(errno)")
+        }
+        return handle
+    }
+
+    /// Overwrites the start of `file` with `data` in place: the same file (prefsd's, with
+    /// its lock and its flag), other bytes.
+    private func overwrite(_ file: URL, with data: Data) throws {
+        let handle = try FileHandle(forUpdating: file)
+        defer { try? handle.close() }
+        try handle.seek(toOffset: 0)
+        try handle.write(contentsOf: data)
+    }
+
+    /// Waits until `program` has exited, or fails after 30 s.
+    private func waitForExit(_ program: Process) async throws {
+        if await eventually(timeout: .seconds(30), { !program.isRunning }) { return }
+        throw FixtureError("the program did not exit within 30 s")
     }
 
     /// Waits until prefsd's `Read` (one key, not a load: no new snapshot) answers `expected`.
@@ -184,45 +228,163 @@ struct GSettingsSnapshotTests {
         #expect(try fixture.gsettings("get", Self.schema, "int32").stdout == "42\n")
     }
 
-    @Test("a truncated, corrupted, stale or another domain's snapshot is not read: the value comes over the bus")
+    @Test("a truncated, corrupted, stale, unlocked or another domain's snapshot is not read: the value comes over the bus")
     func damagedSnapshotFallsBack() async throws {
         let service = try await ServiceFixture()
         let (proxy, fixture, file) = try await storedAndSnapshotted(service)
         defer { proxy.close() }
-        // A snapshot forged to say 'forged' (same length: still well-formed): read when intact,
-        // so each damaged copy of it below that answered would be seen. Each is written as a
-        // new file renamed into place, as prefsd writes; prefsd's own stays valid meanwhile.
+        // A snapshot forged to say 'forged' (same length, its checksum made to match: still
+        // well-formed), locked by this process as a live prefsd locks its own: read when
+        // intact, so each damaged copy of it below that answered would be seen. Each is
+        // written as a new file renamed into place, as prefsd writes; each but the damage
+        // named has a matching checksum and is locked, so that damage alone is what is caught.
         let genuine = try Data(contentsOf: file)
         let stored = try #require(genuine.range(of: Data("stored".utf8)))
         var forged = genuine
         forged.replaceSubrange(stored, with: Data("forged".utf8))
-        try forged.write(to: file, options: .atomic)
+        forged = withChecksum(forged)
+        var held = try place(forged, at: file)
+        defer { try? held.close() }
         let control = try fixture.gsettings("get", Self.schema, "text")
         #expect(control.stdout == "'forged'\n", "an intact forged snapshot is read (else this test proves nothing): \(control)")
 
+        let header = SnapshotLayout.headerSize
         var damaged: [(String, Data)] = [
-            ("truncated", forged.prefix(forged.count - 3)),
-            ("header only", forged.prefix(16)),
+            ("truncated", withChecksum(forged.prefix(forged.count - 3))),
+            ("header only", forged.prefix(header)),
             ("empty", Data()),
         ]
         var stale = forged
-        stale[8] = 1
+        stale[SnapshotLayout.flagOffset] = SnapshotLayout.stale
         damaged.append(("stale", stale))
         var garbage = forged
-        for index in 16..<min(forged.count, 28) { garbage[index] = 0xA5 }
-        damaged.append(("garbage header of the message", garbage))
+        for index in header..<min(forged.count, header + 12) { garbage[index] = 0xA5 }
+        damaged.append(("garbage header of the message", withChecksum(garbage)))
         var wrongMagic = forged
         wrongMagic[0] = UInt8(ascii: "X")
         damaged.append(("wrong magic", wrongMagic))
         let name = try #require(forged.range(of: Data(Self.domain.utf8)))
         var otherDomain = forged
         otherDomain.replaceSubrange(name, with: Data("org.example.Tesu".utf8))
-        damaged.append(("another domain's", otherDomain))
+        damaged.append(("another domain's", withChecksum(otherDomain)))
+        var changed = forged
+        changed[stored.lowerBound] = UInt8(ascii: "F")
+        damaged.append(("a byte changed, the checksum not", changed))
         for (name, data) in damaged {
-            try data.write(to: file, options: .atomic)
+            try held.close()
+            held = try place(data, at: file)
             let read = try fixture.gsettings("get", Self.schema, "text")
             #expect(read.status == 0 && read.stdout == "'stored'\n", "\(name) snapshot: \(read)")
         }
+        // Intact, but no process holds its lock: as a prefsd that died leaves it.
+        try held.close()
+        try forged.write(to: file, options: .atomic)
+        let unlocked = try fixture.gsettings("get", Self.schema, "text")
+        #expect(unlocked.status == 0 && unlocked.stdout == "'stored'\n", "unlocked snapshot: \(unlocked)")
+    }
+
+    @Test("a snapshot changed in place (one byte of a value, one of a key's name) is not read: its checksum no longer matches")
+    func changedInPlaceFallsBack() async throws {
+        let service = try await ServiceFixture()
+        let (proxy, fixture, file) = try await storedAndSnapshotted(service)
+        defer { proxy.close() }
+        let genuine = try Data(contentsOf: file)
+        let value = try #require(genuine.range(of: Data("stored".utf8)))
+        let key = try #require(genuine.range(of: Data("text".utf8), in: SnapshotLayout.headerSize..<genuine.count))
+        // Into prefsd's own file: its lock and its flag stay valid, only these bytes change.
+        let changes = [("a byte of the value", value.lowerBound + 3, UInt8(ascii: "R")), ("a byte of the key's name", key.lowerBound + 3, UInt8(ascii: "u"))]
+        for (name, offset, byte) in changes {
+            var damaged = genuine
+            damaged[offset] = byte
+            try overwrite(file, with: damaged)
+            let read = try fixture.gsettings("get", Self.schema, "text")
+            #expect(read.status == 0 && read.stdout == "'stored'\n", "\(name) changed: \(read)")
+        }
+        // The control: a change whose checksum matches is read, so the reads above had the
+        // snapshot (prefsd's, still valid) to answer from.
+        var forged = genuine
+        forged.replaceSubrange(value, with: Data("forged".utf8))
+        try overwrite(file, with: withChecksum(forged))
+        let control = try fixture.gsettings("get", Self.schema, "text")
+        #expect(control.stdout == "'forged'\n", "a matching checksum is read (else this test proves nothing): \(control)")
+    }
+
+    @Test("a snapshot truncated in place while a program has it open and its load is pending does not kill the program")
+    func truncatedInPlaceDoesNotKill() async throws {
+        let service = try await ServiceFixture()
+        let (proxy, fixture, file) = try await storedAndSnapshotted(service)
+        defer { proxy.close() }
+
+        let pid = try #require(service.pid)
+        kill(pid, SIGSTOP)
+        defer { kill(pid, SIGCONT) }
+        let go = fixture.directory.appendingPathComponent("truncated")
+        // With prefsd stopped the program's load cannot come: its second read checks the
+        // snapshot it opened for the first.
+        let (program, output) = try fixture.startPython(
+            """
+            import os, time
+            s = Gio.Settings.new('org.example.Test')
+            print('first', s.get_string('text'), flush=True)
+            deadline = time.monotonic() + 30
+            while not os.path.exists(\(String(reflecting: go.path))) and time.monotonic() < deadline:
+                time.sleep(0.01)
+            print('second', s.get_string('text'), flush=True)
+            """)
+        defer {
+            if program.isRunning { kill(program.processIdentifier, SIGKILL) }
+            program.waitUntilExit()
+        }
+        try await waitFor("first ", in: output)
+        // Cut to nothing in place: the file the program opened.
+        let handle = try FileHandle(forUpdating: file)
+        try handle.truncate(atOffset: 0)
+        try handle.close()
+        _ = FileManager.default.createFile(atPath: go.path, contents: nil)
+        try await waitForExit(program)
+        let said = try String(contentsOf: output, encoding: .utf8)
+        #expect(
+            program.terminationReason == .exit && program.terminationStatus == 0,
+            "the program ended by \(program.terminationReason == .exit ? "exit" : "signal") \(program.terminationStatus): \(said)")
+        #expect(said.contains("first stored\n"), "\(said)")
+        // The second read waits for the load (at most the module's 5 s), then answers the
+        // schema default.
+        #expect(said.contains("second hello\n"), "\(said)")
+    }
+
+    /// How the prefsd that follows a killed one is started, in ``killedWritersSnapshotIsNotRead(_:)``.
+    enum Successor: String, CaseIterable, CustomTestStringConvertible, Sendable {
+        case withoutRuntimeDirectory = "without XDG_RUNTIME_DIR"
+        case dotInPath = "on the bus address with /./ in its path"
+        case pathThroughSymlink = "on the bus address with its path through a symbolic link"
+        var testDescription: String { rawValue }
+    }
+
+    @Test(
+        "after a kill -9 of the prefsd that wrote a snapshot, a write acknowledged by the next prefsd is what `gsettings get` reads",
+        arguments: Successor.allCases)
+    func killedWritersSnapshotIsNotRead(_ successor: Successor) async throws {
+        let service = try await ServiceFixture()
+        let (proxy, fixture, file) = try await storedAndSnapshotted(service)
+        proxy.close()
+        service.killService()
+        #expect(FileManager.default.fileExists(atPath: file.path), "the killed prefsd's snapshot is left behind")
+
+        switch successor {
+        case .withoutRuntimeDirectory:
+            try await service.startService(withoutRuntimeDirectory: true)
+        case .dotInPath:
+            try await service.startService(address: "unix:path=\(service.bus.directory.path)/./bus")
+        case .pathThroughSymlink:
+            let alias = service.bus.directory.appendingPathComponent("alias")
+            try FileManager.default.createSymbolicLink(at: alias, withDestinationURL: service.bus.directory)
+            try await service.startService(address: "unix:path=\(alias.path)/bus")
+        }
+        let wrote = try service.prefs("write", Self.domain, "text", "new")
+        #expect(wrote.status == 0, "prefs write: \(wrote)")
+        #expect(try service.prefs("read", Self.domain, "text").stdout == "new\n")
+        let read = try fixture.gsettings("get", Self.schema, "text")
+        #expect(read.status == 0 && read.stdout == "'new'\n", "the killed prefsd's snapshot answered: \(read)")
     }
 
     @Test("prefsd going away flips its snapshots stale and removes them; a new prefsd starts from none")

@@ -9,7 +9,7 @@
 #include <gio/gsettingsbackend.h>
 #include <string.h>
 #include <fcntl.h>
-#include <sys/mman.h>
+#include <errno.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -45,39 +45,72 @@ static inline void prefsd_log_message(const char *message) {
 /* A GMutex and a GCond, allocated together (their address must not move). */
 typedef struct { GMutex mutex; GCond cond; } prefsd_lock;
 
-/* Maps the snapshot file `name` of prefsd's snapshot directory `directory` read-only and
- * shared (so prefsd's flip of its validity flag is seen), setting `*length`; NULL when the
- * directory is not a private directory of the user's, or the file is not a regular file of
- * the user's of 1 to `limit` bytes. (open is variadic: Embedded Swift cannot call it.) */
-static inline const void *prefsd_snapshot_map(const char *directory, const char *name, size_t limit, size_t *length) {
+/* fcntl's open file description lock test (Linux), named by <fcntl.h> only under _GNU_SOURCE. */
+#ifndef F_OFD_GETLK
+#define F_OFD_GETLK 36
+#endif
+
+/* Opens the snapshot file `name` of prefsd's snapshot directory `directory` and reads all
+ * of it into a new buffer (`*content`, g_free it; `*length` bytes); returns the descriptor,
+ * kept to check the snapshot's validity, or -1 when the directory is not a private
+ * directory of the user's, the file is not a regular file of the user's of 1 to `limit`
+ * bytes, or it changed size while read. Read, never mapped: a file another process
+ * truncates cannot fault the program. (open is variadic: Embedded Swift cannot call it.) */
+static inline int prefsd_snapshot_open(const char *directory, const char *name, size_t limit, void **content, size_t *length) {
     struct stat info;
-    const void *mapping = NULL;
     int dir = open(directory, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-    if (dir < 0) return NULL;
+    if (dir < 0) return -1;
     if (fstat(dir, &info) != 0 || info.st_uid != getuid() || (info.st_mode & 077) != 0) {
         close(dir);
-        return NULL;
+        return -1;
     }
     int fd = openat(dir, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
     close(dir);
-    if (fd < 0) return NULL;
-    if (fstat(fd, &info) == 0 && S_ISREG(info.st_mode) && info.st_uid == getuid()
-        && info.st_size > 0 && (unsigned long long)info.st_size <= limit) {
-        void *made = mmap(NULL, (size_t)info.st_size, PROT_READ, MAP_SHARED, fd, 0);
-        if (made != MAP_FAILED) {
-            mapping = made;
-            *length = (size_t)info.st_size;
-        }
+    if (fd < 0) return -1;
+    if (fstat(fd, &info) != 0 || !S_ISREG(info.st_mode) || info.st_uid != getuid()
+        || info.st_size <= 0 || (unsigned long long)info.st_size > limit) {
+        close(fd);
+        return -1;
     }
-    close(fd);
-    return mapping;
+    size_t size = (size_t)info.st_size;
+    /* One byte more than the size: a file that grew meanwhile is seen. */
+    unsigned char *buffer = g_try_malloc(size + 1);
+    if (buffer == NULL) {
+        close(fd);
+        return -1;
+    }
+    size_t done = 0;
+    while (done <= size) {
+        ssize_t got = pread(fd, buffer + done, size + 1 - done, (off_t)done);
+        if (got < 0 && errno == EINTR) continue;
+        if (got <= 0) break;
+        done += (size_t)got;
+    }
+    if (done != size) {
+        g_free(buffer);
+        close(fd);
+        return -1;
+    }
+    *content = buffer;
+    *length = size;
+    return fd;
 }
 
-static inline void prefsd_snapshot_unmap(const void *mapping, size_t length) { munmap((void *)mapping, length); }
-
-/* The byte at `offset` of a mapping another process writes (read anew each time). */
-static inline unsigned char prefsd_snapshot_byte(const void *mapping, size_t offset) {
-    return __atomic_load_n((const unsigned char *)mapping + offset, __ATOMIC_ACQUIRE);
+/* Whether the snapshot open as `fd` may still be read: its flag (the byte at `flag_offset`,
+ * read anew) is `valid`, and the prefsd that wrote it still holds its read lock on the file
+ * (the kernel drops it when that prefsd exits). pread and fcntl: nothing another process
+ * does to the file can make this fault. */
+static inline int prefsd_snapshot_check(int fd, size_t flag_offset, unsigned char valid) {
+    unsigned char flag = 0;
+    if (pread(fd, &flag, 1, (off_t)flag_offset) != 1 || flag != valid) return 0;
+    struct flock lock;
+    memset(&lock, 0, sizeof lock);
+    lock.l_type = F_WRLCK;
+    lock.l_whence = SEEK_SET;
+    if (fcntl(fd, F_OFD_GETLK, &lock) != 0) return 0;
+    return lock.l_type == F_RDLCK;
 }
+
+static inline void prefsd_snapshot_close(int fd) { close(fd); }
 
 #endif
