@@ -34,6 +34,7 @@ extension Prefs {
             let client = try connect()
             defer { client.close() }
             if let key {
+                let (domain, key) = try await Self.locate(domain, key, client: client)
                 do {
                     _ = try await client.perform(PreferencesCall.read(domain, key), domain: domain, key: key)  // NotFound when absent: exit 1
                 } catch .invalid {
@@ -47,6 +48,18 @@ extension Prefs {
             } else {
                 throw PrefsError.domainNotFound(domain)
             }
+        }
+
+        /// Where `key` of `domain` is: there, or, when `domain` is the ID of an installed
+        /// GSettings schema and holds no such key, where the schema keeps it.
+        static func locate(_ domain: String, _ key: String, client: PrefsClient) async throws(PrefsError) -> (domain: String, key: String) {
+            guard let schema = SchemaDomain(domain), let location = schema.location(of: key) else { return (domain, key) }
+            do {
+                if try await client.readIfPresent(domain, key) != nil { return (domain, key) }
+            } catch .invalid {
+                return (domain, key)
+            }
+            return (location.domain, location.key)
         }
     }
 

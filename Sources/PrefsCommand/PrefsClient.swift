@@ -49,6 +49,15 @@ public struct PrefsClient: Sendable {
         }
     }
 
+    /// `ReadDomain`, with `nil` for a domain that does not exist.
+    public func readDomainIfPresent(_ domain: String) async throws(PrefsError) -> [String: PropertyListValue]? {
+        do {
+            return try await perform(PreferencesCall.readDomain(domain), domain: domain)
+        } catch .domainNotFound {
+            return nil
+        }
+    }
+
     /// `ReadVolatileDomain`, with `nil` for a volatile domain that does not exist.
     public func readVolatileDomainIfPresent(_ domain: String) async throws(PrefsError) -> [String: PropertyListValue]? {
         do {

@@ -43,10 +43,16 @@ extension Prefs {
             let client = try connect()
             defer { client.close() }
             let value: PropertyListValue
+            // A GSettings schema's ID given as the domain reads through the schema.
             if let domain, let key {
-                value = try await client.perform(PreferencesCall.read(domain, key), domain: domain, key: key)
+                value = try await client.perform(PreferencesCall.read(domain, key), domain: domain, key: key) { schema throws(PrefsError) in
+                    try await schema.read(key, with: client)
+                }
             } else if let domain {
-                value = .dictionary(try await client.perform(PreferencesCall.readDomain(domain), domain: domain))
+                value = .dictionary(
+                    try await client.perform(PreferencesCall.readDomain(domain), domain: domain, key: nil) { schema throws(PrefsError) in
+                        try await schema.readAll(with: client)
+                    })
             } else {
                 var all: [String: PropertyListValue] = [:]
                 for name in try await client.perform(PreferencesCall.domains()) {

@@ -11,6 +11,14 @@ public enum WriteRequest: Sendable, Equatable {
     case arrayAdd(key: String, items: [PropertyListValue])
     /// Merge `entries` into the dictionary at `key` (`-dict-add`).
     case dictAdd(key: String, entries: [String: PropertyListValue])
+
+    /// The key written, or `nil` when the whole domain is.
+    public var key: String? {
+        switch self {
+        case .replaceDomain: nil
+        case .set(let key, _), .arrayAdd(let key, _), .dictAdd(let key, _): key
+        }
+    }
 }
 
 /// Parses the `defaults`-style value arguments of `prefs write`.

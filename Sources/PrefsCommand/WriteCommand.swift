@@ -33,6 +33,10 @@ extension Prefs {
         )
 
         /// The domain.
+        /// Write to a domain named like an installed GSettings schema all the same.
+        @Flag(help: "Write to DOMAIN even when it is an installed GSettings schema's ID (no GSettings program reads it).")
+        public var notASchema = false
+
         @Argument(help: "The domain (-g for the global domain).")
         public var domain: String
 
@@ -59,6 +63,11 @@ extension Prefs {
             let domain = domain
             let client = try connect()
             defer { client.close() }
+            // A GSettings schema's ID is the natural mistake for a domain: never create a
+            // domain of that name unasked, say where the key lives instead.
+            if !notASchema, let schema = SchemaDomain(domain), try await client.readDomainIfPresent(domain) == nil {
+                throw schema.writeRefusal(key: request.key)
+            }
             switch request {
             case .replaceDomain(let entries):
                 try await client.perform(PreferencesCall.replaceDomain(domain, entries), domain: domain)

@@ -78,4 +78,27 @@ struct HonestOutputTests {
         #expect(again.stderr.contains("remove it first with `prefs volatile remove com.example.Session`"), "\(again.stderr)")
         #expect(!again.stderr.contains("RemoveVolatileDomain"))
     }
+
+    @Test("a GSettings schema's ID as the domain: read and delete go through the schema, write says where the key lives and creates nothing unasked")
+    func schemaIDAsDomain() async throws {
+        let fixture = try await ServiceFixture()
+        let schema = "org.gnome.desktop.interface"
+        let refused = try fixture.prefs("write", schema, "color-scheme", "prefer-light")
+        #expect(refused.status == 2, "\(refused.stdout)\(refused.stderr)")
+        #expect(refused.stderr.contains("`prefs write org.gnome.desktop interface/color-scheme …`"), "\(refused.stderr)")
+        #expect(try fixture.prefs("domains").stdout.isEmpty, "a domain was created")
+
+        expectSuccess(try fixture.prefs("write", "org.gnome.desktop", "interface/color-scheme", "prefer-light"))
+        #expect(try fixture.prefs("read", schema, "color-scheme").stdout == "prefer-light\n")
+        let whole = try fixture.prefs("read", "--json", schema)
+        #expect(whole.stdout == "{\n  \"color-scheme\": \"prefer-light\"\n}\n", "\(whole.stdout)\(whole.stderr)")
+        expectSuccess(try fixture.prefs("delete", schema, "color-scheme"))
+        #expect(try fixture.prefs("read", "org.gnome.desktop", "interface/color-scheme").status == 1)
+        let unset = try fixture.prefs("read", schema, "color-scheme")
+        #expect(unset.status == 1 && unset.stderr.contains("\"interface/color-scheme\" does not exist in the domain org.gnome.desktop"), "\(unset.stderr)")
+
+        // Told to, prefs makes the domain of that name.
+        expectSuccess(try fixture.prefs("write", "--not-a-schema", schema, "color-scheme", "prefer-light"))
+        #expect(try fixture.prefs("domains").stdout == "\(schema)\n")
+    }
 }
