@@ -59,7 +59,7 @@ extension DomainStore {
                     }
                     let blob = sqlite3_column_blob(raw, 2)
                     let bytes = UnsafeRawBufferPointer(start: blob, count: Int(sqlite3_column_bytes(raw, 2)))
-                    var problem: String
+                    let problem: String
                     do {
                         let value = try PropertyListValue(encoded: bytes)
                         guard let broken = StoreMutation.set(currentDomain, key: key, value: value).problem else {
