@@ -59,10 +59,13 @@ extension ValueText {
         }
     }
 
-    /// A value as old-style text on one line: `(a, b)`, `{ k = v; }`, dates quoted — how
-    /// `prefs history` and the settings app's History page show a change.
+    /// A value as old-style text on one line: `(a, b)`, `{ k = v; }`, dates quoted, booleans
+    /// as `true` and `false` (not old-style text's 1 and 0, which read as integers beside
+    /// the integers of a history) — how `prefs history` and the settings app's History page
+    /// show a change.
     public static func compact(_ value: PropertyListValue) -> String {
         switch value {
+        case .boolean(let flag): flag ? "true" : "false"
         case .array(let items): "(" + items.map(compact).joined(separator: ", ") + ")"
         case .dictionary(let entries):
             entries.isEmpty

@@ -86,5 +86,7 @@ struct ValueTextTests {
     func compact() {
         let value = PropertyListValue.dictionary(["b": .array([.string("x y"), .integer(1)]), "a": .dictionary([:])])
         #expect(ValueText.compact(value) == "{ a = { }; b = (\"x y\", 1); }")
+        // A boolean reads as one, not as the integer old-style text makes of it.
+        #expect(ValueText.compact(.array([.boolean(true), .boolean(false), .integer(1)])) == "(true, false, 1)")
     }
 }
