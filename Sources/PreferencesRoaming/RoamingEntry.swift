@@ -1,6 +1,10 @@
 import PreferencesModel
 
 /// Names one key of one domain.
+///
+/// Two keys are the same only when their bytes are: NFC `é` and NFD `é` are two keys, as
+/// they are two rows in the store (Swift's `==` and hashing of `String` would make them
+/// one by canonical equivalence, so a dictionary of keys would fold one into the other).
 public struct RoamingKey: Sendable, Hashable, Comparable, CustomStringConvertible {
     /// The domain.
     public var domain: DomainName
@@ -11,6 +15,18 @@ public struct RoamingKey: Sendable, Hashable, Comparable, CustomStringConvertibl
     public init(_ domain: DomainName, _ key: String) {
         self.domain = domain
         self.key = key
+    }
+
+    public static func == (lhs: RoamingKey, rhs: RoamingKey) -> Bool {
+        lhs.domain == rhs.domain && lhs.key.utf8.elementsEqual(rhs.key.utf8)
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(domain)
+        hasher.combine(key.utf8.count)
+        if key.utf8.withContiguousStorageIfAvailable({ hasher.combine(bytes: UnsafeRawBufferPointer($0)) }) == nil {
+            for byte in key.utf8 { hasher.combine(byte) }
+        }
     }
 
     public static func < (lhs: RoamingKey, rhs: RoamingKey) -> Bool {

@@ -33,8 +33,32 @@ public struct RoamingFolder: Sendable {
 
     /// The machine a file name belongs to, or `nil` when it is not `<identity>.prefsd-roaming`.
     public static func machine(ofFileName name: String) -> MachineID? {
-        guard name.hasSuffix(suffix) else { return nil }
-        return MachineID(name.dropLast(suffix.count))
+        let bytes = Array(name.utf8), end = Array(suffix.utf8)
+        guard bytes.count > end.count, bytes.suffix(end.count).elementsEqual(end) else { return nil }
+        return MachineID(String(decoding: bytes.dropLast(end.count), as: UTF8.self))
+    }
+
+    /// A file's name, told apart from every other by its bytes, as the filesystem does:
+    /// `==` and hashing of `String` are by canonical equivalence, under which two files
+    /// whose names differ only in their normalization would be one.
+    public struct FileName: Sendable, Hashable, Comparable, CustomStringConvertible {
+        /// The name.
+        public let text: String
+
+        /// Makes a name.
+        public init(_ text: String) { self.text = text }
+
+        public static func == (lhs: FileName, rhs: FileName) -> Bool { lhs.text.utf8.elementsEqual(rhs.text.utf8) }
+
+        public func hash(into hasher: inout Hasher) {
+            hasher.combine(text.utf8.count)
+            for byte in text.utf8 { hasher.combine(byte) }
+        }
+
+        /// Ordered by bytes.
+        public static func < (lhs: FileName, rhs: FileName) -> Bool { lhs.text.utf8.lexicographicallyPrecedes(rhs.text.utf8) }
+
+        public var description: String { text }
     }
 
     /// What identifies one version of a file: when it changes, the file is read again.
@@ -47,14 +71,16 @@ public struct RoamingFolder: Sendable {
         public var inode: UInt64
     }
 
-    /// The files in the folder whose names end with ``suffix``, with their fingerprints.
-    public func listing() -> [String: Fingerprint] {
+    /// The files in the folder whose names end with ``suffix`` (and do not start with `.`:
+    /// the sync engine's temporary files), with their fingerprints.
+    public func listing() -> [FileName: Fingerprint] {
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory.path) else { return [:] }
-        var result: [String: Fingerprint] = [:]
-        for name in names where name.hasSuffix(Self.suffix) && !name.hasPrefix(".") {
+        var result: [FileName: Fingerprint] = [:]
+        let end = Array(Self.suffix.utf8)
+        for name in names where name.utf8.first != UInt8(ascii: ".") && Array(name.utf8.suffix(end.count)) == end {
             var info = stat()
             guard lstat(directory.appendingPathComponent(name).path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { continue }
-            result[name] = Fingerprint(
+            result[FileName(name)] = Fingerprint(
                 size: Int64(info.st_size),
                 modified: Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec),
                 inode: UInt64(info.st_ino))

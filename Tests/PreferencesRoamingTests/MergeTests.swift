@@ -114,6 +114,19 @@ struct MergeTests {
         #expect(a.ledger.log.map(\.key) == [Fixture.key("K")])
     }
 
+    @Test("keys are told apart by their bytes: NFC and NFD spellings of one name are two keys")
+    func keysByBytes() {
+        let composed = Fixture.key("Caf\u{E9}"), decomposed = Fixture.key("Caf\u{65}\u{301}")
+        #expect(composed != decomposed)
+        #expect(Set([composed, decomposed]).count == 2)
+        var a = Replica(machine: Fixture.machine(1))
+        a.store[composed] = .integer(1)
+        a.store[decomposed] = .integer(2)
+        a.reconcile()
+        #expect(a.ledger.own.count == 2)
+        #expect(a.ledger.own[composed]?.value == .integer(1) && a.ledger.own[decomposed]?.value == .integer(2))
+    }
+
     @Test("the same entries in any order and number give the same winners")
     func winnersCommute() async {
         let machines = (1...3).map(Fixture.machine)

@@ -26,9 +26,9 @@ final class RoamingCoordinator: Sendable {
     private struct State: Sendable {
         var ledger: RoamingLedger
         /// The version of each other machine's file last read (or set aside).
-        var seen: [String: RoamingFolder.Fingerprint] = [:]
+        var seen: [RoamingFolder.FileName: RoamingFolder.Fingerprint] = [:]
         /// Files set aside, by name: why, and where the copy is.
-        var setAside: [String: (reason: String, copy: String?)] = [:]
+        var setAside: [RoamingFolder.FileName: (reason: String, copy: String?)] = [:]
         /// Other machines' changes that could not be applied, and why.
         var waiting: [RoamingKey: (machine: String, reason: String)] = [:]
         /// Why this machine's file could not be written, if it could not.
@@ -178,14 +178,14 @@ final class RoamingCoordinator: Sendable {
     private func scan() {
         let limits = configuration.limits
         let listing = folder.listing()
-        let ownName = RoamingFolder.fileName(for: machine)
+        let ownName = RoamingFolder.FileName(RoamingFolder.fileName(for: machine))
         let clock = now()
         let (seen, known) = state.withLock { ($0.seen, Set($0.ledger.remote.keys)) }
         var present: Set<MachineID> = []
         // The first machines' files by name are read, up to the bound; the others are set aside.
-        let allowed = Set(listing.keys.filter { $0 != ownName && RoamingFolder.machine(ofFileName: $0) != nil }.sorted().prefix(limits.machines))
+        let allowed = Set(listing.keys.filter { $0 != ownName && RoamingFolder.machine(ofFileName: $0.text) != nil }.sorted().prefix(limits.machines))
         for (name, fingerprint) in listing.sorted(by: { $0.key < $1.key }) where name != ownName {
-            let machineOfName = RoamingFolder.machine(ofFileName: name)
+            let machineOfName = RoamingFolder.machine(ofFileName: name.text)
             if let machineOfName { present.insert(machineOfName) }
             if seen[name] == fingerprint { continue }
             state.withLock { $0.seen[name] = fingerprint }
@@ -199,7 +199,7 @@ final class RoamingCoordinator: Sendable {
             }
             var bytes: [UInt8]?
             do {
-                bytes = try folder.read(name, limit: limits.fileBytes)
+                bytes = try folder.read(name.text, limit: limits.fileBytes)
                 let file = try RoamingFile.decode(bytes ?? [], limits: limits, now: clock, checkValue: checkValue)
                 guard file.kind == .changes, file.machine == expected else {
                     throw RoamingError.corrupt("the file says it was written by \(file.machine), not by the machine its name gives")
@@ -210,7 +210,7 @@ final class RoamingCoordinator: Sendable {
                 }
                 logger.debug("read a roaming file", metadata: ["file": "\(name)", "entries": "\(file.entries.count)"])
             } catch let error as RoamingError {
-                if case .io = error, !FileManager.default.fileExists(atPath: folder.directory.appendingPathComponent(name).path) { continue }
+                if case .io = error, !FileManager.default.fileExists(atPath: folder.directory.appendingPathComponent(name.text).path) { continue }
                 setAside(name, reason: error.description, bytes: bytes)
             } catch {
                 setAside(name, reason: "\(error)", bytes: bytes)
@@ -224,9 +224,9 @@ final class RoamingCoordinator: Sendable {
         }
     }
 
-    private func setAside(_ name: String, reason: String, bytes: [UInt8]?) {
+    private func setAside(_ name: RoamingFolder.FileName, reason: String, bytes: [UInt8]?) {
         // A file too large to read is reported without a copy.
-        let copy = (bytes ?? (try? folder.read(name, limit: configuration.limits.fileBytes))).flatMap { folder.setAside(name, bytes: $0) }
+        let copy = (bytes ?? (try? folder.read(name.text, limit: configuration.limits.fileBytes))).flatMap { folder.setAside(name.text, bytes: $0) }
         logger.warning("a roaming file was set aside", metadata: ["file": "\(name)", "reason": "\(reason)", "copy": "\(copy ?? "none")"])
         state.withLock { $0.setAside[name] = (reason, copy) }
     }
@@ -386,7 +386,7 @@ final class RoamingCoordinator: Sendable {
                 })
             values["SetAside"] = .array(
                 state.setAside.sorted { $0.key < $1.key }.map { name, problem in
-                    var entry: [String: PropertyListValue] = ["File": .string(name), "Reason": .string(problem.reason)]
+                    var entry: [String: PropertyListValue] = ["File": .string(name.text), "Reason": .string(problem.reason)]
                     if let copy = problem.copy { entry["Copy"] = .string(copy) }
                     return .dictionary(entry)
                 })
