@@ -88,6 +88,11 @@ public struct RoamingFolder: Sendable {
         return result
     }
 
+    /// Whether the folder holds a file of this name.
+    public func contains(_ name: FileName) -> Bool {
+        FileManager.default.fileExists(atPath: directory.appendingPathComponent(name.text).path)
+    }
+
     /// Reads a file of the folder, refusing one larger than `limit` without reading it.
     public func read(_ name: String, limit: Int) throws(RoamingError) -> [UInt8] {
         try Self.read(directory.appendingPathComponent(name), limit: limit)

@@ -25,10 +25,8 @@ final class RoamingCoordinator: Sendable {
 
     private struct State: Sendable {
         var ledger: RoamingLedger
-        /// The version of each other machine's file last read (or set aside).
-        var seen: [RoamingFolder.FileName: RoamingFolder.Fingerprint] = [:]
-        /// Files set aside, by name: why, and where the copy is.
-        var setAside: [RoamingFolder.FileName: (reason: String, copy: String?)] = [:]
+        /// What the folder's files were found to be (read, set aside).
+        var reader: RoamingReader
         /// Other machines' changes that could not be applied, and why.
         var waiting: [RoamingKey: (machine: String, reason: String)] = [:]
         /// Why this machine's file could not be written, if it could not.
@@ -54,7 +52,6 @@ final class RoamingCoordinator: Sendable {
     private let state: Mutex<State>
     private let scheduled = Mutex(false)
     private let watcher = Mutex<DirectoryWatcher?>(nil)
-    private let checkValue: @Sendable (PropertyListValue, String) throws -> Void
     private let hostName: String
 
     /// Makes a coordinator for this machine; `nil` (logged) when the machine ID cannot be read.
@@ -73,12 +70,14 @@ final class RoamingCoordinator: Sendable {
         folder = RoamingFolder(directory: configuration.directory)
         self.logger = logger
         self.host = host
-        self.checkValue = checkValue
         var name = [CChar](repeating: 0, count: 256)
         gethostname(&name, name.count - 1)
         let hostText = String(decoding: name.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
         hostName = MachineName.sanitized(hostText, fallback: String(machine.rawValue.prefix(8)))
-        state = Mutex(State(ledger: RoamingLedger(machine: machine, name: hostName)))
+        state = Mutex(
+            State(
+                ledger: RoamingLedger(machine: machine, name: hostName),
+                reader: RoamingReader(folder: folder, limits: configuration.limits, checkValue: checkValue)))
     }
 
     /// This machine's identity.
@@ -147,88 +146,42 @@ final class RoamingCoordinator: Sendable {
     // MARK: The pass
 
     private func load() {
-        let machine = self.machine
-        let limits = configuration.limits
-        var own: RoamingFile?
-        let ownURL = folder.directory.appendingPathComponent(RoamingFolder.fileName(for: machine))
-        do {
-            if let bytes = try RoamingFolder.readIfPresent(ownURL, limit: limits.fileBytes) {
-                own = try RoamingFile.decode(bytes, limits: limits, now: UInt64.max - limits.futureSkewMilliseconds, checkValue: checkValue)
-            }
-        } catch {
-            logger.error("this machine's roaming file is unreadable; starting it anew", metadata: ["file": "\(ownURL.path)", "error": "\(error)"])
-        }
-        var adopted: RoamingFile?
-        do {
-            if let bytes = try RoamingFolder.readIfPresent(folder.adoptedURL, limit: limits.fileBytes * 8) {
-                var big = limits
-                big.fileBytes *= 8
-                big.entries *= 8
-                adopted = try RoamingFile.decode(bytes, limits: big, now: UInt64.max - big.futureSkewMilliseconds, checkValue: checkValue)
-            }
-        } catch {
-            logger.error("the adopted roaming state is unreadable; other machines' changes are compared anew", metadata: ["error": "\(error)"])
-        }
+        var reader = state.withLock { $0.reader }
+        let (ledger, events) = reader.load(machine: machine, name: hostName, now: now())
         state.withLock { state in
-            state.ledger = RoamingLedger(machine: machine, name: own?.name ?? hostName, own: own, adopted: adopted)
+            state.ledger = ledger
+            state.reader = reader
         }
+        log(events)
     }
 
-    /// Reads the folder's new files into the ledger.
+    /// Reads the folder's new files into the ledger. The ledger and the reader are taken
+    /// out of the state while files are read, so a commit never waits on the folder (only
+    /// passes, on this queue, change them).
     private func scan() {
-        let limits = configuration.limits
-        let listing = folder.listing()
-        let ownName = RoamingFolder.FileName(RoamingFolder.fileName(for: machine))
-        let clock = now()
-        let (seen, known) = state.withLock { ($0.seen, Set($0.ledger.remote.keys)) }
-        var present: Set<MachineID> = []
-        // The first machines' files by name are read, up to the bound; the others are set aside.
-        let allowed = Set(listing.keys.filter { $0 != ownName && RoamingFolder.machine(ofFileName: $0.text) != nil }.sorted().prefix(limits.machines))
-        for (name, fingerprint) in listing.sorted(by: { $0.key < $1.key }) where name != ownName {
-            let machineOfName = RoamingFolder.machine(ofFileName: name.text)
-            if let machineOfName { present.insert(machineOfName) }
-            if seen[name] == fingerprint { continue }
-            state.withLock { $0.seen[name] = fingerprint }
-            guard let expected = machineOfName else {
-                setAside(name, reason: "its name is not a machine identity (32 hexadecimal digits) followed by \(RoamingFolder.suffix)", bytes: nil)
-                continue
-            }
-            if !allowed.contains(name) {
-                setAside(name, reason: "the folder holds more than \(limits.machines) machines' files", bytes: nil)
-                continue
-            }
-            var bytes: [UInt8]?
-            do {
-                bytes = try folder.read(name.text, limit: limits.fileBytes)
-                let file = try RoamingFile.decode(bytes ?? [], limits: limits, now: clock, checkValue: checkValue)
-                guard file.kind == .changes, file.machine == expected else {
-                    throw RoamingError.corrupt("the file says it was written by \(file.machine), not by the machine its name gives")
-                }
-                state.withLock { state in
-                    state.ledger.receive(file)
-                    state.setAside[name] = nil
-                }
-                logger.debug("read a roaming file", metadata: ["file": "\(name)", "entries": "\(file.entries.count)"])
-            } catch let error as RoamingError {
-                if case .io = error, !FileManager.default.fileExists(atPath: folder.directory.appendingPathComponent(name.text).path) { continue }
-                setAside(name, reason: error.description, bytes: bytes)
-            } catch {
-                setAside(name, reason: "\(error)", bytes: bytes)
-            }
-        }
+        var (ledger, reader) = state.withLock { ($0.ledger, $0.reader) }
+        let events = reader.scan(into: &ledger, now: now())
         state.withLock { state in
-            for gone in known.subtracting(present) { state.ledger.forget(gone) }
-            let names = Set(listing.keys)
-            state.seen = state.seen.filter { names.contains($0.key) }
-            state.setAside = state.setAside.filter { names.contains($0.key) }
+            state.ledger = ledger
+            state.reader = reader
         }
+        log(events)
     }
 
-    private func setAside(_ name: RoamingFolder.FileName, reason: String, bytes: [UInt8]?) {
-        // A file too large to read is reported without a copy.
-        let copy = (bytes ?? (try? folder.read(name.text, limit: configuration.limits.fileBytes))).flatMap { folder.setAside(name.text, bytes: $0) }
-        logger.warning("a roaming file was set aside", metadata: ["file": "\(name)", "reason": "\(reason)", "copy": "\(copy ?? "none")"])
-        state.withLock { $0.setAside[name] = (reason, copy) }
+    private func log(_ events: [RoamingReader.Event]) {
+        for event in events {
+            switch event {
+            case .read(let name, let entries):
+                logger.debug("read a roaming file", metadata: ["file": "\(name)", "entries": "\(entries)"])
+            case .setAside(let name, let problem):
+                logger.warning(
+                    "a roaming file was set aside", metadata: ["file": "\(name)", "reason": "\(problem.reason)", "copy": "\(problem.copy ?? "none")"])
+            case .refused(let name, let problem):
+                logger.error(
+                    "this machine's roaming file was refused",
+                    metadata: ["file": "\(name)", "reason": "\(problem.reason)", "copy": "\(problem.copy ?? "none")"])
+            }
+        }
     }
 
     /// One pass: read the folder, plan, publish, apply, write, show the status.
@@ -385,7 +338,7 @@ final class RoamingCoordinator: Sendable {
                     ])
                 })
             values["SetAside"] = .array(
-                state.setAside.sorted { $0.key < $1.key }.map { name, problem in
+                state.reader.setAside.sorted { $0.key < $1.key }.map { name, problem in
                     var entry: [String: PropertyListValue] = ["File": .string(name.text), "Reason": .string(problem.reason)]
                     if let copy = problem.copy { entry["Copy"] = .string(copy) }
                     return .dictionary(entry)

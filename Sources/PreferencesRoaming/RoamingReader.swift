@@ -1,0 +1,141 @@
+import PreferencesModel
+
+/// Reads the roaming folder into a ledger, for the service: this machine's file and the
+/// adopted state at start, then, at every pass, the other machines' files that changed
+/// since they were last read. Keeps what it found of each file (the version last read, the
+/// files set aside and why) and returns what it did, for the log.
+public struct RoamingReader: Sendable {
+    /// A file not used, and why.
+    public struct SetAside: Sendable, Equatable {
+        /// Why, as a message a person can act on.
+        public var reason: String
+        /// Where its copy is, if one was kept.
+        public var copy: String?
+
+        /// Makes one.
+        public init(reason: String, copy: String?) {
+            self.reason = reason
+            self.copy = copy
+        }
+    }
+
+    /// What a load or a pass did, for the log.
+    public enum Event: Sendable, Equatable {
+        /// Another machine's file was read, with this many entries.
+        case read(RoamingFolder.FileName, entries: Int)
+        /// Another machine's file was set aside.
+        case setAside(RoamingFolder.FileName, SetAside)
+        /// This machine's file or its adopted state was refused at start.
+        case refused(RoamingFolder.FileName, SetAside)
+    }
+
+    /// The folder.
+    public let folder: RoamingFolder
+    /// The files' bounds.
+    public let limits: RoamingLimits
+    /// The check every value written on the bus passes (nesting, size).
+    let checkValue: @Sendable (PropertyListValue, String) throws -> Void
+
+    /// The version of each other machine's file last read (or set aside).
+    public private(set) var seen: [RoamingFolder.FileName: RoamingFolder.Fingerprint] = [:]
+    /// The other machines' files set aside, by name.
+    public private(set) var setAside: [RoamingFolder.FileName: SetAside] = [:]
+
+    /// Makes a reader; nothing is read until ``load(machine:name:now:)``.
+    public init(folder: RoamingFolder, limits: RoamingLimits, checkValue: @escaping @Sendable (PropertyListValue, String) throws -> Void) {
+        self.folder = folder
+        self.limits = limits
+        self.checkValue = checkValue
+    }
+
+    /// The ledger of `machine`, started from its file in the folder and its adopted state
+    /// (either may be missing; one that is unreadable is left out).
+    public mutating func load(machine: MachineID, name: String, now: UInt64) -> (ledger: RoamingLedger, events: [Event]) {
+        var events: [Event] = []
+        var own: RoamingFile?
+        let ownName = RoamingFolder.fileName(for: machine)
+        let ownURL = folder.directory.appendingPathComponent(ownName)
+        do throws(RoamingError) {
+            if let bytes = try RoamingFolder.readIfPresent(ownURL, limit: limits.fileBytes) {
+                own = try RoamingFile.decode(bytes, limits: limits, now: UInt64.max - limits.futureSkewMilliseconds, checkValue: checkValue)
+            }
+        } catch {
+            events.append(
+                .refused(RoamingFolder.FileName(ownName), SetAside(reason: "this machine's file is unreadable; starting it anew: \(error)", copy: nil)))
+        }
+        var adopted: RoamingFile?
+        var big = limits
+        big.fileBytes *= 8
+        big.entries *= 8
+        do throws(RoamingError) {
+            if let bytes = try RoamingFolder.readIfPresent(folder.adoptedURL, limit: big.fileBytes) {
+                adopted = try RoamingFile.decode(bytes, limits: big, now: UInt64.max - big.futureSkewMilliseconds, checkValue: checkValue)
+            }
+        } catch {
+            events.append(
+                .refused(
+                    RoamingFolder.FileName(folder.adoptedURL.lastPathComponent),
+                    SetAside(reason: "the adopted state is unreadable; other machines' changes are compared anew: \(error)", copy: nil)))
+        }
+        return (RoamingLedger(machine: machine, name: own?.name ?? name, own: own, adopted: adopted), events)
+    }
+
+    /// Reads the other machines' files that changed since the last pass into `ledger`;
+    /// forgets the machines whose files left the folder.
+    ///
+    /// - Parameters:
+    ///   - ledger: this machine's ledger.
+    ///   - now: this machine's clock, in milliseconds.
+    public mutating func scan(into ledger: inout RoamingLedger, now: UInt64) -> [Event] {
+        var events: [Event] = []
+        let listing = folder.listing()
+        let ownName = RoamingFolder.FileName(RoamingFolder.fileName(for: ledger.machine))
+        let known = Set(ledger.remote.keys)
+        var present: Set<MachineID> = []
+        // The first machines' files by name are read, up to the bound; the others are set aside.
+        let allowed = Set(listing.keys.filter { $0 != ownName && RoamingFolder.machine(ofFileName: $0.text) != nil }.sorted().prefix(limits.machines))
+        for (name, fingerprint) in listing.sorted(by: { $0.key < $1.key }) where name != ownName {
+            let machineOfName = RoamingFolder.machine(ofFileName: name.text)
+            if let machineOfName { present.insert(machineOfName) }
+            if seen[name] == fingerprint { continue }
+            seen[name] = fingerprint
+            guard let expected = machineOfName else {
+                events.append(
+                    setAside(name, reason: "its name is not a machine identity (32 hexadecimal digits) followed by \(RoamingFolder.suffix)", bytes: nil))
+                continue
+            }
+            if !allowed.contains(name) {
+                events.append(setAside(name, reason: "the folder holds more than \(limits.machines) machines' files", bytes: nil))
+                continue
+            }
+            var bytes: [UInt8]?
+            do throws(RoamingError) {
+                bytes = try folder.read(name.text, limit: limits.fileBytes)
+                let file = try RoamingFile.decode(bytes ?? [], limits: limits, now: now, checkValue: checkValue)
+                guard file.kind == .changes, file.machine == expected else {
+                    throw .corrupt("the file says it was written by \(file.machine), not by the machine its name gives")
+                }
+                ledger.receive(file)
+                setAside[name] = nil
+                events.append(.read(name, entries: file.entries.count))
+            } catch {
+                // A file that left the folder meanwhile is forgotten at the next pass.
+                if case .io = error, !folder.contains(name) { continue }
+                events.append(setAside(name, reason: error.description, bytes: bytes))
+            }
+        }
+        for gone in known.subtracting(present) { ledger.forget(gone) }
+        seen = seen.filter { listing[$0.key] != nil }
+        setAside = setAside.filter { listing[$0.key] != nil }
+        return events
+    }
+
+    /// Sets a file aside, with a copy of `bytes` (read again when `nil`; a file too large
+    /// to read is set aside without a copy).
+    private mutating func setAside(_ name: RoamingFolder.FileName, reason: String, bytes: [UInt8]?) -> Event {
+        let copy = (bytes ?? (try? folder.read(name.text, limit: limits.fileBytes))).flatMap { folder.setAside(name.text, bytes: $0) }
+        let entry = SetAside(reason: reason, copy: copy)
+        setAside[name] = entry
+        return .setAside(name, entry)
+    }
+}
