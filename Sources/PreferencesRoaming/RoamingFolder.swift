@@ -10,7 +10,7 @@ import Foundation
 /// the new version is written and flushed under a temporary name in the local directory
 /// (outside the folder, so the sync engine never sees it, on the same filesystem), then
 /// renamed over the old one. The local directory also keeps what this machine adopted and
-/// a copy of every file set aside.
+/// copies of the latest files set aside.
 public struct RoamingFolder: Sendable {
     /// The folder the sync engine keeps the same on every machine.
     public let directory: URL
@@ -146,20 +146,47 @@ public struct RoamingFolder: Sendable {
     /// Where the adopted state is kept.
     public var adoptedURL: URL { localDirectory.appendingPathComponent("adopted.prefsd-roaming") }
 
-    /// Keeps a copy of a file set aside in `<local>/set-aside/` under its own name (the
-    /// latest bad version only, so a machine rewriting a bad file cannot fill the disk);
-    /// returns the copy's path. The folder itself is left alone: removing the file there
-    /// would remove it on every machine.
-    @discardableResult
-    public func setAside(_ name: String, bytes: [UInt8]) -> String? {
-        let directory = localDirectory.appendingPathComponent("set-aside", isDirectory: true)
-        let copy = directory.appendingPathComponent(name)
+    /// Where copies of files set aside are kept.
+    public var setAsideDirectory: URL { localDirectory.appendingPathComponent("set-aside", isDirectory: true) }
+
+    /// Keeps a copy of a file set aside in ``setAsideDirectory`` under its own name (the
+    /// latest bad version only), within `limits.setAsideCopies` copies and
+    /// `limits.setAsideBytes` bytes: older copies are dropped to make room, the oldest
+    /// first, so files set aside under ever new names cannot fill the disk; a copy that
+    /// alone passes the bytes bound is not kept. The folder itself is left alone: removing
+    /// the file there would remove it on every machine.
+    ///
+    /// - Returns: the copy's path (`nil` when none was kept) and the paths of the copies
+    ///   dropped.
+    public func setAside(_ name: FileName, bytes: [UInt8], limits: RoamingLimits) -> (copy: String?, dropped: [String]) {
+        guard limits.setAsideCopies > 0, bytes.count <= limits.setAsideBytes else { return (nil, []) }
+        let directory = setAsideDirectory
+        do { try Self.ensureDirectory(directory) } catch { return (nil, []) }
+        // The copies kept, oldest first; one of the same name is replaced by this one.
+        var kept: [(name: FileName, size: Int, modified: Int64)] = []
+        for other in (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? [] where FileName(other) != name {
+            var info = stat()
+            guard lstat(directory.appendingPathComponent(other).path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { continue }
+            kept.append((FileName(other), Int(info.st_size), Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec)))
+        }
+        kept.sort { $0.modified != $1.modified ? $0.modified < $1.modified : $0.name < $1.name }
+        var count = kept.count + 1
+        var total = kept.reduce(bytes.count) { $0 + $1.size }
+        var dropped: [String] = []
+        for old in kept where count > limits.setAsideCopies || total > limits.setAsideBytes {
+            let path = directory.appendingPathComponent(old.name.text).path
+            guard unlink(path) == 0 || errno == ENOENT else { continue }
+            dropped.append(path)
+            count -= 1
+            total -= old.size
+        }
+        guard count <= limits.setAsideCopies, total <= limits.setAsideBytes else { return (nil, dropped) }
+        let copy = directory.appendingPathComponent(name.text)
         do {
-            try Self.ensureDirectory(directory)
             try writeWhole(bytes, to: copy)
-            return copy.path
+            return (copy.path, dropped)
         } catch {
-            return nil
+            return (nil, dropped)
         }
     }
 

@@ -133,9 +133,23 @@ public struct RoamingReader: Sendable {
     /// Sets a file aside, with a copy of `bytes` (read again when `nil`; a file too large
     /// to read is set aside without a copy).
     private mutating func setAside(_ name: RoamingFolder.FileName, reason: String, bytes: [UInt8]?) -> Event {
-        let copy = (bytes ?? (try? folder.read(name.text, limit: limits.fileBytes))).flatMap { folder.setAside(name.text, bytes: $0) }
+        var copy: String?
+        if let bytes = bytes ?? (try? folder.read(name.text, limit: limits.fileBytes)) {
+            let kept = folder.setAside(name, bytes: bytes, limits: limits)
+            forgetCopies(kept.dropped)
+            copy = kept.copy
+        }
         let entry = SetAside(reason: reason, copy: copy)
         setAside[name] = entry
         return .setAside(name, entry)
+    }
+
+    /// Notes that these copies were dropped (the files stay set aside, without a copy).
+    private mutating func forgetCopies(_ paths: [String]) {
+        guard !paths.isEmpty else { return }
+        let gone = Set(paths.map { RoamingFolder.FileName($0) })
+        for (name, entry) in setAside {
+            if let copy = entry.copy, gone.contains(RoamingFolder.FileName(copy)) { setAside[name]?.copy = nil }
+        }
     }
 }

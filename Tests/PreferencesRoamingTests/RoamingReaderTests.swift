@@ -1,0 +1,89 @@
+import Foundation
+import PreferencesModel
+import Testing
+
+@testable import PreferencesRoaming
+
+/// A roaming folder in a temporary directory, written to as a sync engine would.
+struct FolderFixture: ~Copyable {
+    let root: URL
+    let folder: RoamingFolder
+    let now: UInt64 = 1_700_000_000_000
+
+    init() throws {
+        root = FileManager.default.temporaryDirectory.appendingPathComponent("prefsd-roaming-reader-\(UUID().uuidString)")
+        folder = RoamingFolder(directory: root.appendingPathComponent("roaming", isDirectory: true))
+        try FileManager.default.createDirectory(at: folder.directory, withIntermediateDirectories: true)
+    }
+
+    deinit { try? FileManager.default.removeItem(at: root) }
+
+    func reader(_ limits: RoamingLimits = .default) -> RoamingReader {
+        RoamingReader(folder: folder, limits: limits, checkValue: Fixture.check)
+    }
+
+    /// Puts a file in the folder under `name`.
+    func put(_ name: String, _ bytes: [UInt8]) throws {
+        try Data(bytes).write(to: folder.directory.appendingPathComponent(name))
+    }
+
+    /// Puts `machine`'s file in the folder, holding `values` (dated `wall`).
+    func put(_ machine: MachineID, _ values: [String: PropertyListValue], wall: UInt64? = nil, name: String = "m") throws {
+        var clock = HybridClock()
+        let entries = values.sorted { $0.key < $1.key }.map { key, value in
+            RoamingEntry(key: Fixture.key(key), value: value, stamp: RoamingStamp(time: clock.tick(physical: wall ?? now), machine: machine))
+        }
+        try put(RoamingFolder.fileName(for: machine), RoamingFile(machine: machine, name: name, entries: entries).encoded())
+    }
+
+    func remove(_ name: String) throws {
+        try FileManager.default.removeItem(at: folder.directory.appendingPathComponent(name))
+    }
+
+    /// The copies kept in the set-aside directory: name → bytes.
+    func copies() -> [String: Int] {
+        let directory = folder.setAsideDirectory
+        var result: [String: Int] = [:]
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? [] {
+            result[name] = (try? Data(contentsOf: directory.appendingPathComponent(name)))?.count
+        }
+        return result
+    }
+}
+
+@Suite("Reading the roaming folder")
+struct RoamingReaderTests {
+    @Test("copies of files set aside stay within their bounds (count and bytes), the oldest dropped first")
+    func setAsideBounded() throws {
+        let folder = try FolderFixture()
+        var limits = RoamingLimits.default
+        limits.fileBytes = 4096  // the copies then take at most 8 KiB together
+        var reader = folder.reader(limits)
+        var ledger = RoamingLedger(machine: Fixture.machine(0), name: "here")
+        // Bad files under ever new names, each gone when the next comes: 1,000 bytes, then 3,000.
+        var previous: String?
+        for (index, size) in (Array(repeating: 1000, count: 12) + Array(repeating: 3000, count: 8)).enumerated() {
+            if let previous { try folder.remove(previous) }
+            let name = RoamingFolder.fileName(for: Fixture.machine(100 + index))
+            try folder.put(name, Array(repeating: UInt8(index), count: size))
+            _ = reader.scan(into: &ledger, now: folder.now)
+            let copies = folder.copies()
+            #expect(copies.count <= limits.setAsideCopies, "after \(index + 1) files: \(copies.count) copies")
+            #expect(copies.values.reduce(0, +) <= limits.setAsideBytes, "after \(index + 1) files: \(copies.values.reduce(0, +)) bytes")
+            #expect(copies[name] == size, "the latest file's copy is kept")
+            #expect(reader.setAside[RoamingFolder.FileName(name)]?.copy != nil)
+            previous = name
+        }
+        #expect(folder.copies().count == 2)
+        // Many bad files at once: the newest copies are kept; those whose copy was dropped
+        // are still shown set aside, without a copy.
+        let many = (200..<220).map { RoamingFolder.fileName(for: Fixture.machine($0)) }
+        for name in many { try folder.put(name, Array(repeating: 1, count: 100)) }
+        _ = reader.scan(into: &ledger, now: folder.now)
+        #expect(folder.copies().count == limits.setAsideCopies)
+        #expect(many.allSatisfy { reader.setAside[RoamingFolder.FileName($0)] != nil })
+        let withCopies = reader.setAside.values.compactMap(\.copy)
+        #expect(withCopies.count == limits.setAsideCopies)
+        #expect(withCopies.allSatisfy { FileManager.default.fileExists(atPath: $0) })
+    }
+}
