@@ -40,6 +40,8 @@ public struct RoamingReader: Sendable {
     public private(set) var seen: [RoamingFolder.FileName: RoamingFolder.Fingerprint] = [:]
     /// The other machines' files set aside, by name.
     public private(set) var setAside: [RoamingFolder.FileName: SetAside] = [:]
+    /// Valid files not read because `limits.machines` others are: read once a place is free.
+    public private(set) var waitingForPlace: Set<RoamingFolder.FileName> = []
 
     /// Makes a reader; nothing is read until ``load(machine:name:now:)``.
     public init(folder: RoamingFolder, limits: RoamingLimits, checkValue: @escaping @Sendable (PropertyListValue, String) throws -> Void) {
@@ -83,6 +85,14 @@ public struct RoamingReader: Sendable {
     /// Reads the other machines' files that changed since the last pass into `ledger`;
     /// forgets the machines whose files left the folder.
     ///
+    /// At most `limits.machines` other machines are read, and only a file that passes
+    /// every check and holds changes takes one of those places: files that are empty,
+    /// damaged, hostile or misnamed are set aside (or, valid and empty, skipped) without
+    /// taking one, so they cannot push a machine out. Machines already known (read before,
+    /// or whose changes this machine adopted) come first, then the others by file name. A
+    /// valid file left out for want of a place is read as soon as one is free (a machine's
+    /// file left the folder), without waiting for it to change.
+    ///
     /// - Parameters:
     ///   - ledger: this machine's ledger.
     ///   - now: this machine's clock, in milliseconds.
@@ -90,51 +100,65 @@ public struct RoamingReader: Sendable {
         var events: [Event] = []
         let listing = folder.listing()
         let ownName = RoamingFolder.FileName(RoamingFolder.fileName(for: ledger.machine))
-        let known = Set(ledger.remote.keys)
-        var present: Set<MachineID> = []
-        // The first machines' files by name are read, up to the bound; the others are set aside.
-        let allowed = Set(listing.keys.filter { $0 != ownName && RoamingFolder.machine(ofFileName: $0.text) != nil }.sorted().prefix(limits.machines))
-        for (name, fingerprint) in listing.sorted(by: { $0.key < $1.key }) where name != ownName {
-            let machineOfName = RoamingFolder.machine(ofFileName: name.text)
-            if let machineOfName { present.insert(machineOfName) }
-            if seen[name] == fingerprint { continue }
+        // Machines whose files left are forgotten first: their places are free for this pass.
+        let present = Set(listing.keys.compactMap { RoamingFolder.machine(ofFileName: $0.text) })
+        for gone in ledger.remote.keys where !present.contains(gone) { ledger.forget(gone) }
+        seen = seen.filter { listing[$0.key] != nil }
+        setAside = setAside.filter { listing[$0.key] != nil }
+        waitingForPlace = waitingForPlace.filter { listing[$0] != nil }
+        var known = Set(ledger.remote.keys)
+        for entry in ledger.adopted.values { known.insert(entry.stamp.machine) }
+        let order = listing.keys.filter { $0 != ownName }.map { name in
+            (name: name, known: RoamingFolder.machine(ofFileName: name.text).map(known.contains) ?? false)
+        }.sorted { $0.known != $1.known ? $0.known : $0.name < $1.name }
+        for (name, _) in order {
+            guard let fingerprint = listing[name] else { continue }
+            let placeFree = ledger.remote.count < limits.machines
+            if seen[name] == fingerprint && !(placeFree && waitingForPlace.contains(name)) { continue }
             seen[name] = fingerprint
-            guard let expected = machineOfName else {
+            waitingForPlace.remove(name)
+            guard let expected = RoamingFolder.machine(ofFileName: name.text) else {
                 events.append(
                     setAside(name, reason: "its name is not a machine identity (32 hexadecimal digits) followed by \(RoamingFolder.suffix)", bytes: nil))
                 continue
             }
-            if !allowed.contains(name) {
-                events.append(setAside(name, reason: "the folder holds more than \(limits.machines) machines' files", bytes: nil))
-                continue
-            }
             var bytes: [UInt8]?
+            let file: RoamingFile
             do throws(RoamingError) {
                 bytes = try folder.read(name.text, limit: limits.fileBytes)
-                let file = try RoamingFile.decode(bytes ?? [], limits: limits, now: now, checkValue: checkValue)
+                file = try RoamingFile.decode(bytes ?? [], limits: limits, now: now, checkValue: checkValue)
                 guard file.kind == .changes, file.machine == expected else {
                     throw .corrupt("the file says it was written by \(file.machine), not by the machine its name gives")
                 }
-                ledger.receive(file)
-                setAside[name] = nil
-                events.append(.read(name, entries: file.entries.count))
             } catch {
                 // A file that left the folder meanwhile is forgotten at the next pass.
                 if case .io = error, !folder.contains(name) { continue }
                 events.append(setAside(name, reason: error.description, bytes: bytes))
+                continue
             }
+            setAside[name] = nil
+            let isRead = ledger.remote[expected] != nil
+            // A machine not read yet whose file holds nothing takes no place.
+            if !isRead && file.entries.isEmpty { continue }
+            guard isRead || ledger.remote.count < limits.machines else {
+                waitingForPlace.insert(name)
+                events.append(
+                    setAside(
+                        name, reason: "\(limits.machines) other machines' files are read already; this one is read when one of theirs leaves the folder",
+                        bytes: nil, copy: false))
+                continue
+            }
+            ledger.receive(file)
+            events.append(.read(name, entries: file.entries.count))
         }
-        for gone in known.subtracting(present) { ledger.forget(gone) }
-        seen = seen.filter { listing[$0.key] != nil }
-        setAside = setAside.filter { listing[$0.key] != nil }
         return events
     }
 
     /// Sets a file aside, with a copy of `bytes` (read again when `nil`; a file too large
-    /// to read is set aside without a copy).
-    private mutating func setAside(_ name: RoamingFolder.FileName, reason: String, bytes: [UInt8]?) -> Event {
+    /// to read, or one set aside only for want of a place, is set aside without a copy).
+    private mutating func setAside(_ name: RoamingFolder.FileName, reason: String, bytes: [UInt8]?, copy keep: Bool = true) -> Event {
         var copy: String?
-        if let bytes = bytes ?? (try? folder.read(name.text, limit: limits.fileBytes)) {
+        if keep, let bytes = bytes ?? (try? folder.read(name.text, limit: limits.fileBytes)) {
             let kept = folder.setAside(name, bytes: bytes, limits: limits)
             forgetCopies(kept.dropped)
             copy = kept.copy

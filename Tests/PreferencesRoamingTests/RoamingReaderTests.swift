@@ -86,4 +86,81 @@ struct RoamingReaderTests {
         #expect(withCopies.count == limits.setAsideCopies)
         #expect(withCopies.allSatisfy { FileManager.default.fileExists(atPath: $0) })
     }
+
+    /// A machine identity spelled `0…0n`: such names sort before any derived identity's.
+    static func squatter(_ n: Int) -> MachineID {
+        let digits = String(n, radix: 16)
+        return MachineID(String(repeating: "0", count: 32 - digits.count) + digits)!
+    }
+
+    @Test("64 empty or bad files named to sort first take no place: the real machine's file is read, and stays read")
+    func squattersTakeNoPlace() throws {
+        let folder = try FolderFixture()
+        var reader = folder.reader()
+        var ledger = RoamingLedger(machine: Fixture.machine(0), name: "here")
+        let real = Fixture.machine(1)
+        try folder.put(real, ["FontSize": .integer(14)], name: "desktop")
+        for n in 1...64 {
+            // Empty files, damaged ones, and valid ones holding no change.
+            let bytes: [UInt8] =
+                switch n % 3 {
+                case 0: []
+                case 1: Array("PRFSROAM garbage".utf8)
+                default: RoamingFile(machine: Self.squatter(n), name: "squat", entries: []).encoded()
+                }
+            try folder.put(RoamingFolder.fileName(for: Self.squatter(n)), bytes)
+        }
+        _ = reader.scan(into: &ledger, now: folder.now)
+        #expect(ledger.remoteWinner(Fixture.key("FontSize"))?.value == .integer(14))
+        #expect(reader.setAside[RoamingFolder.FileName(RoamingFolder.fileName(for: real))] == nil)
+        // The squatters leave; the real machine's next change is read too.
+        for n in 1...64 { try folder.remove(RoamingFolder.fileName(for: Self.squatter(n))) }
+        try folder.put(real, ["FontSize": .integer(15)], wall: folder.now + 1, name: "desktop")
+        _ = reader.scan(into: &ledger, now: folder.now)
+        #expect(ledger.remoteWinner(Fixture.key("FontSize"))?.value == .integer(15))
+    }
+
+    @Test("a machine already known keeps its place against 64 valid newcomers named to sort first, after a restart too")
+    func knownMachinesFirst() throws {
+        let folder = try FolderFixture()
+        var reader = folder.reader()
+        var ledger = RoamingLedger(machine: Fixture.machine(0), name: "here")
+        let real = Fixture.machine(1)
+        try folder.put(real, ["FontSize": .integer(14)], name: "desktop")
+        _ = reader.scan(into: &ledger, now: folder.now)
+        for n in 1...64 { try folder.put(Self.squatter(n), ["Squat\(n)": .integer(1)], name: "squat") }
+        try folder.put(real, ["FontSize": .integer(15)], wall: folder.now + 1, name: "desktop")
+        _ = reader.scan(into: &ledger, now: folder.now)
+        #expect(ledger.remoteWinner(Fixture.key("FontSize"))?.value == .integer(15))
+        #expect(ledger.remote.count == 64)
+        // After a restart: the machine whose change was adopted is known, and read first.
+        var adopted = RoamingLedger(machine: Fixture.machine(0), name: "here")
+        adopted.adopt([
+            RoamingEntry(key: Fixture.key("FontSize"), value: .integer(15), stamp: RoamingStamp(time: HybridTime(wall: folder.now + 1), machine: real))
+        ])
+        var restarted = RoamingLedger(machine: Fixture.machine(0), name: "here", adopted: adopted.adoptedFile)
+        var fresh = folder.reader()
+        _ = fresh.scan(into: &restarted, now: folder.now)
+        #expect(restarted.remote[real] != nil)
+        #expect(fresh.setAside[RoamingFolder.FileName(RoamingFolder.fileName(for: real))] == nil)
+    }
+
+    @Test("a valid file left out for want of a place is read once a place frees, without changing")
+    func placeFreed() throws {
+        let folder = try FolderFixture()
+        var reader = folder.reader()
+        var ledger = RoamingLedger(machine: Fixture.machine(0), name: "here")
+        for n in 1...64 { try folder.put(Self.squatter(n), ["Squat\(n)": .integer(1)], name: "squat") }
+        let real = Fixture.machine(1)
+        try folder.put(real, ["FontSize": .integer(14)], name: "desktop")
+        _ = reader.scan(into: &ledger, now: folder.now)
+        let realName = RoamingFolder.FileName(RoamingFolder.fileName(for: real))
+        #expect(ledger.remote[real] == nil)
+        #expect(reader.setAside[realName]?.copy == nil, "a valid file left out is not copied")
+        try folder.remove(RoamingFolder.fileName(for: Self.squatter(1)))
+        _ = reader.scan(into: &ledger, now: folder.now)
+        #expect(ledger.remoteWinner(Fixture.key("FontSize"))?.value == .integer(14))
+        #expect(reader.setAside[realName] == nil)
+        #expect(ledger.remote.count == 64)
+    }
 }
