@@ -40,6 +40,9 @@ public struct RoamingReader: Sendable {
     public private(set) var seen: [RoamingFolder.FileName: RoamingFolder.Fingerprint] = [:]
     /// The other machines' files set aside, by name.
     public private(set) var setAside: [RoamingFolder.FileName: SetAside] = [:]
+    /// This machine's files refused at start (its file in the folder, its adopted state),
+    /// listed until prefsd stops.
+    public private(set) var refused: [RoamingFolder.FileName: SetAside] = [:]
     /// Valid files not read because `limits.machines` others are: read once a place is free.
     public private(set) var waitingForPlace: Set<RoamingFolder.FileName> = []
 
@@ -50,36 +53,76 @@ public struct RoamingReader: Sendable {
         self.checkValue = checkValue
     }
 
+    /// What ``load(machine:name:now:)`` found.
+    public struct Loaded: Sendable {
+        /// The ledger.
+        public var ledger: RoamingLedger
+        /// Whether this machine's file was refused: it is to be written anew from the ledger.
+        public var rewriteOwn: Bool
+        /// What was refused, for the log.
+        public var events: [Event]
+    }
+
     /// The ledger of `machine`, started from its file in the folder and its adopted state
-    /// (either may be missing; one that is unreadable is left out).
-    public mutating func load(machine: MachineID, name: String, now: UInt64) -> (ledger: RoamingLedger, events: [Event]) {
+    /// (either may be missing).
+    ///
+    /// Both are checked as another machine's file is: names, values, sizes, the writer's
+    /// identity, and times at most `limits.futureSkewMilliseconds` ahead of `now`. Either
+    /// can be replaced while prefsd is down (by the sync engine, or anyone else), and one
+    /// dated years ahead would otherwise carry this machine's clock there for good, so that
+    /// no other machine's change could win again. One that fails is refused whole: a copy
+    /// is kept as for a file set aside, it is listed in ``refused``, and the ledger starts
+    /// without it (without this machine's file, its values are published anew where they
+    /// differ from what it adopted; without the adopted state, other machines' changes are
+    /// compared anew).
+    public mutating func load(machine: MachineID, name: String, now: UInt64) -> Loaded {
         var events: [Event] = []
         var own: RoamingFile?
-        let ownName = RoamingFolder.fileName(for: machine)
-        let ownURL = folder.directory.appendingPathComponent(ownName)
+        var rewriteOwn = false
+        let ownName = RoamingFolder.FileName(RoamingFolder.fileName(for: machine))
+        var bytes: [UInt8]?
         do throws(RoamingError) {
-            if let bytes = try RoamingFolder.readIfPresent(ownURL, limit: limits.fileBytes) {
-                own = try RoamingFile.decode(bytes, limits: limits, now: UInt64.max - limits.futureSkewMilliseconds, checkValue: checkValue)
+            bytes = try RoamingFolder.readIfPresent(folder.directory.appendingPathComponent(ownName.text), limit: limits.fileBytes)
+            if let bytes {
+                let file = try RoamingFile.decode(bytes, limits: limits, now: now, checkValue: checkValue)
+                guard file.kind == .changes, file.machine == machine else {
+                    throw .corrupt("the file says it was written by \(file.machine), not by this machine")
+                }
+                own = file
             }
         } catch {
-            events.append(
-                .refused(RoamingFolder.FileName(ownName), SetAside(reason: "this machine's file is unreadable; starting it anew: \(error)", copy: nil)))
+            rewriteOwn = true
+            let entry = SetAside(
+                reason: "this machine's own file, refused at start and written anew from this machine's values: \(error)",
+                copy: bytes.flatMap { keepCopy(ownName, bytes: $0) })
+            refused[ownName] = entry
+            events.append(.refused(ownName, entry))
         }
         var adopted: RoamingFile?
         var big = limits
         big.fileBytes *= 8
         big.entries *= 8
+        bytes = nil
         do throws(RoamingError) {
-            if let bytes = try RoamingFolder.readIfPresent(folder.adoptedURL, limit: big.fileBytes) {
-                adopted = try RoamingFile.decode(bytes, limits: big, now: UInt64.max - big.futureSkewMilliseconds, checkValue: checkValue)
+            bytes = try RoamingFolder.readIfPresent(folder.adoptedURL, limit: big.fileBytes)
+            if let bytes {
+                let file = try RoamingFile.decode(bytes, limits: big, now: now, checkValue: checkValue)
+                guard file.kind == .adopted, file.machine == machine else {
+                    throw .corrupt("the file is not this machine's adopted state")
+                }
+                adopted = file
             }
         } catch {
-            events.append(
-                .refused(
-                    RoamingFolder.FileName(folder.adoptedURL.lastPathComponent),
-                    SetAside(reason: "the adopted state is unreadable; other machines' changes are compared anew: \(error)", copy: nil)))
+            let copyName = RoamingFolder.FileName(folder.adoptedURL.lastPathComponent)
+            let entry = SetAside(
+                reason: "this machine's adopted state, refused at start (other machines' changes are compared anew): \(error)",
+                copy: bytes.flatMap { keepCopy(copyName, bytes: $0) })
+            let name = RoamingFolder.FileName("\(folder.localDirectory.lastPathComponent)/\(copyName.text)")
+            refused[name] = entry
+            events.append(.refused(name, entry))
         }
-        return (RoamingLedger(machine: machine, name: own?.name ?? name, own: own, adopted: adopted), events)
+        let ledger = RoamingLedger(machine: machine, name: own?.name ?? name, own: own, adopted: adopted)
+        return Loaded(ledger: ledger, rewriteOwn: rewriteOwn, events: events)
     }
 
     /// Reads the other machines' files that changed since the last pass into `ledger`;
@@ -158,22 +201,24 @@ public struct RoamingReader: Sendable {
     /// to read, or one set aside only for want of a place, is set aside without a copy).
     private mutating func setAside(_ name: RoamingFolder.FileName, reason: String, bytes: [UInt8]?, copy keep: Bool = true) -> Event {
         var copy: String?
-        if keep, let bytes = bytes ?? (try? folder.read(name.text, limit: limits.fileBytes)) {
-            let kept = folder.setAside(name, bytes: bytes, limits: limits)
-            forgetCopies(kept.dropped)
-            copy = kept.copy
-        }
+        if keep, let bytes = bytes ?? (try? folder.read(name.text, limit: limits.fileBytes)) { copy = keepCopy(name, bytes: bytes) }
         let entry = SetAside(reason: reason, copy: copy)
         setAside[name] = entry
         return .setAside(name, entry)
     }
 
-    /// Notes that these copies were dropped (the files stay set aside, without a copy).
-    private mutating func forgetCopies(_ paths: [String]) {
-        guard !paths.isEmpty else { return }
-        let gone = Set(paths.map { RoamingFolder.FileName($0) })
+    /// Keeps a copy of a file set aside, within the bounds; notes the older copies dropped
+    /// for it (their files stay listed, without a copy).
+    private mutating func keepCopy(_ name: RoamingFolder.FileName, bytes: [UInt8]) -> String? {
+        let kept = folder.setAside(name, bytes: bytes, limits: limits)
+        guard !kept.dropped.isEmpty else { return kept.copy }
+        let gone = Set(kept.dropped.map { RoamingFolder.FileName($0) })
         for (name, entry) in setAside {
             if let copy = entry.copy, gone.contains(RoamingFolder.FileName(copy)) { setAside[name]?.copy = nil }
         }
+        for (name, entry) in refused {
+            if let copy = entry.copy, gone.contains(RoamingFolder.FileName(copy)) { refused[name]?.copy = nil }
+        }
+        return kept.copy
     }
 }

@@ -163,4 +163,61 @@ struct RoamingReaderTests {
         #expect(reader.setAside[realName] == nil)
         #expect(ledger.remote.count == 64)
     }
+
+    static let year9999: UInt64 = 253_402_300_799_000
+
+    @Test("this machine's own file dated year 9999 is refused at start, as another machine's would be: the clock stays, another machine's later change wins")
+    func ownFileFromTheFuture() throws {
+        let folder = try FolderFixture()
+        let me = Fixture.machine(0), other = Fixture.machine(1)
+        let key = Fixture.key("FontSize")
+        // Replaced while prefsd was down.
+        try folder.put(me, ["FontSize": .integer(99)], wall: Self.year9999, name: "here")
+        var reader = folder.reader()
+        let loaded = reader.load(machine: me, name: "here", now: folder.now)
+        var ledger = loaded.ledger
+        #expect(loaded.rewriteOwn)
+        #expect(ledger.log.isEmpty)
+        #expect(ledger.clock.latest.wall < Self.year9999)
+        let refusal = reader.refused[RoamingFolder.FileName(RoamingFolder.fileName(for: me))]
+        #expect(refusal?.reason.contains("ahead of this machine's clock") == true, "\(String(describing: refusal))")
+        #expect(refusal?.copy.map { FileManager.default.fileExists(atPath: $0) } == true)
+        #expect(loaded.events.count == 1)
+        // Another machine's change made now is applied over this machine's value…
+        try folder.put(other, ["FontSize": .integer(12)], wall: folder.now + 10, name: "desktop")
+        _ = reader.scan(into: &ledger, now: folder.now + 20)
+        let plan = ledger.plan(local: [key: .integer(14)], selection: Fixture.selection) { _ in false }
+        #expect(plan.apply.map(\.value) == [.integer(12)])
+        #expect(plan.publish.isEmpty)
+        // …and this machine's next change is dated now, not in year 9999.
+        let published = ledger.publish([key: .integer(13)], physical: folder.now + 30)
+        #expect(published.map(\.stamp.time.wall) == [folder.now + 30])
+    }
+
+    @Test("this machine's file claiming another writer, and an adopted state dated year 9999, are refused at start; a good file loads")
+    func ownFilesChecked() throws {
+        let folder = try FolderFixture()
+        let me = Fixture.machine(0), other = Fixture.machine(1)
+        let stamp = RoamingStamp(time: HybridTime(wall: folder.now), machine: other)
+        let entry = RoamingEntry(key: Fixture.key("FontSize"), value: .integer(1), stamp: stamp)
+        try folder.put(RoamingFolder.fileName(for: me), RoamingFile(machine: other, name: "there", entries: [entry]).encoded())
+        var later = entry
+        later.stamp.time.wall = Self.year9999
+        try folder.folder.writeLocal(
+            RoamingFile(kind: .adopted, machine: me, name: "here", entries: [later]).encoded(), name: folder.folder.adoptedURL.lastPathComponent)
+        var reader = folder.reader()
+        let loaded = reader.load(machine: me, name: "here", now: folder.now)
+        #expect(loaded.rewriteOwn)
+        #expect(loaded.ledger.adopted.isEmpty && loaded.ledger.log.isEmpty)
+        #expect(loaded.ledger.clock.latest.wall < Self.year9999)
+        #expect(reader.refused.count == 2, "\(reader.refused)")
+        #expect(reader.refused.values.allSatisfy { $0.copy != nil })
+        // This machine's good file, dated within the allowed skew, loads as it is.
+        try folder.put(me, ["FontSize": .integer(2)], wall: folder.now + 86_400_000, name: "here")
+        try FileManager.default.removeItem(at: folder.folder.adoptedURL)
+        var again = folder.reader()
+        let good = again.load(machine: me, name: "here", now: folder.now)
+        #expect(!good.rewriteOwn && again.refused.isEmpty)
+        #expect(good.ledger.log.map(\.value) == [.integer(2)])
+    }
 }

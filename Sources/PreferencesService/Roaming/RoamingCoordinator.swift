@@ -27,6 +27,8 @@ final class RoamingCoordinator: Sendable {
         var ledger: RoamingLedger
         /// What the folder's files were found to be (read, set aside).
         var reader: RoamingReader
+        /// This machine's file was refused at start: it is written anew at the next pass.
+        var rewriteOwn = false
         /// Other machines' changes that could not be applied, and why.
         var waiting: [RoamingKey: (machine: String, reason: String)] = [:]
         /// Why this machine's file could not be written, if it could not.
@@ -147,12 +149,13 @@ final class RoamingCoordinator: Sendable {
 
     private func load() {
         var reader = state.withLock { $0.reader }
-        let (ledger, events) = reader.load(machine: machine, name: hostName, now: now())
+        let loaded = reader.load(machine: machine, name: hostName, now: now())
         state.withLock { state in
-            state.ledger = ledger
+            state.ledger = loaded.ledger
             state.reader = reader
+            state.rewriteOwn = loaded.rewriteOwn
         }
-        log(events)
+        log(loaded.events)
     }
 
     /// Reads the folder's new files into the ledger. The ledger and the reader are taken
@@ -178,7 +181,7 @@ final class RoamingCoordinator: Sendable {
                     "a roaming file was set aside", metadata: ["file": "\(name)", "reason": "\(problem.reason)", "copy": "\(problem.copy ?? "none")"])
             case .refused(let name, let problem):
                 logger.error(
-                    "this machine's roaming file was refused",
+                    "this machine's roaming file or adopted state was refused at start",
                     metadata: ["file": "\(name)", "reason": "\(problem.reason)", "copy": "\(problem.copy ?? "none")"])
             }
         }
@@ -249,7 +252,7 @@ final class RoamingCoordinator: Sendable {
                 }
             }
         }
-        if ownDirty { writeOwn(now: clock) }
+        if ownDirty || state.withLock({ $0.rewriteOwn }) { writeOwn(now: clock) }
         if adoptedDirty {
             let bytes = state.withLock { $0.ledger.adoptedFile.encoded() }
             do { try folder.writeLocal(bytes, name: folder.adoptedURL.lastPathComponent) } catch {
@@ -304,7 +307,10 @@ final class RoamingCoordinator: Sendable {
         }
         do {
             try folder.writeOwn(bytes, machine: machine)
-            state.withLock { $0.ownProblem = nil }
+            state.withLock { state in
+                state.ownProblem = nil
+                state.rewriteOwn = false
+            }
         } catch {
             logger.error("this machine's roaming file could not be written", metadata: ["error": "\(error)"])
             state.withLock { $0.ownProblem = error.description }
@@ -337,8 +343,9 @@ final class RoamingCoordinator: Sendable {
                         "Machine": .string(problem.machine), "Reason": .string(problem.reason),
                     ])
                 })
+            // This machine's own files refused at start first, then the other machines'.
             values["SetAside"] = .array(
-                state.reader.setAside.sorted { $0.key < $1.key }.map { name, problem in
+                (state.reader.refused.sorted { $0.key < $1.key } + state.reader.setAside.sorted { $0.key < $1.key }).map { name, problem in
                     var entry: [String: PropertyListValue] = ["File": .string(name.text), "Reason": .string(problem.reason)]
                     if let copy = problem.copy { entry["Copy"] = .string(copy) }
                     return .dictionary(entry)
