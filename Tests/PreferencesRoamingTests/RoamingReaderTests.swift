@@ -56,28 +56,39 @@ struct RoamingReaderTests {
     @Test("copies of files set aside stay within their bounds (count and bytes), the oldest dropped first")
     func setAsideBounded() throws {
         let folder = try FolderFixture()
-        var limits = RoamingLimits.default
-        limits.fileBytes = 4096  // the copies then take at most 8 KiB together
-        var reader = folder.reader(limits)
         var ledger = RoamingLedger(machine: Fixture.machine(0), name: "here")
-        // Bad files under ever new names, each gone when the next comes: 1,000 bytes, then 3,000.
-        var previous: String?
-        for (index, size) in (Array(repeating: 1000, count: 12) + Array(repeating: 3000, count: 8)).enumerated() {
+        // Bad files under ever new names, each gone when the next comes: 20 of 1 MiB with the
+        // default bounds, then, with files of at most 4 KiB (copies at most 8 KiB together),
+        // 12 of 1,000 bytes and 8 of 3,000.
+        var small = RoamingLimits.default
+        small.fileBytes = 4096
+        let rounds = [
+            (RoamingLimits.default, Array(repeating: 1 << 20, count: 20)), (small, Array(repeating: 1000, count: 12) + Array(repeating: 3000, count: 8)),
+        ]
+        var reader = folder.reader()
+        for (round, (limits, sizes)) in rounds.enumerated() {
+            reader = folder.reader(limits)
+            var previous: String?
+            for (index, size) in sizes.enumerated() {
+                if let previous { try folder.remove(previous) }
+                let name = RoamingFolder.fileName(for: Fixture.machine(100 * (round + 1) + index))
+                try folder.put(name, Array(repeating: UInt8(index), count: size))
+                _ = reader.scan(into: &ledger, now: folder.now)
+                let copies = folder.copies()
+                #expect(copies.count <= limits.setAsideCopies, "after \(index + 1) files: \(copies.count) copies")
+                #expect(copies.values.reduce(0, +) <= limits.setAsideBytes, "after \(index + 1) files: \(copies.values.reduce(0, +)) bytes")
+                #expect(copies[name] == size, "the latest file's copy is kept")
+                #expect(reader.setAside[RoamingFolder.FileName(name)]?.copy != nil)
+                previous = name
+            }
             if let previous { try folder.remove(previous) }
-            let name = RoamingFolder.fileName(for: Fixture.machine(100 + index))
-            try folder.put(name, Array(repeating: UInt8(index), count: size))
-            _ = reader.scan(into: &ledger, now: folder.now)
-            let copies = folder.copies()
-            #expect(copies.count <= limits.setAsideCopies, "after \(index + 1) files: \(copies.count) copies")
-            #expect(copies.values.reduce(0, +) <= limits.setAsideBytes, "after \(index + 1) files: \(copies.values.reduce(0, +)) bytes")
-            #expect(copies[name] == size, "the latest file's copy is kept")
-            #expect(reader.setAside[RoamingFolder.FileName(name)]?.copy != nil)
-            previous = name
+            if round == 0 { #expect(folder.copies().count == 8 && folder.copies().values.reduce(0, +) == 8 << 20) }
         }
         #expect(folder.copies().count == 2)
+        let limits = small
         // Many bad files at once: the newest copies are kept; those whose copy was dropped
         // are still shown set aside, without a copy.
-        let many = (200..<220).map { RoamingFolder.fileName(for: Fixture.machine($0)) }
+        let many = (300..<320).map { RoamingFolder.fileName(for: Fixture.machine($0)) }
         for name in many { try folder.put(name, Array(repeating: 1, count: 100)) }
         _ = reader.scan(into: &ledger, now: folder.now)
         #expect(folder.copies().count == limits.setAsideCopies)
