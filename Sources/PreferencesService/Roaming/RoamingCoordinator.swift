@@ -195,6 +195,13 @@ final class RoamingCoordinator: Sendable {
         // status is shown: a prefsd that does not roam has nothing of it.
         let active = !snapshot.selection.domains.isEmpty || state.withLock { !$0.ledger.log.isEmpty || !$0.ledger.adopted.isEmpty }
         guard active else { return }
+        // The commit hook notes changes of the domains that roam from now on. A commit of a
+        // domain that has just begun to roam, made before this, was not noted: the pass
+        // runs again, and its snapshot shows it.
+        var again = state.withLock { state in
+            defer { state.domains = snapshot.selection.domains }
+            return !snapshot.selection.domains.isSubset(of: state.domains)
+        }
         watch()
         scan()
         let clock = now()
@@ -202,7 +209,6 @@ final class RoamingCoordinator: Sendable {
         var adoptedDirty = false
         var touched: [RoamingKey: UInt64] = [:]
         let plan = state.withLock { state -> RoamingLedger.Plan in
-            state.domains = snapshot.selection.domains
             state.selectionProblems = snapshot.problems
             if let name = snapshot.selection.machineName, name != state.ledger.name {
                 state.ledger.name = name
@@ -223,7 +229,6 @@ final class RoamingCoordinator: Sendable {
             state.withLock { $0.ledger.adopt(plan.adopt) }
             adoptedDirty = true
         }
-        var again = false
         if !plan.apply.isEmpty {
             let names = state.withLock { state in state.ledger.remote.mapValues(\.name) }
             let groups = Dictionary(grouping: plan.apply) { GroupKey(domain: $0.key.domain, machine: $0.stamp.machine) }
