@@ -149,8 +149,12 @@ public struct RoamingReader: Sendable {
         seen = seen.filter { listing[$0.key] != nil }
         setAside = setAside.filter { listing[$0.key] != nil }
         waitingForPlace = waitingForPlace.filter { listing[$0] != nil }
+        // Which machines are known decides only when there are more files than places
+        // (the adopted state can be large: it is not walked otherwise).
         var known = Set(ledger.remote.keys)
-        for entry in ledger.adopted.values { known.insert(entry.stamp.machine) }
+        if present.count - (present.contains(ledger.machine) ? 1 : 0) > limits.machines {
+            for entry in ledger.adopted.values { known.insert(entry.stamp.machine) }
+        }
         let order = listing.keys.filter { $0 != ownName }.map { name in
             (name: name, known: RoamingFolder.machine(ofFileName: name.text).map(known.contains) ?? false)
         }.sorted { $0.known != $1.known ? $0.known : $0.name < $1.name }
