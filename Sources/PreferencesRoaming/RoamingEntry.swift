@@ -1,6 +1,10 @@
 import PreferencesModel
 
 /// Names one key of one domain.
+///
+/// Two keys are the same only when their bytes are: NFC `é` and NFD `é` are two keys, as
+/// they are two rows in the store (Swift's `==` and hashing of `String` would make them
+/// one by canonical equivalence, so a dictionary of keys would fold one into the other).
 public struct RoamingKey: Sendable, Hashable, Comparable, CustomStringConvertible {
     /// The domain.
     public var domain: DomainName
@@ -13,6 +17,18 @@ public struct RoamingKey: Sendable, Hashable, Comparable, CustomStringConvertibl
         self.key = key
     }
 
+    public static func == (lhs: RoamingKey, rhs: RoamingKey) -> Bool {
+        lhs.domain == rhs.domain && lhs.key.utf8.elementsEqual(rhs.key.utf8)
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(domain)
+        hasher.combine(key.utf8.count)
+        if key.utf8.withContiguousStorageIfAvailable({ hasher.combine(bytes: UnsafeRawBufferPointer($0)) }) == nil {
+            for byte in key.utf8 { hasher.combine(byte) }
+        }
+    }
+
     public static func < (lhs: RoamingKey, rhs: RoamingKey) -> Bool {
         if lhs.domain != rhs.domain { return lhs.domain.rawValue < rhs.domain.rawValue }
         return lhs.key.utf8.lexicographicallyPrecedes(rhs.key.utf8)
@@ -23,7 +39,8 @@ public struct RoamingKey: Sendable, Hashable, Comparable, CustomStringConvertibl
 
 /// When, and on which machine, a change was made: the order in which changes win.
 /// The later time wins; of two changes at the same time, the one of the greater machine
-/// identity (compared as text).
+/// identity (compared as text). Two changes with one stamp are ordered by their values
+/// (``RoamingEntry/supersedes(_:)``).
 public struct RoamingStamp: Sendable, Hashable, Comparable, CustomStringConvertible {
     /// The hybrid logical clock time of the change.
     public var time: HybridTime
@@ -63,15 +80,27 @@ public struct RoamingEntry: Sendable, Equatable {
 
     /// Whether the entry removes its key.
     public var isTombstone: Bool { value == nil }
+
+    /// Whether this change wins over `other` (of the same key): the one with the greater
+    /// stamp; of two with the same stamp but different values (one machine's file holding
+    /// both, or two versions of it that disagree), the one whose value's encoding is greater
+    /// by its bytes, a removal counting as the least. So which of them was read first never
+    /// decides.
+    public func supersedes(_ other: RoamingEntry) -> Bool {
+        if stamp != other.stamp { return stamp > other.stamp }
+        guard let value else { return false }
+        guard let theirs = other.value else { return true }
+        return value != theirs && theirs.encoded().lexicographicallyPrecedes(value.encoded())
+    }
 }
 
 extension Sequence where Element == RoamingEntry {
-    /// The winning entry of each key: the one with the greatest stamp. The same entries in
-    /// any order, any number of times, give the same answer.
+    /// The winning entry of each key (see ``RoamingEntry/supersedes(_:)``). The same entries
+    /// in any order, any number of times, give the same answer.
     public func winners() -> [RoamingKey: RoamingEntry] {
         var best: [RoamingKey: RoamingEntry] = [:]
         for entry in self {
-            if let current = best[entry.key], current.stamp >= entry.stamp { continue }
+            if let current = best[entry.key], !entry.supersedes(current) { continue }
             best[entry.key] = entry
         }
         return best

@@ -122,7 +122,9 @@ public struct RoamingFile: Sendable, Equatable {
             if let problem = PreferenceKey.problem(with: key) {
                 throw .invalidName("entry \(index) of \(domain) has an invalid key: \(problem)")
             }
-            guard PreferenceKey.normalized(key) == key else {
+            // By bytes: `==` on String is canonical equivalence, under which a key always
+            // equals its own NFC form.
+            guard PreferenceKey.normalized(key).utf8.elementsEqual(key.utf8) else {
                 throw .invalidName("entry \(index) of \(domain) has a key not in Unicode normalization form C")
             }
             let entryMachine = kind == .adopted ? MachineID(bytes: try reader.take(16)) : machine

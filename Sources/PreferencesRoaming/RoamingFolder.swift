@@ -10,7 +10,7 @@ import Foundation
 /// the new version is written and flushed under a temporary name in the local directory
 /// (outside the folder, so the sync engine never sees it, on the same filesystem), then
 /// renamed over the old one. The local directory also keeps what this machine adopted and
-/// a copy of every file set aside.
+/// copies of the latest files set aside.
 public struct RoamingFolder: Sendable {
     /// The folder the sync engine keeps the same on every machine.
     public let directory: URL
@@ -33,8 +33,32 @@ public struct RoamingFolder: Sendable {
 
     /// The machine a file name belongs to, or `nil` when it is not `<identity>.prefsd-roaming`.
     public static func machine(ofFileName name: String) -> MachineID? {
-        guard name.hasSuffix(suffix) else { return nil }
-        return MachineID(name.dropLast(suffix.count))
+        let bytes = Array(name.utf8), end = Array(suffix.utf8)
+        guard bytes.count > end.count, bytes.suffix(end.count).elementsEqual(end) else { return nil }
+        return MachineID(String(decoding: bytes.dropLast(end.count), as: UTF8.self))
+    }
+
+    /// A file's name, told apart from every other by its bytes, as the filesystem does:
+    /// `==` and hashing of `String` are by canonical equivalence, under which two files
+    /// whose names differ only in their normalization would be one.
+    public struct FileName: Sendable, Hashable, Comparable, CustomStringConvertible {
+        /// The name.
+        public let text: String
+
+        /// Makes a name.
+        public init(_ text: String) { self.text = text }
+
+        public static func == (lhs: FileName, rhs: FileName) -> Bool { lhs.text.utf8.elementsEqual(rhs.text.utf8) }
+
+        public func hash(into hasher: inout Hasher) {
+            hasher.combine(text.utf8.count)
+            for byte in text.utf8 { hasher.combine(byte) }
+        }
+
+        /// Ordered by bytes.
+        public static func < (lhs: FileName, rhs: FileName) -> Bool { lhs.text.utf8.lexicographicallyPrecedes(rhs.text.utf8) }
+
+        public var description: String { text }
     }
 
     /// What identifies one version of a file: when it changes, the file is read again.
@@ -47,19 +71,26 @@ public struct RoamingFolder: Sendable {
         public var inode: UInt64
     }
 
-    /// The files in the folder whose names end with ``suffix``, with their fingerprints.
-    public func listing() -> [String: Fingerprint] {
+    /// The files in the folder whose names end with ``suffix`` (and do not start with `.`:
+    /// the sync engine's temporary files), with their fingerprints.
+    public func listing() -> [FileName: Fingerprint] {
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory.path) else { return [:] }
-        var result: [String: Fingerprint] = [:]
-        for name in names where name.hasSuffix(Self.suffix) && !name.hasPrefix(".") {
+        var result: [FileName: Fingerprint] = [:]
+        let end = Array(Self.suffix.utf8)
+        for name in names where name.utf8.first != UInt8(ascii: ".") && Array(name.utf8.suffix(end.count)) == end {
             var info = stat()
             guard lstat(directory.appendingPathComponent(name).path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { continue }
-            result[name] = Fingerprint(
+            result[FileName(name)] = Fingerprint(
                 size: Int64(info.st_size),
                 modified: Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec),
                 inode: UInt64(info.st_ino))
         }
         return result
+    }
+
+    /// Whether the folder holds a file of this name.
+    public func contains(_ name: FileName) -> Bool {
+        FileManager.default.fileExists(atPath: directory.appendingPathComponent(name.text).path)
     }
 
     /// Reads a file of the folder, refusing one larger than `limit` without reading it.
@@ -115,20 +146,47 @@ public struct RoamingFolder: Sendable {
     /// Where the adopted state is kept.
     public var adoptedURL: URL { localDirectory.appendingPathComponent("adopted.prefsd-roaming") }
 
-    /// Keeps a copy of a file set aside in `<local>/set-aside/` under its own name (the
-    /// latest bad version only, so a machine rewriting a bad file cannot fill the disk);
-    /// returns the copy's path. The folder itself is left alone: removing the file there
-    /// would remove it on every machine.
-    @discardableResult
-    public func setAside(_ name: String, bytes: [UInt8]) -> String? {
-        let directory = localDirectory.appendingPathComponent("set-aside", isDirectory: true)
-        let copy = directory.appendingPathComponent(name)
+    /// Where copies of files set aside are kept.
+    public var setAsideDirectory: URL { localDirectory.appendingPathComponent("set-aside", isDirectory: true) }
+
+    /// Keeps a copy of a file set aside in ``setAsideDirectory`` under its own name (the
+    /// latest bad version only), within `limits.setAsideCopies` copies and
+    /// `limits.setAsideBytes` bytes: older copies are dropped to make room, the oldest
+    /// first, so files set aside under ever new names cannot fill the disk; a copy that
+    /// alone passes the bytes bound is not kept. The folder itself is left alone: removing
+    /// the file there would remove it on every machine.
+    ///
+    /// - Returns: the copy's path (`nil` when none was kept) and the paths of the copies
+    ///   dropped.
+    public func setAside(_ name: FileName, bytes: [UInt8], limits: RoamingLimits) -> (copy: String?, dropped: [String]) {
+        guard limits.setAsideCopies > 0, bytes.count <= limits.setAsideBytes else { return (nil, []) }
+        let directory = setAsideDirectory
+        do { try Self.ensureDirectory(directory) } catch { return (nil, []) }
+        // The copies kept, oldest first; one of the same name is replaced by this one.
+        var kept: [(name: FileName, size: Int, modified: Int64)] = []
+        for other in (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? [] where FileName(other) != name {
+            var info = stat()
+            guard lstat(directory.appendingPathComponent(other).path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { continue }
+            kept.append((FileName(other), Int(info.st_size), Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec)))
+        }
+        kept.sort { $0.modified != $1.modified ? $0.modified < $1.modified : $0.name < $1.name }
+        var count = kept.count + 1
+        var total = kept.reduce(bytes.count) { $0 + $1.size }
+        var dropped: [String] = []
+        for old in kept where count > limits.setAsideCopies || total > limits.setAsideBytes {
+            let path = directory.appendingPathComponent(old.name.text).path
+            guard unlink(path) == 0 || errno == ENOENT else { continue }
+            dropped.append(path)
+            count -= 1
+            total -= old.size
+        }
+        guard count <= limits.setAsideCopies, total <= limits.setAsideBytes else { return (nil, dropped) }
+        let copy = directory.appendingPathComponent(name.text)
         do {
-            try Self.ensureDirectory(directory)
             try writeWhole(bytes, to: copy)
-            return copy.path
+            return (copy.path, dropped)
         } catch {
-            return nil
+            return (nil, dropped)
         }
     }
 

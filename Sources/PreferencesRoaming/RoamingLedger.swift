@@ -5,7 +5,8 @@ import PreferencesModel
 /// ``plan(local:selection:forced:)`` with what its store holds.
 ///
 /// Per key, the value a machine ends with is that of the entry with the greatest
-/// ``RoamingStamp`` among every machine's file. Each machine keeps, per key, the stamp its
+/// ``RoamingStamp`` among every machine's file (of two with one stamp, the greater value:
+/// ``RoamingEntry/supersedes(_:)``). Each machine keeps, per key, the stamp its
 /// value stands for (its *basis*): its own latest change of the key, or the other machine's
 /// change it adopted last. A local value that differs from its basis is a change made here
 /// and is published with a time later than every time seen; a remote change later than the
@@ -57,7 +58,7 @@ public struct RoamingLedger: Sendable {
         for entry in file.entries where entry.stamp.machine == file.machine {
             clock.observe(entry.stamp.time)
             known.newest = max(known.newest, entry.stamp.time)
-            if let current = known.latest[entry.key], current.stamp >= entry.stamp { continue }
+            if let current = known.latest[entry.key], !entry.supersedes(current) { continue }
             known.latest[entry.key] = entry
         }
         remote[file.machine] = known
@@ -72,7 +73,7 @@ public struct RoamingLedger: Sendable {
     public func remoteWinner(_ key: RoamingKey) -> RoamingEntry? {
         var best: RoamingEntry?
         for machine in remote.values {
-            if let entry = machine.latest[key], best.map({ entry.stamp > $0.stamp }) ?? true { best = entry }
+            if let entry = machine.latest[key], best.map({ entry.supersedes($0) }) ?? true { best = entry }
         }
         return best
     }
@@ -80,7 +81,7 @@ public struct RoamingLedger: Sendable {
     /// The change this machine's value of `key` stands for.
     public func basis(_ key: RoamingKey) -> RoamingEntry? {
         switch (own[key], adopted[key]) {
-        case (let mine?, let theirs?): mine.stamp > theirs.stamp ? mine : theirs
+        case (let mine?, let theirs?): mine.supersedes(theirs) ? mine : theirs
         case (let mine?, nil): mine
         case (nil, let theirs?): theirs
         case (nil, nil): nil
@@ -143,14 +144,14 @@ public struct RoamingLedger: Sendable {
             if value != basis.value {
                 // Changed here since. Unless a later remote change holds exactly this value
                 // (applied before a crash let its adoption be saved), publish it.
-                if let winner, winner.stamp > basis.stamp, winner.value == value {
+                if let winner, winner.supersedes(basis), winner.value == value {
                     plan.adopt.append(winner)
                 } else {
                     plan.publish[key] = .some(value)
                 }
                 continue
             }
-            if let winner, winner.stamp > basis.stamp {
+            if let winner, winner.supersedes(basis) {
                 if winner.value == value {
                     plan.adopt.append(winner)
                 } else if changedHere {
@@ -197,7 +198,7 @@ public struct RoamingLedger: Sendable {
     /// Records that the store holds these other machines' changes.
     public mutating func adopt(_ entries: [RoamingEntry]) {
         for entry in entries where entry.stamp.machine != machine {
-            if let current = adopted[entry.key], current.stamp >= entry.stamp { continue }
+            if let current = adopted[entry.key], !entry.supersedes(current) { continue }
             adopted[entry.key] = entry
             clock.observe(entry.stamp.time)
         }
@@ -217,7 +218,7 @@ public struct RoamingLedger: Sendable {
     public mutating func compact(now: UInt64, limits: RoamingLimits) {
         let horizon = now > limits.tombstoneMilliseconds ? now - limits.tombstoneMilliseconds : 0
         log = own.values.filter { entry in
-            if let theirs = adopted[entry.key], theirs.stamp > entry.stamp { return false }
+            if let theirs = adopted[entry.key], theirs.supersedes(entry) { return false }
             if entry.isTombstone && entry.stamp.time.wall < horizon { return false }
             return true
         }.sorted { $0.stamp < $1.stamp }

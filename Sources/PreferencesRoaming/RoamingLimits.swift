@@ -14,17 +14,24 @@ public struct RoamingLimits: Sendable, Equatable {
     public var tombstoneMilliseconds: UInt64
     /// The most other machines' files read (64).
     public var machines: Int
+    /// The most copies of set-aside files kept in `roaming.local/set-aside/` (8): the
+    /// oldest are dropped to make room for a new one.
+    public var setAsideCopies: Int
+    /// The most bytes those copies take together: twice ``fileBytes`` (32 MiB), so the
+    /// latest bad file always has room for its copy.
+    public var setAsideBytes: Int { 2 * fileBytes }
 
     /// Makes limits.
     public init(
         fileBytes: Int = 16 << 20, entries: Int = 100_000, futureSkewMilliseconds: UInt64 = 30 * 86_400_000,
-        tombstoneMilliseconds: UInt64 = 90 * 86_400_000, machines: Int = 64
+        tombstoneMilliseconds: UInt64 = 90 * 86_400_000, machines: Int = 64, setAsideCopies: Int = 8
     ) {
         self.fileBytes = fileBytes
         self.entries = entries
         self.futureSkewMilliseconds = futureSkewMilliseconds
         self.tombstoneMilliseconds = tombstoneMilliseconds
         self.machines = machines
+        self.setAsideCopies = setAsideCopies
     }
 
     /// The defaults.

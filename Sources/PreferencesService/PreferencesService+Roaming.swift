@@ -78,7 +78,11 @@ extension PreferencesService: RoamingHost {
                     case .failure: core.domains?.failed(batch); return nil
                     }
                 }
-                if let change, !change.isEmpty { emit(change, volatile: false) }
+                // Announced, but not noted as a change made here (as `emit` would): it is
+                // the other machine's change, adopted by the pass that applies it. Noted, a
+                // pass that then read a still later change of the key would take this one
+                // for this machine's and publish it over that later one.
+                if let change, !change.isEmpty { emitSignal(changedSignal(change, volatile: false)) }
                 switch result {
                 case .success: completion(.applied)
                 case .failure(let error): completion(.failed("the store could not save the change: \(error)"))

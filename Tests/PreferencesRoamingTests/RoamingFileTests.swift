@@ -75,4 +75,29 @@ struct RoamingFileTests {
         // An empty key.
         #expect(throws: RoamingError.self) { try decode(file(Fixture.key(""), .integer(1))) }
     }
+
+    @Test("a key not in NFC is refused: the check compares bytes, not canonically equivalent text")
+    func keyNotNFC() throws {
+        let machine = Fixture.machine(2)
+        func file(_ key: String) -> [UInt8] {
+            let stamp = RoamingStamp(time: HybridTime(wall: now), machine: machine)
+            return RoamingFile(machine: machine, name: "evil", entries: [RoamingEntry(key: Fixture.key(key), value: .integer(1), stamp: stamp)]).encoded()
+        }
+        #expect(throws: RoamingError.invalidName("entry 0 of com.example.Editor has a key not in Unicode normalization form C")) {
+            try decode(file("Caf\u{65}\u{301}"))
+        }
+        #expect(try decode(file("Caf\u{E9}")).entries.map { Array($0.key.key.utf8) } == [Array("Caf\u{E9}".utf8)])
+    }
+
+    @Test("the folder's files are told apart by the bytes of their names")
+    func fileNamesByBytes() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("prefsd-roaming-names-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        for name in ["Caf\u{E9}", "Caf\u{65}\u{301}"] {
+            try Data("x".utf8).write(to: directory.appendingPathComponent(name + RoamingFolder.suffix))
+        }
+        let names = RoamingFolder(directory: directory).listing().keys.map { Array($0.text.utf8) }.sorted { $0.lexicographicallyPrecedes($1) }
+        #expect(names == [Array("Caf\u{65}\u{301}.prefsd-roaming".utf8), Array("Caf\u{E9}.prefsd-roaming".utf8)])
+    }
 }

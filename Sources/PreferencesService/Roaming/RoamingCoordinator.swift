@@ -25,10 +25,10 @@ final class RoamingCoordinator: Sendable {
 
     private struct State: Sendable {
         var ledger: RoamingLedger
-        /// The version of each other machine's file last read (or set aside).
-        var seen: [String: RoamingFolder.Fingerprint] = [:]
-        /// Files set aside, by name: why, and where the copy is.
-        var setAside: [String: (reason: String, copy: String?)] = [:]
+        /// What the folder's files were found to be (read, set aside).
+        var reader: RoamingReader
+        /// This machine's file was refused at start: it is written anew at the next pass.
+        var rewriteOwn = false
         /// Other machines' changes that could not be applied, and why.
         var waiting: [RoamingKey: (machine: String, reason: String)] = [:]
         /// Why this machine's file could not be written, if it could not.
@@ -54,7 +54,6 @@ final class RoamingCoordinator: Sendable {
     private let state: Mutex<State>
     private let scheduled = Mutex(false)
     private let watcher = Mutex<DirectoryWatcher?>(nil)
-    private let checkValue: @Sendable (PropertyListValue, String) throws -> Void
     private let hostName: String
 
     /// Makes a coordinator for this machine; `nil` (logged) when the machine ID cannot be read.
@@ -73,12 +72,14 @@ final class RoamingCoordinator: Sendable {
         folder = RoamingFolder(directory: configuration.directory)
         self.logger = logger
         self.host = host
-        self.checkValue = checkValue
         var name = [CChar](repeating: 0, count: 256)
         gethostname(&name, name.count - 1)
         let hostText = String(decoding: name.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
         hostName = MachineName.sanitized(hostText, fallback: String(machine.rawValue.prefix(8)))
-        state = Mutex(State(ledger: RoamingLedger(machine: machine, name: hostName)))
+        state = Mutex(
+            State(
+                ledger: RoamingLedger(machine: machine, name: hostName),
+                reader: RoamingReader(folder: folder, limits: configuration.limits, checkValue: checkValue)))
     }
 
     /// This machine's identity.
@@ -147,88 +148,43 @@ final class RoamingCoordinator: Sendable {
     // MARK: The pass
 
     private func load() {
-        let machine = self.machine
-        let limits = configuration.limits
-        var own: RoamingFile?
-        let ownURL = folder.directory.appendingPathComponent(RoamingFolder.fileName(for: machine))
-        do {
-            if let bytes = try RoamingFolder.readIfPresent(ownURL, limit: limits.fileBytes) {
-                own = try RoamingFile.decode(bytes, limits: limits, now: UInt64.max - limits.futureSkewMilliseconds, checkValue: checkValue)
-            }
-        } catch {
-            logger.error("this machine's roaming file is unreadable; starting it anew", metadata: ["file": "\(ownURL.path)", "error": "\(error)"])
-        }
-        var adopted: RoamingFile?
-        do {
-            if let bytes = try RoamingFolder.readIfPresent(folder.adoptedURL, limit: limits.fileBytes * 8) {
-                var big = limits
-                big.fileBytes *= 8
-                big.entries *= 8
-                adopted = try RoamingFile.decode(bytes, limits: big, now: UInt64.max - big.futureSkewMilliseconds, checkValue: checkValue)
-            }
-        } catch {
-            logger.error("the adopted roaming state is unreadable; other machines' changes are compared anew", metadata: ["error": "\(error)"])
-        }
+        var reader = state.withLock { $0.reader }
+        let loaded = reader.load(machine: machine, name: hostName, now: now())
         state.withLock { state in
-            state.ledger = RoamingLedger(machine: machine, name: own?.name ?? hostName, own: own, adopted: adopted)
+            state.ledger = loaded.ledger
+            state.reader = reader
+            state.rewriteOwn = loaded.rewriteOwn
         }
+        log(loaded.events)
     }
 
-    /// Reads the folder's new files into the ledger.
+    /// Reads the folder's new files into the ledger. The ledger and the reader are taken
+    /// out of the state while files are read, so a commit never waits on the folder (only
+    /// passes, on this queue, change them).
     private func scan() {
-        let limits = configuration.limits
-        let listing = folder.listing()
-        let ownName = RoamingFolder.fileName(for: machine)
-        let clock = now()
-        let (seen, known) = state.withLock { ($0.seen, Set($0.ledger.remote.keys)) }
-        var present: Set<MachineID> = []
-        // The first machines' files by name are read, up to the bound; the others are set aside.
-        let allowed = Set(listing.keys.filter { $0 != ownName && RoamingFolder.machine(ofFileName: $0) != nil }.sorted().prefix(limits.machines))
-        for (name, fingerprint) in listing.sorted(by: { $0.key < $1.key }) where name != ownName {
-            let machineOfName = RoamingFolder.machine(ofFileName: name)
-            if let machineOfName { present.insert(machineOfName) }
-            if seen[name] == fingerprint { continue }
-            state.withLock { $0.seen[name] = fingerprint }
-            guard let expected = machineOfName else {
-                setAside(name, reason: "its name is not a machine identity (32 hexadecimal digits) followed by \(RoamingFolder.suffix)", bytes: nil)
-                continue
-            }
-            if !allowed.contains(name) {
-                setAside(name, reason: "the folder holds more than \(limits.machines) machines' files", bytes: nil)
-                continue
-            }
-            var bytes: [UInt8]?
-            do {
-                bytes = try folder.read(name, limit: limits.fileBytes)
-                let file = try RoamingFile.decode(bytes ?? [], limits: limits, now: clock, checkValue: checkValue)
-                guard file.kind == .changes, file.machine == expected else {
-                    throw RoamingError.corrupt("the file says it was written by \(file.machine), not by the machine its name gives")
-                }
-                state.withLock { state in
-                    state.ledger.receive(file)
-                    state.setAside[name] = nil
-                }
-                logger.debug("read a roaming file", metadata: ["file": "\(name)", "entries": "\(file.entries.count)"])
-            } catch let error as RoamingError {
-                if case .io = error, !FileManager.default.fileExists(atPath: folder.directory.appendingPathComponent(name).path) { continue }
-                setAside(name, reason: error.description, bytes: bytes)
-            } catch {
-                setAside(name, reason: "\(error)", bytes: bytes)
-            }
-        }
+        var (ledger, reader) = state.withLock { ($0.ledger, $0.reader) }
+        let events = reader.scan(into: &ledger, now: now())
         state.withLock { state in
-            for gone in known.subtracting(present) { state.ledger.forget(gone) }
-            let names = Set(listing.keys)
-            state.seen = state.seen.filter { names.contains($0.key) }
-            state.setAside = state.setAside.filter { names.contains($0.key) }
+            state.ledger = ledger
+            state.reader = reader
         }
+        log(events)
     }
 
-    private func setAside(_ name: String, reason: String, bytes: [UInt8]?) {
-        // A file too large to read is reported without a copy.
-        let copy = (bytes ?? (try? folder.read(name, limit: configuration.limits.fileBytes))).flatMap { folder.setAside(name, bytes: $0) }
-        logger.warning("a roaming file was set aside", metadata: ["file": "\(name)", "reason": "\(reason)", "copy": "\(copy ?? "none")"])
-        state.withLock { $0.setAside[name] = (reason, copy) }
+    private func log(_ events: [RoamingReader.Event]) {
+        for event in events {
+            switch event {
+            case .read(let name, let entries):
+                logger.debug("read a roaming file", metadata: ["file": "\(name)", "entries": "\(entries)"])
+            case .setAside(let name, let problem):
+                logger.warning(
+                    "a roaming file was set aside", metadata: ["file": "\(name)", "reason": "\(problem.reason)", "copy": "\(problem.copy ?? "none")"])
+            case .refused(let name, let problem):
+                logger.error(
+                    "this machine's roaming file or adopted state was refused at start",
+                    metadata: ["file": "\(name)", "reason": "\(problem.reason)", "copy": "\(problem.copy ?? "none")"])
+            }
+        }
     }
 
     /// One pass: read the folder, plan, publish, apply, write, show the status.
@@ -239,6 +195,13 @@ final class RoamingCoordinator: Sendable {
         // status is shown: a prefsd that does not roam has nothing of it.
         let active = !snapshot.selection.domains.isEmpty || state.withLock { !$0.ledger.log.isEmpty || !$0.ledger.adopted.isEmpty }
         guard active else { return }
+        // The commit hook notes changes of the domains that roam from now on. A commit of a
+        // domain that has just begun to roam, made before this, was not noted: the pass
+        // runs again, and its snapshot shows it.
+        var again = state.withLock { state in
+            defer { state.domains = snapshot.selection.domains }
+            return !snapshot.selection.domains.isSubset(of: state.domains)
+        }
         watch()
         scan()
         let clock = now()
@@ -246,7 +209,6 @@ final class RoamingCoordinator: Sendable {
         var adoptedDirty = false
         var touched: [RoamingKey: UInt64] = [:]
         let plan = state.withLock { state -> RoamingLedger.Plan in
-            state.domains = snapshot.selection.domains
             state.selectionProblems = snapshot.problems
             if let name = snapshot.selection.machineName, name != state.ledger.name {
                 state.ledger.name = name
@@ -267,7 +229,6 @@ final class RoamingCoordinator: Sendable {
             state.withLock { $0.ledger.adopt(plan.adopt) }
             adoptedDirty = true
         }
-        var again = false
         if !plan.apply.isEmpty {
             let names = state.withLock { state in state.ledger.remote.mapValues(\.name) }
             let groups = Dictionary(grouping: plan.apply) { GroupKey(domain: $0.key.domain, machine: $0.stamp.machine) }
@@ -296,7 +257,7 @@ final class RoamingCoordinator: Sendable {
                 }
             }
         }
-        if ownDirty { writeOwn(now: clock) }
+        if ownDirty || state.withLock({ $0.rewriteOwn }) { writeOwn(now: clock) }
         if adoptedDirty {
             let bytes = state.withLock { $0.ledger.adoptedFile.encoded() }
             do { try folder.writeLocal(bytes, name: folder.adoptedURL.lastPathComponent) } catch {
@@ -351,7 +312,10 @@ final class RoamingCoordinator: Sendable {
         }
         do {
             try folder.writeOwn(bytes, machine: machine)
-            state.withLock { $0.ownProblem = nil }
+            state.withLock { state in
+                state.ownProblem = nil
+                state.rewriteOwn = false
+            }
         } catch {
             logger.error("this machine's roaming file could not be written", metadata: ["error": "\(error)"])
             state.withLock { $0.ownProblem = error.description }
@@ -384,9 +348,10 @@ final class RoamingCoordinator: Sendable {
                         "Machine": .string(problem.machine), "Reason": .string(problem.reason),
                     ])
                 })
+            // This machine's own files refused at start first, then the other machines'.
             values["SetAside"] = .array(
-                state.setAside.sorted { $0.key < $1.key }.map { name, problem in
-                    var entry: [String: PropertyListValue] = ["File": .string(name), "Reason": .string(problem.reason)]
+                (state.reader.refused.sorted { $0.key < $1.key } + state.reader.setAside.sorted { $0.key < $1.key }).map { name, problem in
+                    var entry: [String: PropertyListValue] = ["File": .string(name.text), "Reason": .string(problem.reason)]
                     if let copy = problem.copy { entry["Copy"] = .string(copy) }
                     return .dictionary(entry)
                 })
