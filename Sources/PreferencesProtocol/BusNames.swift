@@ -50,13 +50,15 @@ public enum PreferencesMethod: String, Sendable, CaseIterable {
     case revertKeyTo = "RevertKeyTo"
     /// Beyond the contract: the administrator's defaults of a domain (not its locks).
     case administratorDefaults = "AdministratorDefaults"
+    /// Beyond the contract: the domains an administrator sets values in.
+    case administeredDomains = "AdministeredDomains"
 
     /// The D-Bus signature of the method's input arguments.
     public var inputSignature: String {
         switch self {
         case .read, .remove, .isForced: "ss"
         case .write: "ssv"
-        case .domains, .volatileDomains: ""
+        case .domains, .volatileDomains, .administeredDomains: ""
         case .readDomain, .removeDomain, .readVolatileDomain, .removeVolatileDomain, .forcedKeys, .administratorDefaults: "s"
         case .apply: "sa{sv}as"
         case .applyIf: "sa{sv}asa{sv}as"

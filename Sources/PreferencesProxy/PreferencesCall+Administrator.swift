@@ -9,6 +9,13 @@ extension PreferencesCall {
     public static func administratorDefaults(_ domain: String) -> PreferencesRequest<[String: PropertyListValue]> {
         dictionary(.administratorDefaults, [.string(domain)])
     }
+
+    /// `AdministeredDomains() -> as` (beyond the contract): the domains an administrator
+    /// sets values in (a managed file, a defaults plist, a dconf system database), whether
+    /// or not the user stored anything there; sorted.
+    public static func administeredDomains() -> PreferencesRequest<[String]> {
+        strings(.administeredDomains, [])
+    }
 }
 
 extension PreferencesProxy {

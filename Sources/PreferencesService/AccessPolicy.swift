@@ -37,7 +37,7 @@ extension CallerIdentity {
             throw .accessDenied("prefsd cannot tell who is calling, so it answers nothing: \(reason)")
         }
         switch method {
-        case .domains, .volatileDomains:
+        case .domains, .volatileDomains, .administeredDomains:
             return body
         case .lookup:
             guard case .array(let element, let list)? = body.first else { return body }
@@ -58,10 +58,10 @@ extension CallerIdentity {
         }
     }
 
-    /// The answer of `method` as the caller may see it: `Domains` and `VolatileDomains`
-    /// list only the domains it may read.
+    /// The answer of `method` as the caller may see it: `Domains`, `VolatileDomains` and
+    /// `AdministeredDomains` list only the domains it may read.
     func filter(_ method: PreferencesMethod, answer body: [DBusValue]) -> [DBusValue] {
-        guard method == .domains || method == .volatileDomains, self != .host,
+        guard method == .domains || method == .volatileDomains || method == .administeredDomains, self != .host,
             case .array(let element, let names)? = body.first
         else { return body }
         return [.array(element: element, names.filter { $0.stringValue.map(mayRead) ?? false })]

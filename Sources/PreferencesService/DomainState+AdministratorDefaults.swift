@@ -10,4 +10,11 @@ extension DomainState {
         for key in defaults.keys where isForced(domain: domain, key: key) { defaults[key] = nil }
         return defaults
     }
+
+    /// `AdministeredDomains` (beyond the contract): the domains an administrator sets
+    /// values in (forces, locks or gives defaults to), whether or not the user stored
+    /// anything there; unsorted.
+    var administeredDomainNamesUnsorted: [DomainName] {
+        Array(Set(forced.keys).union(administrator.keys.keys))
+    }
 }

@@ -337,6 +337,8 @@ public final class PreferencesService: Sendable {
             return .answer([.stringArray(read(\.persistentDomainNamesUnsorted).sorted().map(\.rawValue))])
         case .volatileDomains:
             return .answer([.stringArray(read(\.volatileDomainNamesUnsorted).sorted().map(\.rawValue))])
+        case .administeredDomains:
+            return .answer([.stringArray(read(\.administeredDomainNamesUnsorted).sorted().map(\.rawValue))])
         case .administratorDefaults:
             let domain = try arguments.domain(0)
             return .answer([PropertyListValue.dictionary(read { $0.administratorDefaults(domain: domain) }).dbusValue])

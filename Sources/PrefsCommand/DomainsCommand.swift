@@ -11,7 +11,10 @@ extension Prefs {
             commandName: "domains",
             abstract: "List the persistent domains, one per line.",
             discussion: """
-                Volatile domains are listed by `prefs volatile list`.
+                The domains you stored keys in, then those only an administrator sets \
+                values in (managed files, defaults, dconf system databases), each marked \
+                "(administrator only)": `prefs read` shows their values too. Volatile \
+                domains are listed by `prefs volatile list`.
 
                 Example:
                   prefs domains
@@ -25,7 +28,11 @@ extension Prefs {
         public func run() async throws {
             let client = try connect()
             defer { client.close() }
-            for name in try await client.perform(PreferencesCall.domains()) { Output.line(name) }
+            let stored = try await client.perform(PreferencesCall.domains())
+            for name in stored { Output.line(name) }
+            for name in try await client.perform(PreferencesCall.administeredDomains()) where !stored.contains(name) {
+                Output.line("\(name) (administrator only)")
+            }
         }
     }
 

@@ -50,6 +50,7 @@ struct IntrospectionConformanceTests {
         case .revertTo: return shape(PreferencesCall.revertTo("d", sequence: 1))
         case .revertKeyTo: return shape(PreferencesCall.revertKeyTo("d", key: "k", sequence: 1))
         case .administratorDefaults: return shape(PreferencesCall.administratorDefaults("d"))
+        case .administeredDomains: return shape(PreferencesCall.administeredDomains())
         }
     }
 

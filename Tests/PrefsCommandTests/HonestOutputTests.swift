@@ -101,4 +101,16 @@ struct HonestOutputTests {
         expectSuccess(try fixture.prefs("write", "--not-a-schema", schema, "color-scheme", "prefer-light"))
         #expect(try fixture.prefs("domains").stdout == "\(schema)\n")
     }
+
+    @Test("domains lists those only an administrator sets values in, marked, after the user's own")
+    func administeredDomains() async throws {
+        let managed = try ServiceFixture.managedDirectory([
+            "com.example.Lab": ["Proxy": .string("lab")], "com.example.Editor": ["Theme": .string("dark")],
+        ])
+        defer { try? FileManager.default.removeItem(at: managed) }
+        let fixture = try await ServiceFixture(arguments: ["--managed-dir", managed.path, "--allow-unowned-managed-dir"])
+        expectSuccess(try fixture.prefs("write", "com.example.Editor", "FontSize", "-int", "14"))
+        #expect(try fixture.prefs("domains").stdout == "com.example.Editor\ncom.example.Lab (administrator only)\n")
+        #expect(try fixture.prefs("read", "com.example.Lab", "Proxy").stdout == "lab\n")
+    }
 }
