@@ -1,5 +1,5 @@
 /// What the change journal costs: a durable `Write` beside the same with no journal, and
-/// the journal's size after many changes of one key (issue 21's `prefs-bench` rows).
+/// the journal's size after many changes of one key.
 public struct HistoryCost: Sendable, Equatable {
     /// Median seconds of a durable `Write` to a prefsd keeping the journal, and to one with
     /// `--history-entries 0`, sampled taking turns.

@@ -22,7 +22,7 @@ enum MessageEncoder {
         // replacing it costs more the more fields the header already holds: a `Changed`
         // signal (4 arguments) took ~100k instructions to build with path, interface and
         // member set first, ~64k with its body appended to an empty header and those fields
-        // set after (callgrind, issue 22). So a body of two or more arguments goes in first;
+        // set after (callgrind). So a body of two or more arguments goes in first;
         // a shorter one after the fields, which calls and signals get from their constructor.
         let bodyFirst = message.body.count >= 2
         guard let pointer = bodyFirst ? dbus_message_new(messageType(message.kind)) : newMessage(message) else {

@@ -158,7 +158,7 @@ enum ValueValidator {
     private static func checkSingleSignature(_ signature: String) throws(DBusError) {
         // A one-letter basic type or `v` (every scalar reply, every variant of a scalar) is
         // a single complete type: spare the C call and its string bridging (~900
-        // instructions a reply, callgrind). Anything longer goes to libdbus as before.
+        // instructions a reply, callgrind). Anything longer goes to libdbus.
         if isOneLetterType(signature) { return }
         // A signature libdbus accepted once is accepted again without asking: a `Changed`
         // signal asked about `a{sv}` and `as` six times, ~8,000 instructions a write.

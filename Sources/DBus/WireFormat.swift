@@ -8,7 +8,7 @@ internal import CDBus
 /// instructions that way, ~37,000 marshalled here and demarshalled (which validates it all
 /// again: a slip here is refused there, never sent). A one-argument reply is cheaper the
 /// libdbus way (~17,000 against ~25,000), so ``MessageEncoder`` uses this path for bodies of
-/// ``minimumArguments`` or more (callgrind, issue 22).
+/// ``minimumArguments`` or more (callgrind).
 enum WireFormat {
     /// The fewest top-level arguments for which marshalling here beats libdbus's builder.
     static let minimumArguments = 2

@@ -7,7 +7,7 @@ import Synchronization
 /// writer, which on a machine with two cores runs beside it during the commit's sync; the
 /// writer's completion calls ``take(for:)`` and gets the encoded signal only when it is
 /// ready and of exactly the change the commit made (another batch committed first can make
-/// the guess wrong). Otherwise the completion encodes the signal itself, as it always did.
+/// the guess wrong). Otherwise the completion encodes the signal itself.
 final class EarlySignal: Sendable {
     private enum State {
         case preparing

@@ -10,8 +10,8 @@ import Synchronization
 /// setting its own WAL hook (`sqlite3_wal_hook`, which replaces the automatic checkpoint's),
 /// which records the WAL's frames after each commit; once the commit's callers are
 /// answered, the writer checkpoints (`PASSIVE`, as the automatic one) when the WAL has
-/// reached the same 1,000 frames. The WAL is rewound at the same point as before, so its
-/// preallocated size still holds it (see `WALPreallocation.swift`).
+/// reached the same 1,000 frames. The WAL is rewound at that point, within its
+/// preallocated size (see `WALPreallocation.swift`).
 final class WALFrames: Sendable {
     /// Frames in the WAL after the latest commit, as SQLite reported them.
     let count = Mutex<Int32>(0)

@@ -50,7 +50,7 @@ enum StoreSchema {
         }
         // v3: the journal's sequence without AUTOINCREMENT. AUTOINCREMENT keeps its counter in
         // `sqlite_sequence`, a page of its own that every commit rewrote: one WAL frame of five
-        // for a one-key write (issue 22). Sequences still never repeat: a new change takes one
+        // for a one-key write. Sequences still never repeat: a new change takes one
         // past the highest of the newest change kept, the horizon (the newest change dropped,
         // see `Journal.swift`) and `issued`, the counter AUTOINCREMENT had reached, kept here
         // once.

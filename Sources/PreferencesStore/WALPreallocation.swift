@@ -1,7 +1,7 @@
 import Foundation
 import Glibc
 
-/// The WAL made full-size once the first commit is answered (issue 22).
+/// The WAL made full-size once the first commit is answered.
 ///
 /// SQLite appends each commit's frames to the WAL until its checkpoint, at 1,000 pages, and
 /// then writes over the same file from the start. While the file grows, every commit's
@@ -38,7 +38,7 @@ extension DomainStore {
     /// Extends the WAL to ``preallocatedWALBytes`` with zeros written and made durable,
     /// unless room is short (below ``lowSpaceBytes`` once it is done) or it is that large
     /// already. On the writer queue, between transactions; a failure only leaves the WAL
-    /// to grow as before (logged at debug level).
+    /// to grow by itself as SQLite writes it (logged at debug level).
     func preallocateWAL() {
         let target = Self.preallocatedWALBytes
         guard reserve.freeBytes() >= lowSpaceBytes + target else { return }

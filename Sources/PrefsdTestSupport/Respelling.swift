@@ -1,8 +1,9 @@
 import PreferencesModel
 import Testing
 
-/// Two values Swift's `==` once called equal and which differ in their bytes (contract 0.3:
-/// a write that differs in any byte is a change): a test argument, named for the report.
+/// Two values that Swift's `==` on `String` or `Double` calls equal and whose bytes differ
+/// (contract 0.3: a write that differs in any byte is a change): a test argument, named
+/// for the report.
 public struct Respelling: Sendable, CustomTestStringConvertible {
     /// What the pair is, as the test report names it.
     public let name: String

@@ -12,7 +12,7 @@ import Foundation
 /// the module installed as `make install` does (its own directory with GIO's module cache,
 /// the machine's own GIO modules, dconf's among them, in `GIO_MODULE_DIR`): the median wall
 /// time from spawn to exit and the median peak RSS (VmHWM, as GNU time's `%M` reports it),
-/// beside the installed module's size, against the targets of issue 26.
+/// beside the installed module's size, against their targets.
 ///
 /// The program runs under `/usr/bin/time`: a child's `ru_maxrss` keeps the high-water mark
 /// of the memory it had before `exec`, which for a child of this (large) process would be

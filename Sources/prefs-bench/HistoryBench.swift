@@ -8,7 +8,7 @@ import PreferencesModel
 import PreferencesStore
 import Synchronization
 
-/// Issue 21's rows: a durable `Write` to a prefsd keeping the change journal beside the
+/// A durable `Write` to a prefsd keeping the change journal beside the
 /// same to one with `--history-entries 0` (each on a private bus of its own, sampled taking
 /// turns so both see the same load), and the journal's size after many changes of one key.
 struct HistoryBench {

@@ -98,7 +98,7 @@ struct ReferenceReads {
     /// Swift `Read` p50 / GDBus `Read` p50.
     var swiftOverGDBus: Double? { Self.ratio(swiftRead, gdbusRead) }
 
-    /// The report's row; the target is issue 16's: Swift `Read` ≤ 1.05 × GDBus `Read`.
+    /// The report's row; the target: Swift `Read` ≤ 1.05 × GDBus `Read`.
     var row: [String] {
         let ratio = swiftOverGDBus
         return [

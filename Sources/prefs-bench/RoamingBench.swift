@@ -9,7 +9,7 @@ import PreferencesRoaming
 import Synchronization
 import SyncthingTestSupport
 
-/// Issue 25's rows: the time from a `Write` on machine A to its `Changed` seen by a client
+/// The time from a `Write` on machine A to its `Changed` seen by a client
 /// on machine B, through two Syncthing instances on 127.0.0.1 (fs watcher delay 1 s); and
 /// how many other machines' changes prefsd applies per second (a file of another machine
 /// dropped into the folder, applied per domain as one commit each).

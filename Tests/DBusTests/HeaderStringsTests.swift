@@ -2,7 +2,7 @@ import Testing
 
 @testable import DBus
 
-/// Header strings are reused only for the same bytes (`HeaderStrings.swift`, issue 22).
+/// Header strings are reused only for the same bytes (`HeaderStrings.swift`).
 @Suite struct HeaderStringsTests {
     @Test func theSameBytesGiveTheRememberedStringOthersANewOne() {
         let strings = HeaderStrings()

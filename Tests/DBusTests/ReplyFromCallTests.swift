@@ -6,8 +6,7 @@ import Testing
 
 /// Replies built from the received call (`dbus_message_new_method_return`,
 /// `dbus_message_new_error`; see `ReceivedCall.swift`) read back by libdbus exactly as the
-/// same replies built field by field: destination, reply serial, flags, signature, body
-/// (issue 22).
+/// same replies built field by field: destination, reply serial, flags, signature, body.
 @Suite struct ReplyFromCallTests {
     /// One call the server received, with its reply encoded both ways and decoded again.
     struct Built: Sendable {

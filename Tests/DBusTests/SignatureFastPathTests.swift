@@ -2,7 +2,7 @@ import Testing
 
 @testable import DBus
 
-/// The shortcuts of the call and reply path (issue 22) say what the slow paths say.
+/// The shortcuts of the call and reply path say what the slow paths say.
 @Suite struct SignatureFastPathTests {
     static let bodies: [[DBusValue]] = [
         [],

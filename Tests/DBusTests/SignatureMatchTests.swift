@@ -5,7 +5,7 @@ import Testing
 /// The validator compares array elements with their element type in place
 /// (`SignatureMatch.swift`): it must agree with comparing whole signature strings, for every
 /// pair of types, and the validator's array size check, skipped for small bodies, still
-/// refuses what it refused (issue 22).
+/// refuses what it refused.
 @Suite struct SignatureMatchTests {
     static let values: [DBusValue] = [
         .byte(1), .boolean(true), .int16(1), .uint16(1), .int32(1), .uint32(1), .int64(1), .uint64(1), .double(1),

@@ -3,7 +3,7 @@ import Testing
 @testable import DBus
 
 /// Messages marshalled in Swift (``WireFormat``) are what libdbus reads back: every header
-/// field, flag and value, alignment and nesting included (issue 22).
+/// field, flag and value, alignment and nesting included.
 @Suite struct WireFormatTests {
     static let bodies: [[DBusValue]] = [
         [

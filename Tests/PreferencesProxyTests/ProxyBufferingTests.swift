@@ -7,7 +7,7 @@ import PrefsdTestSupport
 import Synchronization
 import Testing
 
-/// Issue 23, point 6: the events prefsd's signals feed to a client are held in a bounded
+/// The events prefsd's signals feed to a client are held in a bounded
 /// queue; a consumer that falls behind gets one `reloadNeeded(nil)` in place of what it
 /// missed, never an unbounded backlog.
 @Suite("Proxy event buffering", .timeLimit(.minutes(3)))

@@ -4,7 +4,7 @@ import PreferencesModel
 @_spi(Testing) import PreferencesStore
 import Testing
 
-/// The journal numbers its changes without AUTOINCREMENT (schema v3, issue 22): a commit no
+/// The journal numbers its changes without AUTOINCREMENT (schema v3): a commit no
 /// longer rewrites `sqlite_sequence`, and sequences still never repeat.
 @Suite("Journal sequence")
 struct JournalSequenceTests {
@@ -71,7 +71,7 @@ struct JournalSequenceTests {
 }
 
 /// The WAL is made full-size after the first commit, so later commits write over allocated
-/// blocks and their syncs carry no change of the file's size (issue 22).
+/// blocks and their syncs carry no change of the file's size.
 @Suite("WAL preallocation")
 struct WALPreallocationTests {
     @Test("a fresh store's WAL is full-size once it has committed, and stays so; its data reads back after a reopen")

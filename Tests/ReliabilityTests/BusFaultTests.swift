@@ -7,7 +7,7 @@ import PrefsdTestSupport
 import Testing
 
 extension Reliability {
-    /// Issue 6, point 6: clients that vanish mid-call, a bus that goes away, a second
+    /// Clients that vanish mid-call, a bus that goes away, a second
     /// prefsd, and a `--replace` hand-over under load.
     @Suite("Bus faults")
     struct BusFaults {

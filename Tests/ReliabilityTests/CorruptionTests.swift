@@ -6,7 +6,7 @@ import PrefsdTestSupport
 import Testing
 
 extension Reliability {
-    /// Issue 6, point 2: a store damaged on disk is moved aside, kept and logged; prefsd starts.
+    /// A store damaged on disk is moved aside, kept and logged; prefsd starts.
     @Suite("Corruption")
     struct Corruption {
         enum Damage: String, CaseIterable, Sendable {

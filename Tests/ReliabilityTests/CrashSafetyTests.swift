@@ -7,7 +7,7 @@ import PrefsdTestSupport
 import Testing
 
 extension Reliability {
-    /// Issue 6, point 1: SIGKILL at random moments during writes loses no answered write.
+    /// SIGKILL at random moments during writes loses no answered write.
     @Suite("Crash safety")
     struct CrashSafety {
         /// What the writers were answered, and the newest value each sent.

@@ -6,7 +6,7 @@ import PrefsdTestSupport
 import Testing
 
 extension Reliability {
-    /// Issue 23, point 7: on a full disk, removals free room, and writes succeed again
+    /// On a full disk, removals free room, and writes succeed again
     /// afterwards, in the same process and after a restart.
     @Suite("Disk full, then room freed by removals")
     struct DiskFullRecovery {

@@ -6,7 +6,7 @@ import PrefsdTestSupport
 import Testing
 
 extension Reliability {
-    /// Issue 6, point 3: when the disk is full (or a file-size limit is reached) a write is
+    /// When the disk is full (or a file-size limit is reached) a write is
     /// refused with `StorageFailed`, the service stays up, and writes work again with room.
     @Suite("Disk full and I/O errors")
     struct DiskFull {

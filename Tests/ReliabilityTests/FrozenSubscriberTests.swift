@@ -6,7 +6,7 @@ import PrefsdTestSupport
 import Testing
 
 extension Reliability {
-    /// Issue 11, point 1: a subscriber that stops reading its socket must not stall prefsd
+    /// A subscriber that stops reading its socket must not stall prefsd
     /// for everyone else. dbus-daemon keeps every signal queued for it and counts those
     /// bytes against prefsd's allowance (1 GB with Debian's session.conf, which the
     /// private bus copies); unbounded signals filled it after ~960 writes of 1 MiB.

@@ -268,7 +268,7 @@ struct MessageFuzzer {
 }
 
 extension Reliability {
-    /// Issue 6, point 4: hostile input never crashes or hangs prefsd, is answered with the
+    /// Hostile input never crashes or hangs prefsd, is answered with the
     /// right error, and creates no file outside the store directory.
     @Suite("Hostile input")
     struct HostileInput {

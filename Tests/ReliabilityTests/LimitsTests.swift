@@ -6,7 +6,7 @@ import PrefsdTestSupport
 import Testing
 
 extension Reliability {
-    /// Issue 11, points 2 and 3: counts that keep every reply inside the bus's limits, a
+    /// Counts that keep every reply inside the bus's limits, a
     /// reply that still cannot be sent answered `LimitsExceeded`, and quotas that bound the
     /// disk and memory an entry really costs.
     @Suite("Limits on counts, replies and quotas")

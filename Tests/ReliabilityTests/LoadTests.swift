@@ -6,7 +6,7 @@ import PrefsdTestSupport
 import Testing
 
 extension Reliability {
-    /// Issue 6, point 5: 64 clients at once lose no write, see every `Changed` of their
+    /// 64 clients at once lose no write, see every `Changed` of their
     /// domain in commit order, and prefsd's memory stays bounded.
     @Suite("Load")
     struct Load {

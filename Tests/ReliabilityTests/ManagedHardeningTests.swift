@@ -6,7 +6,7 @@ import PrefsdTestSupport
 import Testing
 
 extension Reliability {
-    /// Issue 11, points 6 and 8: managed files the bus cannot carry, files that are not
+    /// Managed files the bus cannot carry, files that are not
     /// files, oversized files, and a managed directory that is replaced under prefsd.
     @Suite("Hostile managed files")
     struct HostileManagedFiles {

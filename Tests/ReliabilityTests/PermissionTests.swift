@@ -6,7 +6,7 @@ import PrefsdTestSupport
 import Testing
 
 extension Reliability {
-    /// Issue 6, point 7: the store directory is 0700 and every file in it 0600.
+    /// The store directory is 0700 and every file in it 0600.
     @Suite("Permissions")
     struct Permissions {
         static func mode(_ path: String) -> Int {

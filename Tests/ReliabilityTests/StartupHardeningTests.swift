@@ -6,7 +6,7 @@ import PrefsdTestSupport
 import Testing
 
 extension Reliability {
-    /// Issue 11, point 8: flags at their extremes and a hand-over that arrives too early.
+    /// Flags at their extremes and a hand-over that arrives too early.
     @Suite("Start-up edges")
     struct StartupEdges {
         @Test("--max-nesting at Int.max: dictionaries are still read, prefsd does not trap")

@@ -7,7 +7,7 @@ import Synchronization
 import Testing
 
 extension Reliability {
-    /// Issue 23, point 6: the calls prefsd holds while its store loads are bounded by count
+    /// The calls prefsd holds while its store loads are bounded by count
     /// and bytes; the excess is refused with `LimitsExceeded` at once, and a flood during a
     /// large store's load leaves prefsd's memory bounded.
     @Suite("Calls held while the store loads")

@@ -4,7 +4,7 @@ import PreferencesProxy
 import PrefsdTestSupport
 import Testing
 
-/// Issue 23, point 4: each sandboxed application has its own share of every limit,
+/// Each sandboxed application has its own share of every limit,
 /// counted over all its domains (its own and its suites) and all its connections; one
 /// that reaches its share is refused, while the host and another application still write.
 @Suite("Per-application shares of the limits")

@@ -3,7 +3,7 @@ import Testing
 
 @testable import PreferencesService
 
-/// The per-application usage behind the shares of issue 23, point 4, kept in step with
+/// The per-application usage behind the shares of each application, kept in step with
 /// every change: by the host or the application, committed or failed, persistent or volatile.
 @Suite("Per-application usage")
 struct ApplicationUsageTests {

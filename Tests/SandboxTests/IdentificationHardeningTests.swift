@@ -8,7 +8,7 @@ import Testing
 
 @testable import PreferencesService
 
-/// Issue 23, items 2, 3 and 6: application IDs as Flatpak has them, reserved domains, a
+/// Application IDs as Flatpak has them, reserved domains, a
 /// `.flatpak-info` that would block, and the calls held while a sender is identified.
 @Suite("Identification resists hostile roots and floods")
 struct IdentificationHardeningTests {

@@ -6,7 +6,7 @@ import PreferencesProxy
 import PrefsdTestSupport
 import Testing
 
-/// Issue 23, items 2, 3 and 5, against a real prefsd on a private bus: application IDs
+/// Against a real prefsd on a private bus: application IDs
 /// that name reserved domains, a client whose `.flatpak-info` is a FIFO, and writes sent
 /// without waiting for the reply.
 @Suite("Sandbox hardening over the bus")

@@ -6,7 +6,7 @@ import PreferencesProxy
 import PrefsdTestSupport
 import Testing
 
-/// Issue 14: a Flatpak application (a client under bubblewrap with a `/.flatpak-info` for
+/// A Flatpak application (a client under bubblewrap with a `/.flatpak-info` for
 /// org.example.Sandboxed, talking through `xdg-dbus-proxy --filter`) sees only its own
 /// preferences, while a host client keeps full access.
 @Suite("Per-application isolation of sandboxed applications")

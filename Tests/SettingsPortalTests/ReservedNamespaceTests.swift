@@ -3,7 +3,7 @@ import SettingsPortal
 import Testing
 
 /// The domains the portal serves to everyone from prefsd are ones no sandboxed application
-/// may change (issue 23, item 2).
+/// may change.
 @Test("the portal's appearance and configuration domains are reserved from sandboxed applications")
 func portalDomainsReserved() {
     #expect(ReservedDomains.contains(Appearance.namespace))
