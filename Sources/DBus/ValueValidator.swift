@@ -157,11 +157,11 @@ enum ValueValidator {
 
     private static func checkSingleSignature(_ signature: String) throws(DBusError) {
         // A one-letter basic type or `v` (every scalar reply, every variant of a scalar) is
-        // a single complete type: spare the C call and its string bridging (~900
-        // instructions a reply, callgrind). Anything longer goes to libdbus.
+        // a single complete type: spare the C call and its string bridging on every reply.
+        // Anything longer goes to libdbus.
         if isOneLetterType(signature) { return }
         // A signature libdbus accepted once is accepted again without asking: a `Changed`
-        // signal asked about `a{sv}` and `as` six times, ~8,000 instructions a write.
+        // signal asks about `a{sv}` and `as` six times a write.
         if acceptedSignatures.withLock({ $0.contains(signature) }) { return }
         if let reason = libdbusSingleSignatureFailure(signature) {
             throw .invalidMessage("\"\(signature)\" is not a valid single complete type: \(reason)")
@@ -193,7 +193,7 @@ enum ValueValidator {
         var utf8 = signature.utf8.makeIterator()
         guard let code = utf8.next(), utf8.next() == nil else { return false }
         // The type codes y b n q i u x t d s o g h, and v (a switch: searching a string
-        // literal's bytes took ~450 instructions, twice a Read).
+        // literal's bytes costs far more, twice a Read).
         switch code {
         case UInt8(ascii: "y"), UInt8(ascii: "b"), UInt8(ascii: "n"), UInt8(ascii: "q"), UInt8(ascii: "i"), UInt8(ascii: "u"),
             UInt8(ascii: "x"), UInt8(ascii: "t"), UInt8(ascii: "d"), UInt8(ascii: "s"), UInt8(ascii: "o"), UInt8(ascii: "g"),

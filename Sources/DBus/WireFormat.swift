@@ -4,11 +4,11 @@ internal import CDBus
 /// `dbus_message_demarshal`.
 ///
 /// libdbus builds a message's body argument by argument and rewrites the header's signature
-/// field after each top-level one; a `Changed` signal (`s a{sv} as as`) took ~63,000
-/// instructions that way, ~37,000 marshalled here and demarshalled (which validates it all
-/// again: a slip here is refused there, never sent). A one-argument reply is cheaper the
-/// libdbus way (~17,000 against ~25,000), so ``MessageEncoder`` uses this path for bodies of
-/// ``minimumArguments`` or more (callgrind).
+/// field after each top-level one, so a body of several arguments (a `Changed` signal,
+/// `s a{sv} as as`) costs fewer instructions marshalled here and demarshalled (which
+/// validates it all again: a slip here is refused there, never sent). A one-argument reply
+/// is cheaper the libdbus way, so ``MessageEncoder`` uses this path for bodies of
+/// ``minimumArguments`` or more. The instruction counts are in docs/benchmarks.md.
 enum WireFormat {
     /// The fewest top-level arguments for which marshalling here beats libdbus's builder.
     static let minimumArguments = 2

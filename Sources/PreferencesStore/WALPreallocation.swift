@@ -6,13 +6,13 @@ import Glibc
 /// SQLite appends each commit's frames to the WAL until its checkpoint, at 1,000 pages, and
 /// then writes over the same file from the start. While the file grows, every commit's
 /// `fdatasync` must also make the file's new size durable, a journal commit of the file
-/// system besides the data: on ext4 on this project's test machine, five appended frames and
-/// `fdatasync` took 458 µs, the same frames written over allocated blocks 285 µs. A fresh
+/// system besides the data, which on ext4 makes it markedly slower than the same frames
+/// written over allocated blocks (figures in docs/benchmarks.md). A fresh
 /// WAL (prefsd truncates it when it stops, and SQLite deletes it) grows for the first 200 or
 /// so writes after every start; written full of zeros once, durably, it never grows. It is
 /// done on the writer queue right after the first commit's completions: a prefsd that only
-/// reads never writes it, and its start-up (a cold start measured 20 ms slower on average
-/// with the zeros written as the store opened) does not share the disk with it.
+/// reads never writes it, and its start-up (slower when the zeros were written as the store
+/// opened) does not share the disk with it.
 ///
 /// Zeros past the WAL's last valid frame are what SQLite leaves there itself after a
 /// checkpoint rewinds the WAL: a frame is only read back when its salt matches the WAL
