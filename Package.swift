@@ -104,7 +104,7 @@ let package = Package(
         ),
         .target(
             name: "Preferences",
-            dependencies: ["ClientDriver", "DBus", "PreferencesClient", "PreferencesModel", "PreferencesProtocol", "PreferencesProxy", "SettingsBundle"],
+            dependencies: ["ClientDriver", "PreferencesClient", "PreferencesModel", "PreferencesProtocol", "PreferencesProxy", "SettingsBundle"],
             swiftSettings: strict
         ),
 
@@ -153,7 +153,7 @@ let package = Package(
         ),
         .target(
             name: "GVariantCoding",
-            dependencies: ["CGIO", "GSettingsPaths", "PreferencesModel"],
+            dependencies: ["CGIO", "PreferencesModel"],
             swiftSettings: strict
         ),
         // The installed GSettings schemas through GIO's schema API (the settings app's schema pages).
@@ -264,7 +264,7 @@ let package = Package(
         // private buses and services with the same code (it imports nothing from Tests/).
         .target(
             name: "BusTestSupport",
-            dependencies: ["DBus"],
+            dependencies: [],
             swiftSettings: strict
         ),
         .target(

@@ -42,7 +42,7 @@ struct DomainState: Sendable {
     /// The last batch number handed out.
     var lastSequence: UInt64 = 0
     /// The usage of each sandboxed application that changed something, by application ID
-    /// (see `DomainState+Apps.swift`).
+    /// (see `DomainState+ApplicationUsage.swift`).
     var applications: [String: ApplicationUsage] = [:]
     /// The sandboxed application whose call is being carried out, whose share is checked
     /// besides the global limits (`nil` for the host).

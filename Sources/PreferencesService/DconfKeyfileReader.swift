@@ -3,39 +3,6 @@ import GSettingsPaths
 import GVariantCoding
 import PreferencesModel
 
-/// A GSettings key as prefsd keeps it: the domain and key the path rule maps a dconf key to.
-struct MappedKey: Sendable, Hashable, Comparable {
-    /// The prefsd domain.
-    var domain: DomainName
-    /// The key inside it.
-    var key: String
-
-    static func < (lhs: MappedKey, rhs: MappedKey) -> Bool {
-        (lhs.domain.rawValue, lhs.key) < (rhs.domain.rawValue, rhs.key)
-    }
-
-    /// Where the dconf key `path` lives in prefsd.
-    /// - Throws: ``PreferencesServiceError/invalidName(_:)`` saying why it cannot be there.
-    static func mapping(_ path: String) throws(PreferencesServiceError) -> MappedKey {
-        guard path.hasPrefix("/"), !path.hasSuffix("/"), !path.contains("//") else {
-            throw .invalidName("\(path) is not a dconf key (it starts with /, has no // and does not end with /)")
-        }
-        guard let location = GSettingsPath(settingsKey: path), let domain = try? DomainName(location.domain) else {
-            throw .invalidName(
-                "\(path) cannot be a GSettings key under prefsd (its prefsd key would break the limits on keys: 1–1024 bytes of UTF-8 in normal form C)")
-        }
-        return MappedKey(domain: domain, key: location.key)
-    }
-}
-
-/// One problem found in a file, by line (0: the file as a whole).
-struct FileProblem: Sendable, Equatable {
-    /// The line's number, from 1.
-    var line: Int
-    /// What is wrong with it, and what happens to it.
-    var message: String
-}
-
 /// The keyfiles of a dconf system database (`/etc/dconf/db/NAME.d/*`), read line by line
 /// as `dconf update` reads them, so that prefsd needs no compiled database: groups are
 /// directories below `/` (`[org/gnome/desktop/interface]`), each `key=value` a GVariant
@@ -109,41 +76,6 @@ enum DconfKeyfileReader {
             let body = line.last == UInt8(ascii: "\r") ? line.dropLast() : line
             return String(validating: Array(body), as: UTF8.self)
         }
-    }
-}
-
-/// The `locks/` files of a dconf system database: each line that starts with `/` locks that
-/// key, as `dconf update` reads them. Other lines that are not blank or `#` comments are
-/// reported (dconf ignores them silently, which hides a forgotten `/`).
-enum DconfLocksReader {
-    /// The keys one locks file locks, and the lines that could not be used.
-    static func read(_ bytes: [UInt8]) -> (keys: Set<MappedKey>, problems: [FileProblem]) {
-        var keys: Set<MappedKey> = []
-        var problems: [FileProblem] = []
-        for (index, line) in DconfKeyfileReader.lines(of: bytes).enumerated() {
-            let number = index + 1
-            guard let text = line else {
-                problems.append(FileProblem(line: number, message: "the line is not UTF-8 text"))
-                continue
-            }
-            let trimmed = text.trimmingCharacters(in: .whitespaces)
-            if trimmed.isEmpty || trimmed.hasPrefix("#") { continue }
-            guard text.hasPrefix("/"), trimmed == text else {
-                problems.append(
-                    FileProblem(
-                        line: number,
-                        message:
-                            "\"\(text)\" is not a key to lock: a lock is a dconf key alone on its line, starting with / (/org/gnome/desktop/interface/gtk-theme)"
-                    ))
-                continue
-            }
-            do {
-                keys.insert(try MappedKey.mapping(text))
-            } catch {
-                problems.append(FileProblem(line: number, message: error.description))
-            }
-        }
-        return (keys, problems)
     }
 }
 
