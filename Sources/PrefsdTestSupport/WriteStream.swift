@@ -18,7 +18,7 @@ public struct WriteStream: Sendable {
             Task {
                 guard let connection = try? fixture.connect() else { return }
                 defer { connection.close() }
-                let client = PreferencesClient(connection: connection)
+                let client = ServiceClient(connection: connection)
                 var sequence: Int64 = 0
                 while !Task.isCancelled {
                     sequence += 1

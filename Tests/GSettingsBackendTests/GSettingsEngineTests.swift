@@ -4,7 +4,7 @@ import PreferencesProxy
 import PrefsdTestSupport
 import Testing
 
-/// What the module's engine (``PreferencesClient``) promises, seen from the bus: a
+/// What the module's engine (``ServiceClient``) promises, seen from the bus: a
 /// `dbus-monitor` on the private bus records every call to prefsd's interface, and a
 /// sentinel `Read` made after the GSettings program has exited marks the end of the record.
 @Suite("GSettings backend: loads once, batches writes", .serialized)

@@ -32,7 +32,7 @@ struct AdministratorDefaultsTests {
         try files.keyfile("site", "00-site", "[org/example/Test]\ntext='site text'\nint32=42\n\n[org/gnome/desktop/interface]\ngtk-theme='Site'\n")
         try files.locks("site", "site", "/org/example/Test/text\n")
         let service = try await fixture(files)
-        let client = PreferencesClient(connection: try service.connect())
+        let client = ServiceClient(connection: try service.connect())
         let domain = "org.example.Test"
 
         #expect(try await client.readValue(domain, "text") == .string("site text"))
@@ -79,7 +79,7 @@ struct AdministratorDefaultsTests {
         #expect(try service.prefs("read", "com.example.Editor", "FontSize").stdout == "12\n")
         let added = try service.prefs("write", "com.example.Editor", "Recent", "-array-add", "b.txt")
         #expect(added.status == 0, "\(added.stderr)")
-        let client = PreferencesClient(connection: try service.connect())
+        let client = ServiceClient(connection: try service.connect())
         #expect(try await client.readValue("com.example.Editor", "Recent") == .array([.string("a.txt"), .string("b.txt")]))
         let lookup = try await client.call("Lookup", [.stringArray(["NSGlobalDomain", "com.example.Editor"]), .string("FontSize")])
         #expect(lookup == [.string("com.example.Editor"), .variant(.int64(12))])
@@ -98,7 +98,7 @@ struct AdministratorDefaultsTests {
         try files.locks("local", "l", "/org/example/Test/lockedlow\n/org/example/Test/nothing\n")
         try files.locks("site", "s", "/org/example/Test/lockedhigh\n")
         let service = try await fixture(files)
-        let client = PreferencesClient(connection: try service.connect())
+        let client = ServiceClient(connection: try service.connect())
         let domain = "org.example.Test"
         #expect(try await client.readValue(domain, "both") == .integer(1))
         #expect(try await client.readValue(domain, "lockedlow") == .integer(1))
@@ -114,7 +114,7 @@ struct AdministratorDefaultsTests {
         let files = try AdministratorFiles()
         defer { files.removeAll() }
         let service = try await fixture(files)
-        let client = PreferencesClient(connection: try service.connect())
+        let client = ServiceClient(connection: try service.connect())
         let domain = "org.example.Test"
         let watcher = try await ChangedCollector(connection: try service.connect(), domains: [domain, "com.example.Editor"])
         #expect(await client.refusal("Read", [.string(domain), .string("int32")]) == notFound)
@@ -172,7 +172,7 @@ struct AdministratorDefaultsTests {
             """)
         try files.locks("site", "site", "org/example/Test/good\n/org/example/Test/alsogood\n")
         let service = try await fixture(files, ["--max-value-size", "256"])
-        let client = PreferencesClient(connection: try service.connect())
+        let client = ServiceClient(connection: try service.connect())
         let domain = "org.example.Test"
         #expect(try await client.readValue(domain, "good") == .integer(1))
         #expect(try await client.readValue(domain, "alsogood") == .string("yes"))
@@ -200,7 +200,7 @@ struct AdministratorDefaultsTests {
         defer { files.removeAll() }
         try files.defaults("com.example.Editor", ["FontSize": .integer(12)])
         let service = try await fixture(files)
-        let client = PreferencesClient(connection: try service.connect())
+        let client = ServiceClient(connection: try service.connect())
         try await client.write("com.example.Editor", "FontSize", .integer(20))
         try await client.write("com.example.Editor", "Other", .boolean(true))
         let watcher = try await ChangedCollector(connection: try service.connect(), domains: ["com.example.Editor"])
@@ -225,7 +225,7 @@ struct AdministratorDefaultsTests {
             try #require(chown(files.databases.path, 65534, 65534) == 0 && chown(files.defaults.path, 65534, 65534) == 0)
         }
         let service = try await ServiceFixture(arguments: files.arguments.filter { $0 != "--allow-unowned-managed-dir" })
-        let client = PreferencesClient(connection: try service.connect())
+        let client = ServiceClient(connection: try service.connect())
         #expect(try await client.call("IsForced", [.string("org.example.Test"), .string("text")]) == [.boolean(false)])
         #expect(await client.refusal("Read", [.string("org.example.Test"), .string("text")]) == notFound)
         #expect(await client.refusal("Read", [.string("com.example.Editor"), .string("FontSize")]) == notFound)

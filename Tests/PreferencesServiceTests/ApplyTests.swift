@@ -8,18 +8,18 @@ import Testing
 struct ApplyTests {
     private let invalidArgs = StandardErrorName.invalidArgs
 
-    private func apply(_ client: PreferencesClient, _ domain: String, set: DBusValue, remove: [String]) async -> String? {
+    private func apply(_ client: ServiceClient, _ domain: String, set: DBusValue, remove: [String]) async -> String? {
         await client.refusal("Apply", [.string(domain), set, .stringArray(remove)])
     }
 
     @Test("an Apply naming one key twice, or two spellings of it, is refused and changes nothing")
     func duplicateKeys() async throws {
         let fixture = try await ServiceFixture()
-        let client = PreferencesClient(connection: try fixture.connect())
+        let client = ServiceClient(connection: try fixture.connect())
         try await client.write("com.example.Dup", "caf\u{E9}", .integer(1))
         let decomposed = "cafe\u{301}"
-        #expect(await apply(client, "com.example.Dup", set: PreferencesClient.values([:]), remove: ["caf\u{E9}", "caf\u{E9}"]) == invalidArgs)
-        #expect(await apply(client, "com.example.Dup", set: PreferencesClient.values([:]), remove: ["caf\u{E9}", decomposed]) == invalidArgs)
+        #expect(await apply(client, "com.example.Dup", set: ServiceClient.values([:]), remove: ["caf\u{E9}", "caf\u{E9}"]) == invalidArgs)
+        #expect(await apply(client, "com.example.Dup", set: ServiceClient.values([:]), remove: ["caf\u{E9}", decomposed]) == invalidArgs)
         let twoSpellings = DBusValue.array(
             element: .stringVariantEntry,
             [
@@ -32,12 +32,12 @@ struct ApplyTests {
     @Test("repeated duplicate removals cannot push the domain past its quota")
     func duplicatesDoNotCheatTheQuota() async throws {
         let fixture = try await ServiceFixture(arguments: ["--max-domain-size", "4096"])
-        let client = PreferencesClient(connection: try fixture.connect())
+        let client = ServiceClient(connection: try fixture.connect())
         let chunk = PropertyListValue.string(String(repeating: "q", count: 1500))
         try await client.write("com.example.Quota", "a", chunk)
         for _ in 0..<5 {
-            _ = await apply(client, "com.example.Quota", set: PreferencesClient.values(["a": chunk]), remove: ["b", "b"])
-            _ = await apply(client, "com.example.Quota", set: PreferencesClient.values([:]), remove: ["a", "a"])
+            _ = await apply(client, "com.example.Quota", set: ServiceClient.values(["a": chunk]), remove: ["b", "b"])
+            _ = await apply(client, "com.example.Quota", set: ServiceClient.values([:]), remove: ["a", "a"])
             try await client.write("com.example.Quota", "a", chunk)
         }
         try await client.write("com.example.Quota", "b", chunk)
@@ -48,7 +48,7 @@ struct ApplyTests {
     @Test("ApplyIf applies only while what it expects holds")
     func applyIf() async throws {
         let fixture = try await ServiceFixture()
-        let client = PreferencesClient(connection: try fixture.connect())
+        let client = ServiceClient(connection: try fixture.connect())
         let watcher = try await ChangedCollector(connection: try fixture.connect(), domains: ["com.example.Cas"])
         try await client.write("com.example.Cas", "Recent", .array([.string("a")]))
 
@@ -56,8 +56,8 @@ struct ApplyTests {
             let answer = try await client.call(
                 "ApplyIf",
                 [
-                    .string("com.example.Cas"), PreferencesClient.values(expected), .stringArray(absent),
-                    PreferencesClient.values(set), .stringArray(remove),
+                    .string("com.example.Cas"), ServiceClient.values(expected), .stringArray(absent),
+                    ServiceClient.values(set), .stringArray(remove),
                 ])
             guard case .boolean(let applied)? = answer.first else { throw FixtureError("ApplyIf answered \(answer)") }
             return applied
@@ -77,8 +77,8 @@ struct ApplyTests {
         let contradiction = await client.refusal(
             "ApplyIf",
             [
-                .string("com.example.Cas"), PreferencesClient.values(["k": .integer(1)]), .stringArray(["k"]),
-                PreferencesClient.values([:]), .stringArray([]),
+                .string("com.example.Cas"), ServiceClient.values(["k": .integer(1)]), .stringArray(["k"]),
+                ServiceClient.values([:]), .stringArray([]),
             ])
         #expect(contradiction == invalidArgs)
         try await client.write("com.example.Cas", "sentinel", .boolean(true))

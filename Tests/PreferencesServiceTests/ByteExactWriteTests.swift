@@ -32,8 +32,8 @@ struct ByteExactWriteTests {
     @Test("the second write commits, is announced and reads back as written", arguments: respellings)
     func respelled(_ pair: Respelling) async throws {
         let fixture = try await ServiceFixture()
-        let writer = PreferencesClient(connection: try fixture.connect())
-        let reader = PreferencesClient(connection: try fixture.connect())
+        let writer = ServiceClient(connection: try fixture.connect())
+        let reader = ServiceClient(connection: try fixture.connect())
         let domain = "com.example.Bytes"
         let watcher = try await ChangedCollector(connection: try fixture.connect(), domains: [domain])
 
@@ -67,14 +67,14 @@ struct ByteExactWriteTests {
     @Test("after a restart the store holds the new bytes")
     func durable() async throws {
         let fixture = try await ServiceFixture()
-        let writer = PreferencesClient(connection: try fixture.connect())
+        let writer = ServiceClient(connection: try fixture.connect())
         try await writer.write("com.example.Bytes", "s", .string(Self.nfc))
         try await writer.write("com.example.Bytes", "s", .string(Self.nfd))
         try await writer.write("com.example.Bytes", "r", .real(0.0))
         try await writer.write("com.example.Bytes", "r", .real(-0.0))
         #expect(fixture.stopService() == 0)
         try await fixture.startService()
-        let reader = PreferencesClient(connection: try fixture.connect())
+        let reader = ServiceClient(connection: try fixture.connect())
         let stored = try await reader.readDomain("com.example.Bytes")
         #expect(stored.mapValues(Self.bytes) == ["s": Self.bytes(.string(Self.nfd)), "r": Self.bytes(.real(-0.0))])
     }
@@ -82,12 +82,12 @@ struct ByteExactWriteTests {
     @Test("Apply and ReplaceDomain store a respelled value too")
     func batches() async throws {
         let fixture = try await ServiceFixture()
-        let writer = PreferencesClient(connection: try fixture.connect())
+        let writer = ServiceClient(connection: try fixture.connect())
         let domain = "com.example.Batches"
         let watcher = try await ChangedCollector(connection: try fixture.connect(), domains: [domain])
-        try await writer.call("Apply", [.string(domain), PreferencesClient.values(["s": .string(Self.nfc), "r": .real(0.0)]), .stringArray([])])
-        try await writer.call("Apply", [.string(domain), PreferencesClient.values(["s": .string(Self.nfd), "r": .real(0.0)]), .stringArray([])])
-        try await writer.call("ReplaceDomain", [.string(domain), PreferencesClient.values(["s": .string(Self.nfd), "r": .real(-0.0)])])
+        try await writer.call("Apply", [.string(domain), ServiceClient.values(["s": .string(Self.nfc), "r": .real(0.0)]), .stringArray([])])
+        try await writer.call("Apply", [.string(domain), ServiceClient.values(["s": .string(Self.nfd), "r": .real(0.0)]), .stringArray([])])
+        try await writer.call("ReplaceDomain", [.string(domain), ServiceClient.values(["s": .string(Self.nfd), "r": .real(-0.0)])])
         try await writer.write(domain, "sentinel", .integer(1))
         try await watcher.wait(for: 4)
         let signals = watcher.signals
@@ -103,7 +103,7 @@ struct ByteExactWriteTests {
     @Test("a dictionary value naming one key in two normalisations is refused, not merged")
     func normalisedKeysInOneDictionary() async throws {
         let fixture = try await ServiceFixture()
-        let client = PreferencesClient(connection: try fixture.connect())
+        let client = ServiceClient(connection: try fixture.connect())
         let both = DBusValue.array(
             element: .stringVariantEntry,
             [

@@ -44,7 +44,7 @@ struct CommandLineExampleTests {
                 "com.example.Editor", "Recent", "as", "2", "a.txt", "b.txt",
             ])
         #expect(write.status == 0, "\(write.stderr)")
-        let client = PreferencesClient(connection: try fixture.connect())
+        let client = ServiceClient(connection: try fixture.connect())
         #expect(try await client.readValue("com.example.Editor", "Recent") == .array([.string("a.txt"), .string("b.txt")]))
         let read = try fixture.run(
             "busctl", ["--user", "call", destination, path, "io.github.prefsd.Preferences1", "Read", "ss", "com.example.Editor", "Recent"])
@@ -61,7 +61,7 @@ struct CommandLineExampleTests {
                 "-m", "io.github.prefsd.Preferences1.Write", "com.example.Editor", "LastOpened", "<(1700000000.0,)>",
             ])
         #expect(write.status == 0, "\(write.stderr)")
-        let client = PreferencesClient(connection: try fixture.connect())
+        let client = ServiceClient(connection: try fixture.connect())
         #expect(try await client.readValue("com.example.Editor", "LastOpened") == .date(secondsSince1970: 1_700_000_000))
         let nested = try fixture.run(
             "gdbus",

@@ -34,7 +34,7 @@ struct HistorySecureTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         let settings = try Self.settingsFolder(in: directory)
         let fixture = try await ServiceFixture(arguments: ["--settings-dir", settings.path])
-        let client = PreferencesClient(connection: try fixture.connect())
+        let client = ServiceClient(connection: try fixture.connect())
         try await client.write(Self.domain, "Password", .string("hunter2"))
         try await client.write(Self.domain, "Password", .string("correct horse"))
         try await client.write(Self.domain, "Name", .string("Ada"))

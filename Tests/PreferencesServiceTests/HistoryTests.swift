@@ -14,7 +14,7 @@ struct HistoryTests {
     static let nfd = "cafe\u{301}"
 
     /// The journal's entries of `domain` (of `key` unless `""`).
-    private func history(_ client: PreferencesClient, _ domain: String, key: String = "", after: UInt64 = 0) async throws -> [HistoryEntry] {
+    private func history(_ client: ServiceClient, _ domain: String, key: String = "", after: UInt64 = 0) async throws -> [HistoryEntry] {
         try await client.perform(PreferencesCall.history(domain, key: key, after: after))
     }
 
@@ -26,7 +26,7 @@ struct HistoryTests {
     @Test("who: prefs is `prefs`, a Swift program is its program's name; entries carry new and previous values")
     func whoAndEntries() async throws {
         let fixture = try await ServiceFixture()
-        let client = PreferencesClient(connection: try fixture.connect())
+        let client = ServiceClient(connection: try fixture.connect())
         let domain = "com.example.History"
         #expect(try fixture.prefs("write", domain, "Font", "-int", "12").status == 0)
         try await client.write(domain, "Font", .integer(14))
@@ -67,7 +67,7 @@ struct HistoryTests {
         let fixture = try await ServiceFixture()
         let domain = "com.example.Exact"
         let nested: PropertyListValue = .dictionary(["a": .array([.dictionary(["r": .real(-0.0), "s": .string(Self.nfd)])])])
-        var client = PreferencesClient(connection: try fixture.connect())
+        var client = ServiceClient(connection: try fixture.connect())
         try await client.write(domain, "Text", .string(Self.nfd))
         try await client.write(domain, "Real", .real(-0.0))
         try await client.write(domain, "Nested", nested)
@@ -78,7 +78,7 @@ struct HistoryTests {
 
         #expect(fixture.stopService() == 0)
         try await fixture.startService()
-        client = PreferencesClient(connection: try fixture.connect())
+        client = ServiceClient(connection: try fixture.connect())
 
         // prefs undo DOMAIN KEY: the key's last change only.
         #expect(try fixture.prefs("undo", domain, "Text").status == 0)
@@ -96,7 +96,7 @@ struct HistoryTests {
         // The restore is a change like any other: undone in turn, across another restart.
         #expect(fixture.stopService() == 0)
         try await fixture.startService()
-        client = PreferencesClient(connection: try fixture.connect())
+        client = ServiceClient(connection: try fixture.connect())
         #expect(try fixture.prefs("undo", domain).status == 0)
         #expect(try await client.readValue(domain, "Real").encoded() == PropertyListValue.real(0.0).encoded())
         #expect(try await client.readValue(domain, "Text").encoded() == PropertyListValue.string(Self.nfd).encoded())
@@ -112,7 +112,7 @@ struct HistoryTests {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let fixture = try await ServiceFixture(arguments: ["--managed-dir", directory.path, "--allow-unowned-managed-dir"])
-        let client = PreferencesClient(connection: try fixture.connect())
+        let client = ServiceClient(connection: try fixture.connect())
         let domain = "com.example.Lab"
         let watcher = try await ChangedCollector(connection: try fixture.connect(), domains: [domain])
         try await client.write(domain, "Theme", .string("dark"))
@@ -145,7 +145,7 @@ struct HistoryTests {
     @Test("the journal stays within --history-entries and --history-size, oldest dropped first; RevertTo past it is NotFound")
     func bounds() async throws {
         let fixture = try await ServiceFixture(arguments: ["--history-entries", "5", "--history-size", "100000"])
-        let client = PreferencesClient(connection: try fixture.connect())
+        let client = ServiceClient(connection: try fixture.connect())
         let domain = "com.example.Bound"
         for number in 1...20 { try await client.write(domain, "k", .integer(Int64(number))) }
         let entries = try await history(client, domain)
@@ -158,7 +158,7 @@ struct HistoryTests {
 
         // Bytes: 300-byte values, at most 2,000 bytes kept (each entry counts its new and previous value).
         let small = try await ServiceFixture(arguments: ["--history-entries", "1000", "--history-size", "2000"])
-        let other = PreferencesClient(connection: try small.connect())
+        let other = ServiceClient(connection: try small.connect())
         for number in 1...20 { try await other.write(domain, "k", .string(String(repeating: "\(number % 10)", count: 300))) }
         let kept = try await history(other, domain)
         #expect(!kept.isEmpty && kept.count <= 3, "\(kept.count) entries of over 600 bytes each kept under a 2,000-byte bound")
@@ -179,7 +179,7 @@ struct HistoryTests {
         for task in tasks { task.cancel() }
         for task in tasks { await task.value }
         try await fixture.startService()
-        let client = PreferencesClient(connection: try fixture.connect())
+        let client = ServiceClient(connection: try fixture.connect())
         let stored = try await client.readDomain(domain)
         var journalled: [String: PropertyListValue] = [:]
         var after: UInt64 = 0

@@ -17,7 +17,7 @@ struct IntrospectionTests {
     @Test("Introspect answers the file in Introspection/ verbatim")
     func verbatim() async throws {
         let fixture = try await ServiceFixture()
-        let client = PreferencesClient(connection: try fixture.connect())
+        let client = ServiceClient(connection: try fixture.connect())
         let answer = try await client.call("Introspect", [], interface: StandardInterface.introspectable)
         #expect(answer == [.string(try file)])
     }
@@ -28,7 +28,7 @@ struct IntrospectionTests {
         let methods = Self.methods(in: xml, interface: PreferencesBus.interface)
         #expect(Set(methods.keys) == Set(PreferencesMethod.allCases.map(\.rawValue)))
         let fixture = try await ServiceFixture()
-        let client = PreferencesClient(connection: try fixture.connect())
+        let client = ServiceClient(connection: try fixture.connect())
         for (name, signature) in methods {
             #expect(PreferencesMethod(rawValue: name)?.inputSignature == signature, "\(name)")
             // A call with no arguments gets InvalidArgs (or an answer), never UnknownMethod.

@@ -12,13 +12,13 @@ struct LifecycleTests {
     @Test("a restart keeps persistent domains and drops volatile ones")
     func restart() async throws {
         let fixture = try await ServiceFixture()
-        var client = PreferencesClient(connection: try fixture.connect())
+        var client = ServiceClient(connection: try fixture.connect())
         try await client.write("com.example.App", "kept", .array([.string("a"), .integer(2)]))
-        try await client.call("SetVolatileDomain", [.string("com.example.Session"), PreferencesClient.values(["k": .integer(1)])])
+        try await client.call("SetVolatileDomain", [.string("com.example.Session"), ServiceClient.values(["k": .integer(1)])])
         #expect(fixture.stopService() == 0, "SIGTERM ends prefsd cleanly")
 
         try await fixture.startService()
-        client = PreferencesClient(connection: try fixture.connect())
+        client = ServiceClient(connection: try fixture.connect())
         #expect(try await client.readValue("com.example.App", "kept") == .array([.string("a"), .integer(2)]))
         #expect(try await client.volatileDomains() == [])
         #expect(await client.refusal("Read", [.string("com.example.Session"), .string("k")]) == PreferencesErrorName.notFound.busName)
@@ -27,7 +27,7 @@ struct LifecycleTests {
     @Test("the store directory is 0700 and its files 0600")
     func permissions() async throws {
         let fixture = try await ServiceFixture()
-        let client = PreferencesClient(connection: try fixture.connect())
+        let client = ServiceClient(connection: try fixture.connect())
         try await client.write("com.example.App", "k", .integer(1))
         let manager = FileManager.default
         let directoryMode = try manager.attributesOfItem(atPath: fixture.storeDirectory.path)[.posixPermissions] as? Int
@@ -48,7 +48,7 @@ struct LifecycleTests {
             ])
         #expect(result.status == 75)
         #expect(result.stderr.contains("--replace"))
-        let client = PreferencesClient(connection: try fixture.connect())
+        let client = ServiceClient(connection: try fixture.connect())
         try await client.write("com.example.App", "k", .integer(1))
     }
 
@@ -69,7 +69,7 @@ struct LifecycleTests {
     @Test("--replace takes over without losing an acknowledged write")
     func replace() async throws {
         let fixture = try await ServiceFixture()
-        let client = PreferencesClient(connection: try fixture.connect())
+        let client = ServiceClient(connection: try fixture.connect())
         try await client.write("com.example.App", "before", .integer(1))
         let successor = Process()
         successor.environment = helperEnvironment
@@ -92,7 +92,7 @@ struct LifecycleTests {
         // Serving, not only owning the name: the store opens after the name is taken, and
         // stopping the bus also deletes the fixture's directory, store included (a store
         // deleted while it opens is a store error, exit 74, not the bus going away).
-        let client = PreferencesClient(connection: try fixture.connect())
+        let client = ServiceClient(connection: try fixture.connect())
         try await client.write("com.example.App", "served", .integer(1))
         fixture.bus.stop()
         let status = await fixture.waitForExit()
@@ -115,7 +115,7 @@ struct LifecycleTests {
             fixture.killService()
             for writer in writers { writer.cancel(); await writer.value }
             try await fixture.startService()
-            let client = PreferencesClient(connection: try fixture.connect())
+            let client = ServiceClient(connection: try fixture.connect())
             let stored = try await client.readDomain("com.example.Crash\(round)")
             #expect(!stream.acknowledged.withLock { $0 }.isEmpty, "round \(round): no write was answered")
             #expect(stream.missing(from: stored).isEmpty, "round \(round): acknowledged writes lost: \(stream.missing(from: stored).prefix(10))")

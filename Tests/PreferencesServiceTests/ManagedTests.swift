@@ -21,7 +21,7 @@ struct ManagedTests {
     func forcedWins() async throws {
         let (fixture, directory) = try await managedFixture(files: ["com.example.Lab": .dictionary(["Proxy": .string("lab-proxy")])])
         defer { try? FileManager.default.removeItem(at: directory) }
-        let client = PreferencesClient(connection: try fixture.connect())
+        let client = ServiceClient(connection: try fixture.connect())
         #expect(try await client.readValue("com.example.Lab", "Proxy") == .string("lab-proxy"))
         #expect(try await client.call("IsForced", [.string("com.example.Lab"), .string("Proxy")]) == [.boolean(true)])
         #expect(try await client.readDomain("com.example.Lab") == ["Proxy": .string("lab-proxy")])
@@ -33,16 +33,16 @@ struct ManagedTests {
         #expect(await client.refusal("Remove", [.string("com.example.Lab"), .string("Proxy")]) == forced)
         #expect(
             await client.refusal(
-                "Apply", [.string("com.example.Lab"), PreferencesClient.values(["Mine": .integer(2), "Proxy": .string("x")]), .stringArray([])]) == forced)
-        #expect(await client.refusal("Apply", [.string("com.example.Lab"), PreferencesClient.values([:]), .stringArray(["Proxy"])]) == forced)
-        #expect(await client.refusal("ReplaceDomain", [.string("com.example.Lab"), PreferencesClient.values(["Proxy": .string("x")])]) == forced)
+                "Apply", [.string("com.example.Lab"), ServiceClient.values(["Mine": .integer(2), "Proxy": .string("x")]), .stringArray([])]) == forced)
+        #expect(await client.refusal("Apply", [.string("com.example.Lab"), ServiceClient.values([:]), .stringArray(["Proxy"])]) == forced)
+        #expect(await client.refusal("ReplaceDomain", [.string("com.example.Lab"), ServiceClient.values(["Proxy": .string("x")])]) == forced)
         // ApplyIf refuses a forced key as Forced, whatever it expected (a reader never sees the stored value).
         #expect(
             await client.refusal(
                 "ApplyIf",
                 [
-                    .string("com.example.Lab"), PreferencesClient.values(["Proxy": .string("lab-proxy")]), .stringArray([]),
-                    PreferencesClient.values(["Proxy": .string("x")]), .stringArray([]),
+                    .string("com.example.Lab"), ServiceClient.values(["Proxy": .string("lab-proxy")]), .stringArray([]),
+                    ServiceClient.values(["Proxy": .string("x")]), .stringArray([]),
                 ]) == forced)
         #expect(try await client.readDomain("com.example.Lab") == ["Proxy": .string("lab-proxy"), "Mine": .integer(1)])
     }
@@ -51,7 +51,7 @@ struct ManagedTests {
     func liveChanges() async throws {
         let (fixture, directory) = try await managedFixture()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let client = PreferencesClient(connection: try fixture.connect())
+        let client = ServiceClient(connection: try fixture.connect())
         let watcher = try await ChangedCollector(connection: try fixture.connect(), domains: ["NSGlobalDomain"])
         try await client.write("NSGlobalDomain", "Theme", .string("dark"))
         try await watcher.wait(for: 1)
@@ -78,7 +78,7 @@ struct ManagedTests {
     func malformed() async throws {
         let (fixture, directory) = try await managedFixture(files: ["com.example.Lab": .dictionary(["Proxy": .string("good")])])
         defer { try? FileManager.default.removeItem(at: directory) }
-        let client = PreferencesClient(connection: try fixture.connect())
+        let client = ServiceClient(connection: try fixture.connect())
         #expect(try await client.readValue("com.example.Lab", "Proxy") == .string("good"))
         let file = directory.appendingPathComponent("com.example.Lab.plist")
         try Data("<plist><dict><key>Proxy</key>".utf8).write(to: file)
@@ -99,7 +99,7 @@ struct ManagedTests {
         try PropertyListValue.dictionary(["K": .integer(1)]).xmlPropertyListData().write(to: directory.appendingPathComponent("com.example.Lab.plist"))
         chmod(directory.path, 0o777)
         let fixture = try await ServiceFixture(arguments: ["--managed-dir", directory.path])
-        let client = PreferencesClient(connection: try fixture.connect())
+        let client = ServiceClient(connection: try fixture.connect())
         #expect(try await client.call("IsForced", [.string("com.example.Lab"), .string("K")]) == [.boolean(false)])
         #expect(fixture.log.contains("must be owned by root"))
     }
@@ -117,7 +117,7 @@ struct ManagedTests {
         var info = stat()
         try #require(stat(directory.path, &info) == 0 && info.st_uid != 0 && info.st_mode & 0o7777 == 0o755)
         let fixture = try await ServiceFixture(arguments: ["--managed-dir", directory.path])
-        let client = PreferencesClient(connection: try fixture.connect())
+        let client = ServiceClient(connection: try fixture.connect())
         #expect(try await client.call("IsForced", [.string("com.example.Lab"), .string("K")]) == [.boolean(false)])
         #expect(fixture.log.contains("must be owned by root"))
         #expect(fixture.log.contains("owner=\(info.st_uid)"), "\(fixture.log)")
@@ -137,7 +137,7 @@ struct ManagedTests {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("prefsd-managed-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
         let fixture = try await ServiceFixture(arguments: ["--managed-dir", directory.path, "--allow-unowned-managed-dir", "--log-level", "debug"])
-        let client = PreferencesClient(connection: try fixture.connect())
+        let client = ServiceClient(connection: try fixture.connect())
         #expect(try await client.call("IsForced", [.string("com.example.Lab"), .string("K")]) == [.boolean(false)])
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         try place(.dictionary(["K": .integer(1)]), domain: "com.example.Lab", in: directory)

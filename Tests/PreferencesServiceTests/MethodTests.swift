@@ -12,7 +12,7 @@ struct MethodTests {
     @Test("Write, Read and Remove a key; absent keys are NotFound")
     func writeReadRemove() async throws {
         let fixture = try await ServiceFixture()
-        let client = PreferencesClient(connection: try fixture.connect())
+        let client = ServiceClient(connection: try fixture.connect())
         try await client.write("com.example.Editor", "FontSize", .integer(14))
         #expect(try await client.read("com.example.Editor", "FontSize") == .int64(14))
         try await client.call("Remove", [.string("com.example.Editor"), .string("FontSize")])
@@ -25,7 +25,7 @@ struct MethodTests {
     @Test("Domains lists persistent domains sorted; an emptied domain disappears")
     func domains() async throws {
         let fixture = try await ServiceFixture()
-        let client = PreferencesClient(connection: try fixture.connect())
+        let client = ServiceClient(connection: try fixture.connect())
         #expect(try await client.domains() == [])
         for domain in ["org.b", "NSGlobalDomain", "com.a"] {
             try await client.write(domain, "k", .boolean(true))
@@ -38,7 +38,7 @@ struct MethodTests {
     @Test("ReadDomain answers the whole domain, NotFound for none")
     func readDomain() async throws {
         let fixture = try await ServiceFixture()
-        let client = PreferencesClient(connection: try fixture.connect())
+        let client = ServiceClient(connection: try fixture.connect())
         try await client.write("com.example.App", "a", .string("x"))
         try await client.write("com.example.App", "b", .real(1.5))
         #expect(try await client.readDomain("com.example.App") == ["a": .string("x"), "b": .real(1.5)])
@@ -48,19 +48,19 @@ struct MethodTests {
     @Test("Apply sets and removes atomically; a key in both lists is InvalidArgs and changes nothing")
     func apply() async throws {
         let fixture = try await ServiceFixture()
-        let client = PreferencesClient(connection: try fixture.connect())
+        let client = ServiceClient(connection: try fixture.connect())
         try await client.write("com.example.App", "old", .integer(1))
         try await client.call(
             "Apply",
             [
-                .string("com.example.App"), PreferencesClient.values(["a": .integer(1), "b": .string("two")]),
+                .string("com.example.App"), ServiceClient.values(["a": .integer(1), "b": .string("two")]),
                 .stringArray(["old"]),
             ])
         #expect(try await client.readDomain("com.example.App") == ["a": .integer(1), "b": .string("two")])
         let refused = await client.refusal(
             "Apply",
             [
-                .string("com.example.App"), PreferencesClient.values(["c": .integer(3), "a": .integer(9)]), .stringArray(["a"]),
+                .string("com.example.App"), ServiceClient.values(["c": .integer(3), "a": .integer(9)]), .stringArray(["a"]),
             ])
         #expect(refused == StandardErrorName.invalidArgs)
         #expect(try await client.readDomain("com.example.App") == ["a": .integer(1), "b": .string("two")])
@@ -79,9 +79,9 @@ struct MethodTests {
     @Test("ReplaceDomain and RemoveDomain")
     func replaceAndRemoveDomain() async throws {
         let fixture = try await ServiceFixture()
-        let client = PreferencesClient(connection: try fixture.connect())
+        let client = ServiceClient(connection: try fixture.connect())
         try await client.write("com.example.App", "gone", .integer(1))
-        try await client.call("ReplaceDomain", [.string("com.example.App"), PreferencesClient.values(["new": .boolean(false)])])
+        try await client.call("ReplaceDomain", [.string("com.example.App"), ServiceClient.values(["new": .boolean(false)])])
         #expect(try await client.readDomain("com.example.App") == ["new": .boolean(false)])
         try await client.call("RemoveDomain", [.string("com.example.App")])
         #expect(await client.refusal("ReadDomain", [.string("com.example.App")]) == errorName(.notFound))
@@ -93,12 +93,12 @@ struct MethodTests {
     @Test("Volatile domains: set, read, list, Exists, remove")
     func volatileDomains() async throws {
         let fixture = try await ServiceFixture()
-        let client = PreferencesClient(connection: try fixture.connect())
-        try await client.call("SetVolatileDomain", [.string("com.example.Session"), PreferencesClient.values(["k": .string("v")])])
+        let client = ServiceClient(connection: try fixture.connect())
+        try await client.call("SetVolatileDomain", [.string("com.example.Session"), ServiceClient.values(["k": .string("v")])])
         #expect(try await client.volatileDomains() == ["com.example.Session"])
         #expect(try await client.domains() == [])
         #expect(try await client.readVolatileDomain("com.example.Session") == ["k": .string("v")])
-        #expect(await client.refusal("SetVolatileDomain", [.string("com.example.Session"), PreferencesClient.values([:])]) == errorName(.exists))
+        #expect(await client.refusal("SetVolatileDomain", [.string("com.example.Session"), ServiceClient.values([:])]) == errorName(.exists))
 
         try await client.call("RemoveVolatileDomain", [.string("com.example.Session")])
         #expect(try await client.volatileDomains() == [])
@@ -110,7 +110,7 @@ struct MethodTests {
     @Test("Lookup finds the first domain of the search list that has the key")
     func lookup() async throws {
         let fixture = try await ServiceFixture()
-        let client = PreferencesClient(connection: try fixture.connect())
+        let client = ServiceClient(connection: try fixture.connect())
         try await client.write("NSGlobalDomain", "AppleLocale", .string("en_US"))
         try await client.write("com.example.App", "Other", .integer(1))
         let answer = try await client.call("Lookup", [.stringArray(["com.example.App", "NSGlobalDomain"]), .string("AppleLocale")])
@@ -125,7 +125,7 @@ struct MethodTests {
     @Test("IsForced is false for a user's own key")
     func isForced() async throws {
         let fixture = try await ServiceFixture()
-        let client = PreferencesClient(connection: try fixture.connect())
+        let client = ServiceClient(connection: try fixture.connect())
         try await client.write("com.example.App", "k", .integer(1))
         #expect(try await client.call("IsForced", [.string("com.example.App"), .string("k")]) == [.boolean(false)])
     }
@@ -137,7 +137,7 @@ struct MethodTests {
         ])
     func invalidNames(_ name: String) async throws {
         let fixture = try await ServiceFixture()
-        let client = PreferencesClient(connection: try fixture.connect())
+        let client = ServiceClient(connection: try fixture.connect())
         // prefsd owns its name before its store is open: an answered call means it is.
         #expect(try await client.strings("Domains") == [])
         let before = try filesUnder(fixture.bus.directory)
@@ -145,9 +145,9 @@ struct MethodTests {
             #expect(await client.refusal(method, [.string(name), .string("k")]) == errorName(.invalidName))
         }
         #expect(await client.refusal("Write", [.string(name), .string("k"), .variant(.int32(1))]) == errorName(.invalidName))
-        #expect(await client.refusal("ReplaceDomain", [.string(name), PreferencesClient.values(["k": .integer(1)])]) == errorName(.invalidName))
-        #expect(await client.refusal("SetVolatileDomain", [.string(name), PreferencesClient.values([:])]) == errorName(.invalidName))
-        #expect(await client.refusal("Apply", [.string(name), PreferencesClient.values(["k": .integer(1)]), .stringArray([])]) == errorName(.invalidName))
+        #expect(await client.refusal("ReplaceDomain", [.string(name), ServiceClient.values(["k": .integer(1)])]) == errorName(.invalidName))
+        #expect(await client.refusal("SetVolatileDomain", [.string(name), ServiceClient.values([:])]) == errorName(.invalidName))
+        #expect(await client.refusal("Apply", [.string(name), ServiceClient.values(["k": .integer(1)]), .stringArray([])]) == errorName(.invalidName))
         #expect(await client.refusal("RemoveDomain", [.string(name)]) == errorName(.invalidName))
         let after = try filesUnder(fixture.bus.directory)
         #expect(after == before, "new: \(Set(after).subtracting(before).sorted()), gone: \(Set(before).subtracting(after).sorted())")
@@ -157,7 +157,7 @@ struct MethodTests {
     @Test("two spellings of one key are one key, stored once")
     func normalizedKeys() async throws {
         let fixture = try await ServiceFixture()
-        let client = PreferencesClient(connection: try fixture.connect())
+        let client = ServiceClient(connection: try fixture.connect())
         try await client.write("com.example.App", "Caf\u{65}\u{301}", .integer(1))
         try await client.write("com.example.App", "Caf\u{e9}", .integer(2))
         #expect(try await client.readDomain("com.example.App").count == 1)
@@ -165,25 +165,25 @@ struct MethodTests {
         try await client.call("Remove", [.string("com.example.App"), .string("Caf\u{65}\u{301}")])
         fixture.stopService()
         try await fixture.startService()
-        let restarted = PreferencesClient(connection: try fixture.connect())
+        let restarted = ServiceClient(connection: try fixture.connect())
         #expect(try await restarted.domains() == [], "no second spelling was left on disk")
     }
 
     @Test("Invalid keys are InvalidName")
     func invalidKeys() async throws {
         let fixture = try await ServiceFixture()
-        let client = PreferencesClient(connection: try fixture.connect())
+        let client = ServiceClient(connection: try fixture.connect())
         for key in ["", String(repeating: "k", count: 1025)] {
             #expect(await client.refusal("Write", [.string("com.example.App"), .string(key), .variant(.int32(1))]) == errorName(.invalidName))
         }
-        #expect(await client.refusal("Apply", [.string("com.example.App"), PreferencesClient.values([:]), .stringArray([""])]) == errorName(.invalidName))
+        #expect(await client.refusal("Apply", [.string("com.example.App"), ServiceClient.values([:]), .stringArray([""])]) == errorName(.invalidName))
         #expect(try await client.domains() == [])
     }
 
     @Test("Values over the limits are QuotaExceeded; the service answers instead of dropping the sender")
     func quotas() async throws {
         let fixture = try await ServiceFixture(arguments: ["--max-domain-size", "3000000", "--max-volatile-size", "100000"])
-        let client = PreferencesClient(connection: try fixture.connect())
+        let client = ServiceClient(connection: try fixture.connect())
         let big = PropertyListValue.data(Data(count: (1 << 20) + 1))
         #expect(await client.refusal("Write", [.string("com.example.App"), .string("big"), big.dbusVariant]) == errorName(.quotaExceeded))
         let almost = PropertyListValue.data(Data(count: 1_000_000))
@@ -195,7 +195,7 @@ struct MethodTests {
             await client.refusal(
                 "SetVolatileDomain",
                 [
-                    .string("com.example.V"), PreferencesClient.values(["x": .data(Data(count: 200_000))]),
+                    .string("com.example.V"), ServiceClient.values(["x": .data(Data(count: 200_000))]),
                 ]) == errorName(.quotaExceeded))
         // The connection survived every refusal.
         #expect(try await client.readValue("com.example.App", "a") == almost)
@@ -204,7 +204,7 @@ struct MethodTests {
     @Test("Values that are not property lists are InvalidValue and change nothing")
     func invalidValues() async throws {
         let fixture = try await ServiceFixture()
-        let client = PreferencesClient(connection: try fixture.connect())
+        let client = ServiceClient(connection: try fixture.connect())
         let refused: [DBusValue] = [
             .objectPath("/a/b"),
             .signature("as"),
@@ -230,7 +230,7 @@ struct MethodTests {
     @Test("A wrong argument signature is InvalidArgs; unknown methods are UnknownMethod")
     func wrongSignatures() async throws {
         let fixture = try await ServiceFixture()
-        let client = PreferencesClient(connection: try fixture.connect())
+        let client = ServiceClient(connection: try fixture.connect())
         #expect(await client.refusal("Write", [.string("com.example.App"), .string("k")]) == StandardErrorName.invalidArgs)
         #expect(await client.refusal("Read", [.string("com.example.App"), .int32(1)]) == StandardErrorName.invalidArgs)
         #expect(await client.refusal("Domains", [.string("extra")]) == StandardErrorName.invalidArgs)
@@ -240,7 +240,7 @@ struct MethodTests {
     @Test("Version property: Get, GetAll, and Set is refused")
     func versionProperty() async throws {
         let fixture = try await ServiceFixture()
-        let client = PreferencesClient(connection: try fixture.connect())
+        let client = ServiceClient(connection: try fixture.connect())
         let properties = StandardInterface.properties
         let version = try await client.call("Get", [.string(PreferencesBus.interface), .string("Version")], interface: properties)
         guard case .variant(.string(let text))? = version.first else {

@@ -13,8 +13,8 @@ struct NamespaceTests {
     @Test("a volatile domain named like an application domain captures none of its writes")
     func volatileCapturesNothing() async throws {
         let fixture = try await ServiceFixture()
-        let client = PreferencesClient(connection: try fixture.connect())
-        try await client.call("SetVolatileDomain", [.string("com.example.App"), PreferencesClient.values(["k": .string("volatile")])])
+        let client = ServiceClient(connection: try fixture.connect())
+        try await client.call("SetVolatileDomain", [.string("com.example.App"), ServiceClient.values(["k": .string("volatile")])])
         try await client.write("com.example.App", "k", .string("persistent"))
 
         #expect(try await client.readValue("com.example.App", "k") == .string("persistent"))
@@ -29,18 +29,18 @@ struct NamespaceTests {
         _ = fixture.stopService()
         _ = await fixture.waitForExit()
         try await fixture.startService()
-        let again = PreferencesClient(connection: try fixture.connect())
+        let again = ServiceClient(connection: try fixture.connect())
         #expect(try await again.readValue("com.example.App", "k") == .string("persistent"))
     }
 
     @Test("persistent methods neither read nor change a volatile domain, and the reverse")
     func separateMethods() async throws {
         let fixture = try await ServiceFixture()
-        let client = PreferencesClient(connection: try fixture.connect())
+        let client = ServiceClient(connection: try fixture.connect())
         try await client.write("com.example.Both", "disk", .integer(1))
         // A persistent domain of the same name does not stand in the way.
-        try await client.call("SetVolatileDomain", [.string("com.example.Both"), PreferencesClient.values(["memory": .integer(2)])])
-        try await client.call("SetVolatileDomain", [.string("com.example.OnlyVolatile"), PreferencesClient.values(["memory": .integer(3)])])
+        try await client.call("SetVolatileDomain", [.string("com.example.Both"), ServiceClient.values(["memory": .integer(2)])])
+        try await client.call("SetVolatileDomain", [.string("com.example.OnlyVolatile"), ServiceClient.values(["memory": .integer(3)])])
 
         #expect(await client.refusal("Read", [.string("com.example.Both"), .string("memory")]) == notFound)
         #expect(await client.refusal("Read", [.string("com.example.OnlyVolatile"), .string("memory")]) == notFound)
@@ -51,7 +51,7 @@ struct NamespaceTests {
         #expect(try await client.domains() == ["com.example.Both"])
         #expect(try await client.volatileDomains() == ["com.example.Both", "com.example.OnlyVolatile"])
 
-        try await client.call("ReplaceDomain", [.string("com.example.Both"), PreferencesClient.values(["disk": .integer(9)])])
+        try await client.call("ReplaceDomain", [.string("com.example.Both"), ServiceClient.values(["disk": .integer(9)])])
         #expect(try await client.readVolatileDomain("com.example.Both") == ["memory": .integer(2)])
         try await client.call("RemoveDomain", [.string("com.example.Both")])
         #expect(try await client.readVolatileDomain("com.example.Both") == ["memory": .integer(2)])

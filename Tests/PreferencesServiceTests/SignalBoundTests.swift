@@ -13,13 +13,13 @@ struct SignalBoundTests {
     @Test("a large value is left out and named in invalidated; small ones of the same commit still travel")
     func largeValueInvalidated() async throws {
         let fixture = try await ServiceFixture()
-        let writer = PreferencesClient(connection: try fixture.connect())
+        let writer = ServiceClient(connection: try fixture.connect())
         let watcher = try await ChangedCollector(connection: try fixture.connect(), domains: ["com.example.Big"])
         let big = PropertyListValue.data(.init(repeating: 7, count: 1 << 20 - 64))
         try await writer.call(
             "Apply",
             [
-                .string("com.example.Big"), PreferencesClient.values(["blob": big, "small": .integer(1)]), .stringArray([]),
+                .string("com.example.Big"), ServiceClient.values(["blob": big, "small": .integer(1)]), .stringArray([]),
             ])
         try await writer.write("com.example.Big", "sentinel", .boolean(true))
         try await watcher.wait(for: 2)
@@ -36,13 +36,13 @@ struct SignalBoundTests {
     @Test("a change whose key names do not fit invalidates the whole domain with \"\"")
     func wholeDomainInvalidated() async throws {
         let fixture = try await ServiceFixture()
-        let writer = PreferencesClient(connection: try fixture.connect())
+        let writer = ServiceClient(connection: try fixture.connect())
         let watcher = try await ChangedCollector(connection: try fixture.connect(), domains: ["com.example.Many"])
         var values: [String: PropertyListValue] = [:]
         for index in 0..<500 { values["a-rather-long-key-name-number-\(index)"] = .integer(Int64(index)) }
-        try await writer.call("ReplaceDomain", [.string("com.example.Many"), PreferencesClient.values(values)])
+        try await writer.call("ReplaceDomain", [.string("com.example.Many"), ServiceClient.values(values)])
         try await writer.call("RemoveDomain", [.string("com.example.Many")])
-        try await writer.call("SetVolatileDomain", [.string("com.example.Many"), PreferencesClient.values(values)])
+        try await writer.call("SetVolatileDomain", [.string("com.example.Many"), ServiceClient.values(values)])
         try await writer.call("RemoveVolatileDomain", [.string("com.example.Many")])
         try await writer.write("com.example.Many", "sentinel", .boolean(true))
         try await watcher.wait(for: 5)
@@ -59,12 +59,12 @@ struct SignalBoundTests {
     @Test("values that fit are carried, smallest first, up to the bound")
     func fillsUpToTheBound() async throws {
         let fixture = try await ServiceFixture()
-        let writer = PreferencesClient(connection: try fixture.connect())
+        let writer = ServiceClient(connection: try fixture.connect())
         let watcher = try await ChangedCollector(connection: try fixture.connect(), domains: ["com.example.Mixed"])
         var values: [String: PropertyListValue] = [:]
         for index in 0..<8 { values["text\(index)"] = .string(String(repeating: "x", count: 1000)) }
         values["tiny"] = .boolean(true)
-        try await writer.call("Apply", [.string("com.example.Mixed"), PreferencesClient.values(values), .stringArray([])])
+        try await writer.call("Apply", [.string("com.example.Mixed"), ServiceClient.values(values), .stringArray([])])
         try await watcher.wait(for: 1)
         let signal = try #require(watcher.signals.first)
         #expect(signal.bodyBytes <= limit)

@@ -12,7 +12,7 @@ struct SignalTests {
     @Test("a second connection sees each commit once, with only what changed, filtered by arg0")
     func payloads() async throws {
         let fixture = try await ServiceFixture()
-        let writer = PreferencesClient(connection: try fixture.connect())
+        let writer = ServiceClient(connection: try fixture.connect())
         let watcher = try await ChangedCollector(connection: try fixture.connect(), domains: ["com.example.Watched"])
 
         try await writer.write("com.example.Watched", "a", .integer(1))
@@ -21,11 +21,11 @@ struct SignalTests {
         try await writer.call(
             "Apply",
             [
-                .string("com.example.Watched"), PreferencesClient.values(["a": .integer(1), "b": .string("x")]), .stringArray([]),
+                .string("com.example.Watched"), ServiceClient.values(["a": .integer(1), "b": .string("x")]), .stringArray([]),
             ])
         try await writer.call("Remove", [.string("com.example.Watched"), .string("a")])
         try await writer.call("Remove", [.string("com.example.Watched"), .string("a")])  // absent: no signal
-        try await writer.call("ReplaceDomain", [.string("com.example.Watched"), PreferencesClient.values(["c": .boolean(true)])])
+        try await writer.call("ReplaceDomain", [.string("com.example.Watched"), ServiceClient.values(["c": .boolean(true)])])
         try await writer.call("RemoveDomain", [.string("com.example.Watched")])
         // A sentinel change last: signals arrive in commit order, so once it is here every
         // signal the calls above could have caused is here too.
@@ -47,9 +47,9 @@ struct SignalTests {
     @Test("volatile changes emit VolatileChanged, never Changed")
     func volatileSignals() async throws {
         let fixture = try await ServiceFixture()
-        let writer = PreferencesClient(connection: try fixture.connect())
+        let writer = ServiceClient(connection: try fixture.connect())
         let watcher = try await ChangedCollector(connection: try fixture.connect(), domains: ["com.example.V"])
-        try await writer.call("SetVolatileDomain", [.string("com.example.V"), PreferencesClient.values(["k": .integer(1)])])
+        try await writer.call("SetVolatileDomain", [.string("com.example.V"), ServiceClient.values(["k": .integer(1)])])
         try await writer.call("RemoveVolatileDomain", [.string("com.example.V")])
         try await writer.write("com.example.V", "k", .integer(2))  // the persistent domain of the same name
         try await watcher.wait(for: 3)

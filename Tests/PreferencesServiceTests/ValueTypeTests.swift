@@ -23,7 +23,7 @@ struct ValueTypeTests {
     @Test("property-list values round-trip exactly")
     func roundTrip() async throws {
         let fixture = try await ServiceFixture()
-        let client = PreferencesClient(connection: try fixture.connect())
+        let client = ServiceClient(connection: try fixture.connect())
         let values: [String: PropertyListValue] = [
             "string": .string("héllo ✓"),
             "empty": .string(""),
@@ -58,7 +58,7 @@ struct ValueTypeTests {
         ])
     func integers(_ input: DBusValue, _ expected: Int64) async throws {
         let fixture = try await ServiceFixture()
-        let client = PreferencesClient(connection: try fixture.connect())
+        let client = ServiceClient(connection: try fixture.connect())
         try await client.write("com.example.Ints", "n", raw: input)
         #expect(try await client.read("com.example.Ints", "n") == .int64(expected))
     }
@@ -66,7 +66,7 @@ struct ValueTypeTests {
     @Test("typed arrays and dictionaries are accepted and read back as av and a{sv}")
     func typedContainers() async throws {
         let fixture = try await ServiceFixture()
-        let client = PreferencesClient(connection: try fixture.connect())
+        let client = ServiceClient(connection: try fixture.connect())
         try await client.write("com.example.C", "as", raw: .array(element: .string, [.string("a.txt"), .string("b.txt")]))
         try await client.write("com.example.C", "ax", raw: .array(element: DBusSignature("x"), [.int64(1), .int64(2)]))
         try await client.write("com.example.C", "aav", raw: .array(element: DBusSignature("av"), [.array(element: .variant, [.variant(.boolean(true))])]))

@@ -30,7 +30,7 @@ struct ImmediacyTests {
     @Test("setPersistentDomain and removePersistentDomain show at once, for any domain")
     func wholeDomains() async throws {
         let fixture = try await ServiceFixture()
-        let client = PreferencesClient(connection: try fixture.connect())
+        let client = ServiceClient(connection: try fixture.connect())
         try await client.write("com.example.Whole", "Old", .string("old"))
         let preferences = fixture.preferences("com.example.Whole")
         let other = fixture.preferences("com.example.Elsewhere")
@@ -66,7 +66,7 @@ struct ImmediacyTests {
         let directory = try ServiceFixture.managedDirectory(["com.example.Managed": ["Proxy": .string("lab")]])
         defer { try? FileManager.default.removeItem(at: directory) }
         let fixture = try await ServiceFixture(arguments: ["--managed-dir", directory.path, "--allow-unowned-managed-dir"])
-        let client = PreferencesClient(connection: try fixture.connect())
+        let client = ServiceClient(connection: try fixture.connect())
         try await client.write("com.example.Managed", "Mine", .string("kept"))
         let preferences = fixture.preferences("com.example.Managed")
         #expect(preferences.string(forKey: "Mine") == "kept")

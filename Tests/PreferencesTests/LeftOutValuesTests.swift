@@ -19,11 +19,11 @@ struct LeftOutValuesTests {
         let observations = ["Big", "Small"].map { key in
             preferences.observe(key) { value in seen.withLock { $0[key] = .some(value) } }
         }
-        let client = PreferencesClient(connection: try fixture.connect())
+        let client = ServiceClient(connection: try fixture.connect())
         try await client.call(
             "Apply",
             [
-                .string("com.example.Large"), PreferencesClient.values(["Big": .string(Self.big), "Tiny": .integer(1)]), .stringArray([]),
+                .string("com.example.Large"), ServiceClient.values(["Big": .string(Self.big), "Tiny": .integer(1)]), .stringArray([]),
             ])
         #expect(await eventually { seen.withLock { $0["Big"] } == .some(.string(Self.big)) })
         #expect(preferences.string(forKey: "Big") == Self.big)
@@ -38,7 +38,7 @@ struct LeftOutValuesTests {
         let fixture = try await ServiceFixture()
         let preferences = fixture.preferences("com.example.LargeSync")
         #expect(preferences.string(forKey: "Big") == nil)
-        let client = PreferencesClient(connection: try fixture.connect())
+        let client = ServiceClient(connection: try fixture.connect())
         for round in 1...20 {
             let value = "\(round)" + Self.big
             try await client.write("com.example.LargeSync", "Big", .string(value))

@@ -23,7 +23,7 @@ struct NamespaceTests {
         #expect(preferences.string(forKey: "Key") == "kept")
         #expect(preferences.persistentDomain(forName: "com.example.Captured") as? [String: String] == ["Key": "kept"])
         #expect(try fixture.probe(["read", "com.example.Captured", "Key"]).stdout == "kept\n", "another process reads the write")
-        let client = PreferencesClient(connection: try fixture.connect())
+        let client = ServiceClient(connection: try fixture.connect())
         #expect(try await client.readDomain("com.example.Captured") == ["Key": .string("kept")])
     }
 

@@ -66,7 +66,7 @@ struct NotificationTests {
             preferences.observe(key) { _ in seen.withLock { $0.append(key) } }
         }
         let counter = Counter(preferences)
-        let client = PreferencesClient(connection: try fixture.connect())
+        let client = ServiceClient(connection: try fixture.connect())
         try await client.write("com.example.Watched", "Shadowed", .string("stored"))  // hidden by the argument domain
         #expect(await counter.reaches(1), "a change to a searched domain posts the notification")
         try await client.write("NSGlobalDomain", "Shadowed", .string("global"))  // hidden too

@@ -50,7 +50,7 @@ struct ObservationTests {
     @Test("observers fire only when the effective value changes")
     func effectiveOnly() async throws {
         let fixture = try await ServiceFixture()
-        let client = PreferencesClient(connection: try fixture.connect())
+        let client = ServiceClient(connection: try fixture.connect())
         let preferences = fixture.preferences("com.example.Effective", arguments: ["-Shadowed", "argument"])
         let seen = Locked<[String]>([])
         let observations = ["Shadowed", "Global", "Sentinel"].map { key in

@@ -24,7 +24,7 @@ struct RapidWriteTests {
         }
         #expect(preferences.synchronize())
         let elapsed = ContinuousClock.now - start
-        let client = PreferencesClient(connection: try fixture.connect())
+        let client = ServiceClient(connection: try fixture.connect())
         #expect(try await client.readValue("com.example.Window", "Width") == .integer(Int64(calls)))
         // Sentinel: once its signal is in, every earlier one is.
         try await client.write("com.example.Window", "Sentinel", .integer(1))
@@ -48,7 +48,7 @@ struct RapidWriteTests {
         for index in 0..<100 { preferences.set(text, forKey: "Key\(index)") }
         #expect(preferences.string(forKey: "Key99") == text, "shown at once")
         #expect(!preferences.synchronize())
-        let client = PreferencesClient(connection: try fixture.connect())
+        let client = ServiceClient(connection: try fixture.connect())
         let stored = try await client.readDomain("com.example.Small")
         #expect(stored.count < 100)
         // This process shows what prefsd holds: every refused value was taken back.
@@ -69,7 +69,7 @@ struct RapidWriteTests {
         preferences.set("small", forKey: "After")
         #expect(!preferences.synchronize(), "the value over the limit is reported")
         #expect(preferences.string(forKey: "Big") == nil, "and taken back")
-        let client = PreferencesClient(connection: try fixture.connect())
+        let client = ServiceClient(connection: try fixture.connect())
         #expect(try await client.readDomain("com.example.Batch") == ["First": .string("first"), "Before": .string("small"), "After": .string("small")])
         #expect(preferences.string(forKey: "Before") == "small" && preferences.string(forKey: "After") == "small")
     }

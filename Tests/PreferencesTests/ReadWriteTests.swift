@@ -42,7 +42,7 @@ struct ReadWriteTests {
         #expect(reader.integer(forKey: "missing") == 0)
 
         // What the service holds is what was written, with its type.
-        let client = PreferencesClient(connection: try fixture.connect())
+        let client = ServiceClient(connection: try fixture.connect())
         #expect(try await client.readValue("com.example.Types", "int") == .integer(42))
         #expect(try await client.readValue("com.example.Types", "date") == .date(secondsSince1970: 1_700_000_000))
 
@@ -96,7 +96,7 @@ struct ReadWriteTests {
     @Test("dictionaryRepresentation agrees with object(forKey:) for every key")
     func dictionaryRepresentation() async throws {
         let fixture = try await ServiceFixture()
-        let client = PreferencesClient(connection: try fixture.connect())
+        let client = ServiceClient(connection: try fixture.connect())
         try await client.write("NSGlobalDomain", "Shared", .string("global"))
         try await client.write("NSGlobalDomain", "Overridden", .string("global"))
         try await client.write("com.example.Rep", "Overridden", .string("app"))
@@ -128,7 +128,7 @@ struct ReadWriteTests {
             }
         }
         #expect(preferences.synchronize())
-        let client = PreferencesClient(connection: try fixture.connect())
+        let client = ServiceClient(connection: try fixture.connect())
         for task in 0..<16 { #expect(try await client.readValue("com.example.Concurrent", "task\(task)") == .integer(49)) }
     }
 }

@@ -32,7 +32,7 @@ struct SearchListTests {
         let directory = try ServiceFixture.managedDirectory(managed)
         defer { try? FileManager.default.removeItem(at: directory) }
         let fixture = try await ServiceFixture(arguments: ["--managed-dir", directory.path, "--allow-unowned-managed-dir"])
-        let client = PreferencesClient(connection: try fixture.connect())
+        let client = ServiceClient(connection: try fixture.connect())
 
         for (high, low) in pairs {
             let key = key(high, low)
@@ -79,7 +79,7 @@ struct SearchListTests {
     @Test("suites are searched in the order added, after the application domain")
     func suites() async throws {
         let fixture = try await ServiceFixture()
-        let client = PreferencesClient(connection: try fixture.connect())
+        let client = ServiceClient(connection: try fixture.connect())
         try await client.write("group.one", "Shared", .string("one"))
         try await client.write("group.two", "Shared", .string("two"))
         try await client.write("group.two", "OnlyTwo", .integer(2))

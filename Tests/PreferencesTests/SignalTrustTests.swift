@@ -59,7 +59,7 @@ struct SignalTrustTests {
     @Test("a Changed or ForcedKeysChanged forged by another peer, even sent to the library alone, changes nothing it reads")
     func forgedSignals() async throws {
         let fixture = try await ServiceFixture()
-        let client = PreferencesClient(connection: try fixture.connect())
+        let client = ServiceClient(connection: try fixture.connect())
         let intruder = try fixture.connect()
         defer { intruder.close() }
         let domain = "com.example.Forged"
@@ -98,7 +98,7 @@ struct SignalTrustTests {
     @Test("across a restart of prefsd the library keeps following its domains: observers hear later changes unasked, with no second match rule")
     func matchRules() async throws {
         let fixture = try await ServiceFixture()
-        let client = PreferencesClient(connection: try fixture.connect())
+        let client = ServiceClient(connection: try fixture.connect())
         let domain = "com.example.Rules"
         try await client.write(domain, "Key", .string("before"))
         let preferences = fixture.preferences(domain)
@@ -113,7 +113,7 @@ struct SignalTrustTests {
         // nothing in this process read the key meanwhile.
         fixture.stopService()
         try await fixture.startService()
-        let restarted = PreferencesClient(connection: try fixture.connect())
+        let restarted = ServiceClient(connection: try fixture.connect())
         try await restarted.write(domain, "Key", .string("after"))
         #expect(await eventually { seen.withLock { $0 }.last == .string("after") }, "\(seen.withLock { $0 })")
         #expect(preferences.string(forKey: "Key") == "after")

@@ -11,7 +11,7 @@ struct SynchronizeTests {
     @Test("after synchronize(), every change another client committed before it shows")
     func catchesUp() async throws {
         let fixture = try await ServiceFixture()
-        let client = PreferencesClient(connection: try fixture.connect())
+        let client = ServiceClient(connection: try fixture.connect())
         let preferences = fixture.preferences("com.example.Sync")
         preferences.addSuite(named: "com.example.SyncSuite")
         #expect(preferences.object(forKey: "Counter") == nil)
@@ -31,11 +31,11 @@ struct SynchronizeTests {
     @Test("after synchronize(), a whole domain another process replaced shows")
     func catchesUpWholeDomain() async throws {
         let fixture = try await ServiceFixture()
-        let client = PreferencesClient(connection: try fixture.connect())
+        let client = ServiceClient(connection: try fixture.connect())
         let preferences = fixture.preferences("com.example.SyncWhole")
         #expect(preferences.persistentDomain(forName: "com.example.SyncOther") == nil)
         for round in 1...50 {
-            try await client.call("ReplaceDomain", [.string("com.example.SyncOther"), PreferencesClient.values(["Round": .integer(Int64(round))])])
+            try await client.call("ReplaceDomain", [.string("com.example.SyncOther"), ServiceClient.values(["Round": .integer(Int64(round))])])
             #expect(preferences.synchronize())
             #expect(preferences.persistentDomain(forName: "com.example.SyncOther")?["Round"] as? Int == round)
         }

@@ -20,7 +20,7 @@ struct AtomicVerbTests {
             }
             try await group.waitForAll()
         }
-        let client = PreferencesClient(connection: try fixture.connect())
+        let client = ServiceClient(connection: try fixture.connect())
         guard case .array(let list) = try await client.readValue("com.example.Shared", "List"),
             case .dictionary(let map) = try await client.readValue("com.example.Shared", "Map")
         else {

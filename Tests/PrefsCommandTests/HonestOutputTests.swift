@@ -11,7 +11,7 @@ struct HonestOutputTests {
     @Test("prefs, prefsd and prefs-settings print one version, the one the service reports")
     func oneVersion() async throws {
         let fixture = try await ServiceFixture()
-        let client = PreferencesClient(connection: try fixture.connect())
+        let client = ServiceClient(connection: try fixture.connect())
         defer { client.connection.close() }
         let served = try await client.perform(PreferencesCall.version())
         for program in [ServiceFixture.prefsBinary, ServiceFixture.binary, ServiceFixture.executable("prefs-settings")] {

@@ -26,7 +26,7 @@ struct ImportExportTests {
     @Test("export then import round-trips every type; the file has the shape defaults export writes")
     func roundTrip() async throws {
         let fixture = try await ServiceFixture()
-        let client = PreferencesClient(connection: try fixture.connect())
+        let client = ServiceClient(connection: try fixture.connect())
         for (key, value) in Self.everyType { try await client.write("com.example.All", key, value) }
         let file = fixture.bus.directory.appendingPathComponent("all.plist")
         expectSuccess(try fixture.prefs("export", "com.example.All", file.path))
@@ -49,7 +49,7 @@ struct ImportExportTests {
     @Test("Python's plistlib reads what export writes, with every type right")
     func plistlibReadsExport() async throws {
         let fixture = try await ServiceFixture()
-        let client = PreferencesClient(connection: try fixture.connect())
+        let client = ServiceClient(connection: try fixture.connect())
         for (key, value) in Self.everyType { try await client.write("com.example.All", key, value) }
         let file = fixture.bus.directory.appendingPathComponent("all.plist")
         expectSuccess(try fixture.prefs("export", "com.example.All", file.path))
@@ -80,7 +80,7 @@ struct ImportExportTests {
     @Test("import reads a binary property list written by plistlib, from a file and from standard input")
     func importBinary() async throws {
         let fixture = try await ServiceFixture()
-        let client = PreferencesClient(connection: try fixture.connect())
+        let client = ServiceClient(connection: try fixture.connect())
         let file = fixture.bus.directory.appendingPathComponent("binary.plist")
         let written = try python(
             """
@@ -105,7 +105,7 @@ struct ImportExportTests {
     @Test("import reads a file in the shape macOS defaults export writes, replacing the domain")
     func importMacOSExport() async throws {
         let fixture = try await ServiceFixture()
-        let client = PreferencesClient(connection: try fixture.connect())
+        let client = ServiceClient(connection: try fixture.connect())
         try await client.write("com.apple.finder", "Stale", .string("gone after import"))
         let file = fixture.bus.directory.appendingPathComponent("finder.plist")
         try """
@@ -159,7 +159,7 @@ struct ImportExportTests {
         let missing = try fixture.prefs("import", "com.example.X", "/nonexistent/file.plist")
         #expect(missing.status == 74)
         #expect(missing.stderr.contains("/nonexistent/file.plist"))
-        try await PreferencesClient(connection: try fixture.connect()).write("com.example.X", "K", .integer(1))
+        try await ServiceClient(connection: try fixture.connect()).write("com.example.X", "K", .integer(1))
         #expect(try fixture.prefs("export", "com.example.X", "/nonexistent/dir/out.plist").status == 74)
         #expect(try fixture.prefs("export", "com.example.Missing", "-").status == 1)
     }

@@ -34,7 +34,7 @@ struct VerbTests {
     @Test("write then read round-trips every type: the service holds the type, read and read-type print it")
     func roundTripEveryType() async throws {
         let fixture = try await ServiceFixture()
-        let client = PreferencesClient(connection: try fixture.connect())
+        let client = ServiceClient(connection: try fixture.connect())
         for (index, item) in Self.typeCases.enumerated() {
             let key = "Key\(index)"
             expectSuccess(try fixture.run(ServiceFixture.prefsBinary.path, ["write", "com.example.Types", key] + item.flags))
@@ -55,7 +55,7 @@ struct VerbTests {
     @Test("write a whole domain, -array-add, -dict-add, and plain property-list text")
     func writeForms() async throws {
         let fixture = try await ServiceFixture()
-        let client = PreferencesClient(connection: try fixture.connect())
+        let client = ServiceClient(connection: try fixture.connect())
         expectSuccess(try fixture.prefs("write", "com.example.Editor", "Old", "x"))
         expectSuccess(try fixture.prefs("write", "com.example.Editor", "{ FontSize = <*I12>; Recent = (a.txt); Colors = { Fore = white; }; }"))
         #expect(
@@ -78,7 +78,7 @@ struct VerbTests {
     @Test("-g, -globalDomain and NSGlobalDomain all name the global domain")
     func globalDomain() async throws {
         let fixture = try await ServiceFixture()
-        let client = PreferencesClient(connection: try fixture.connect())
+        let client = ServiceClient(connection: try fixture.connect())
         expectSuccess(try fixture.prefs("write", "-g", "AppleLanguages", "(en, fr)"))
         #expect(try await client.readValue("NSGlobalDomain", "AppleLanguages") == .array([.string("en"), .string("fr")]))
         expectSuccess(try fixture.prefs("write", "-globalDomain", "Units", "-string", "-g"))
@@ -116,7 +116,7 @@ struct VerbTests {
     @Test("delete a key and a domain; rename a key in one atomic change")
     func deleteAndRename() async throws {
         let fixture = try await ServiceFixture()
-        let client = PreferencesClient(connection: try fixture.connect())
+        let client = ServiceClient(connection: try fixture.connect())
         let watcher = try await ChangedCollector(connection: try fixture.connect(), domains: ["com.example.Editor"])
         expectSuccess(try fixture.prefs("write", "com.example.Editor", "FontSize", "-int", "14"))
         expectSuccess(try fixture.prefs("write", "com.example.Editor", "Theme", "dark"))
@@ -142,7 +142,7 @@ struct VerbTests {
     @Test("volatile list, set, read, remove, apart from the persistent domain of the same name; is-forced answers false for a user's key")
     func volatileDomains() async throws {
         let fixture = try await ServiceFixture()
-        let client = PreferencesClient(connection: try fixture.connect())
+        let client = ServiceClient(connection: try fixture.connect())
         expectSuccess(try fixture.prefs("volatile", "set", "com.example.Session", "{ Token = abc; Count = 1; }"))
         #expect(try fixture.prefs("volatile", "list").stdout == "com.example.Session\n")
         #expect(try fixture.prefs("volatile", "read", "com.example.Session", "Token").stdout == "abc\n")

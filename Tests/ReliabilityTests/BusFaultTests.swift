@@ -28,7 +28,7 @@ extension Reliability {
                 try connection.send(message)
                 connection.close()
             }
-            let client = PreferencesClient(connection: try fixture.connect())
+            let client = ServiceClient(connection: try fixture.connect())
             try await fixture.ping(client.connection)
             #expect(fixture.isRunning)
             // Calls of closed connections may still be arriving or committing: what was
@@ -47,7 +47,7 @@ extension Reliability {
                 return present
             }
             // None of the writes may have arrived yet: no domain is an empty one.
-            func contents(_ reader: PreferencesClient) async throws -> [String: PropertyListValue] {
+            func contents(_ reader: ServiceClient) async throws -> [String: PropertyListValue] {
                 do {
                     return try await reader.readDomain("com.example.Vanish")
                 } catch DBusError.remote(let name, _) where name == PreferencesErrorName.notFound.busName {
@@ -59,7 +59,7 @@ extension Reliability {
             client.connection.close()
             #expect(fixture.stopService() == 0)
             try await fixture.startService()
-            let after = PreferencesClient(connection: try fixture.connect())
+            let after = ServiceClient(connection: try fixture.connect())
             defer { after.connection.close() }
             let restarted = try await contents(after)
             _ = checkWhole(restarted)
@@ -82,7 +82,7 @@ extension Reliability {
             #expect(status == 0, "prefsd ended with \(String(describing: status)) when its bus went away")
 
             let next = try await ServiceFixture(arguments: ["--store", store.path])
-            let client = PreferencesClient(connection: try next.connect())
+            let client = ServiceClient(connection: try next.connect())
             defer { client.connection.close() }
             let stored = try await client.readDomain("com.example.BusGone")
             let missing = stream.missing(from: stored)
@@ -104,7 +104,7 @@ extension Reliability {
                 ], timeout: .seconds(60))
             #expect(result.status == 74, "second prefsd: \(result.status) \(result.stderr)")
             #expect(result.stderr.contains("another prefsd is serving this store"), "\(result.stderr)")
-            let client = PreferencesClient(connection: try fixture.connect())
+            let client = ServiceClient(connection: try fixture.connect())
             defer { client.connection.close() }
             try await client.write("com.example.App", "k", .integer(1))
             print("reliability.busfault.second_instance same_bus_status=75(LifecycleTests) same_store_status=\(result.status)")
@@ -133,7 +133,7 @@ extension Reliability {
             let total = stream.acknowledged.withLock { $0.count }
             #expect(answeredBySuccessor, "no write was answered by the successor")
 
-            let client = PreferencesClient(connection: try fixture.connect())
+            let client = ServiceClient(connection: try fixture.connect())
             let stored = try await client.readDomain("com.example.Replace")
             var missing = stream.missing(from: stored)
             #expect(missing.isEmpty, "lost in the hand-over: \(missing.prefix(10))")
@@ -141,7 +141,7 @@ extension Reliability {
             // And on disk: stop the successor and read the store with a fresh prefsd.
             #expect(stop(successor) == 0)
             try await fixture.startService()
-            let after = PreferencesClient(connection: try fixture.connect())
+            let after = ServiceClient(connection: try fixture.connect())
             defer { after.connection.close() }
             missing = stream.missing(from: try await after.readDomain("com.example.Replace"))
             #expect(missing.isEmpty, "lost after the successor stopped: \(missing.prefix(10))")

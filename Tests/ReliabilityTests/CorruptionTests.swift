@@ -24,7 +24,7 @@ extension Reliability {
         @Test("a damaged store is moved aside with a timestamped name, logged, and prefsd starts", arguments: Damage.allCases)
         func damagedStore(_ damage: Damage) async throws {
             let fixture = try await ServiceFixture()
-            let client = PreferencesClient(connection: try fixture.connect())
+            let client = ServiceClient(connection: try fixture.connect())
             // Enough 1 KiB values for a store of a few hundred pages.
             for index in 0..<300 {
                 try await client.write("com.example.Corrupt", "k\(index)", .data(Data(repeating: UInt8(index % 251), count: 1024)))
@@ -52,7 +52,7 @@ extension Reliability {
             try bytes.write(to: database)
 
             try await fixture.startService()
-            let after = PreferencesClient(connection: try fixture.connect())
+            let after = ServiceClient(connection: try fixture.connect())
             defer { after.connection.close() }
             // It serves, with a fresh, empty store that takes writes.
             #expect(try await after.domains() == [])
@@ -72,7 +72,7 @@ extension Reliability {
             try await fixture.startService()
             #expect(fixture.damagedCopies == copies)
             #expect(FileManager.default.fileExists(atPath: moved.path))
-            let again = PreferencesClient(connection: try fixture.connect())
+            let again = ServiceClient(connection: try fixture.connect())
             defer { again.connection.close() }
             #expect(try await again.readValue("com.example.Corrupt", "fresh") == .integer(1))
             print("reliability.corruption damage=\(damage.rawValue) moved_to=\(copy) original_bytes_kept=true")

@@ -67,7 +67,7 @@ extension Reliability {
         static func write(fixture: ServiceFixture, writer: Int, round: Int, ledger: Locked<Ledger>) async {
             guard let connection = try? fixture.connect() else { return }
             defer { connection.close() }
-            let client = PreferencesClient(connection: connection)
+            let client = ServiceClient(connection: connection)
             let domain = "com.example.Crash.w\(writer)"
             var sequence: Int64 = 0
             while !Task.isCancelled {
@@ -106,7 +106,7 @@ extension Reliability {
         static func verify(fixture: ServiceFixture, ledger: Locked<Ledger>, round: Int) async throws -> Int {
             let connection = try fixture.connect()
             defer { connection.close() }
-            let client = PreferencesClient(connection: connection)
+            let client = ServiceClient(connection: connection)
             let snapshot = ledger.withLock { $0 }
             var problems = 0
             for (domain, keys) in snapshot.acknowledged {

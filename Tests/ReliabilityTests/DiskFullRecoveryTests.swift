@@ -20,7 +20,7 @@ extension Reliability {
 
         /// Fills a store on a 3 MiB tmpfs with 8 KB values until one is refused, then
         /// removes 40 of them (each removal must go through); returns the keys kept.
-        static func fillAndRemove(_ client: PreferencesClient) async throws -> [String] {
+        static func fillAndRemove(_ client: ServiceClient) async throws -> [String] {
             var keys: [String] = []
             var refusal: String?
             for index in 0..<2_000 {
@@ -53,7 +53,7 @@ extension Reliability {
         }
 
         /// Writes an 8 KB value and an int32 under new keys; both must be stored.
-        static func writeAgain(_ client: PreferencesClient, tag: String) async throws -> [String] {
+        static func writeAgain(_ client: ServiceClient, tag: String) async throws -> [String] {
             let big = await client.refusal("Write", [.string(domain), .string("after\(tag)"), .variant(.bytes(Array(repeating: 9, count: valueBytes)))])
             #expect(big == nil, "an 8 KB write after the removals was refused (\(tag)): \(big ?? "")")
             let small = await client.refusal("Write", [.string(domain), .string("int\(tag)"), .variant(.int32(42))])
@@ -66,7 +66,7 @@ extension Reliability {
             let disk = try DiskFull.SmallFileSystem(megabytes: 3)
             let store = disk.mountPoint.appendingPathComponent("store")
             let fixture = try await ServiceFixture(arguments: ["--store", store.path])
-            let client = PreferencesClient(connection: try fixture.connect())
+            let client = ServiceClient(connection: try fixture.connect())
             defer { client.connection.close() }
             var kept = try await Self.fillAndRemove(client)
             kept += try await Self.writeAgain(client, tag: "Removals")
@@ -89,7 +89,7 @@ extension Reliability {
 
             #expect(fixture.stopService() == 0)
             try await fixture.startService(arguments: ["--store", store.path])
-            let after = PreferencesClient(connection: try fixture.connect())
+            let after = ServiceClient(connection: try fixture.connect())
             defer { after.connection.close() }
             #expect(Set(try await after.readDomain(Self.domain).keys) == Set(kept))
             fixture.stopService()
@@ -100,14 +100,14 @@ extension Reliability {
             let disk = try DiskFull.SmallFileSystem(megabytes: 3)
             let store = disk.mountPoint.appendingPathComponent("store")
             let fixture = try await ServiceFixture(arguments: ["--store", store.path])
-            let client = PreferencesClient(connection: try fixture.connect())
+            let client = ServiceClient(connection: try fixture.connect())
             var kept = try await Self.fillAndRemove(client)
             client.connection.close()
             #expect(fixture.stopService() == 0)
             print("reliability.diskfull-recovery stopped \(Self.sizes(store))")
 
             try await fixture.startService(arguments: ["--store", store.path])
-            let after = PreferencesClient(connection: try fixture.connect())
+            let after = ServiceClient(connection: try fixture.connect())
             defer { after.connection.close() }
             kept += try await Self.writeAgain(after, tag: "Restart")
             #expect(Set(try await after.readDomain(Self.domain).keys) == Set(kept))

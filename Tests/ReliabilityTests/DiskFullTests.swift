@@ -12,7 +12,7 @@ extension Reliability {
     struct DiskFull {
         /// Writes 64 KiB values under new keys until one is refused; returns the keys that
         /// were acknowledged and the refusal.
-        static func fill(_ client: PreferencesClient, domain: String, limit: Int = 400) async throws -> (keys: [String], refusal: DBusError?) {
+        static func fill(_ client: ServiceClient, domain: String, limit: Int = 400) async throws -> (keys: [String], refusal: DBusError?) {
             var keys: [String] = []
             for index in 0..<limit {
                 let key = "fill\(index)"
@@ -29,7 +29,7 @@ extension Reliability {
         /// Checks that the refusal is `StorageFailed` with a message a person can act on,
         /// and that prefsd serves on with its data intact.
         static func checkRefusedAndIntact(
-            _ fixture: ServiceFixture, _ client: PreferencesClient, refusal: DBusError?, domain: String, keys: [String]
+            _ fixture: ServiceFixture, _ client: ServiceClient, refusal: DBusError?, domain: String, keys: [String]
         ) async throws {
             guard case .remote(let name, let message)? = refusal else {
                 Issue.record("no write was refused: \(String(describing: refusal))")
@@ -48,7 +48,7 @@ extension Reliability {
         @Test("a file-size limit (prlimit --fsize): StorageFailed, service up, writes succeed again once raised")
         func fileSizeLimit() async throws {
             let fixture = try await ServiceFixture()
-            let client = PreferencesClient(connection: try fixture.connect())
+            let client = ServiceClient(connection: try fixture.connect())
             defer { client.connection.close() }
             try await client.write("com.example.Early", "kept", .string("before the disk filled"))
             guard let pid = fixture.pid else { throw FixtureError("no prefsd") }
@@ -85,7 +85,7 @@ extension Reliability {
             // And a restart keeps everything acknowledged.
             #expect(fixture.stopService() == 0)
             try await fixture.startService()
-            let after = PreferencesClient(connection: try fixture.connect())
+            let after = ServiceClient(connection: try fixture.connect())
             defer { after.connection.close() }
             let stored = try await after.readDomain("com.example.Fill")
             #expect(Set(stored.keys) == Set(keys + ["afterRoom"]))
@@ -130,7 +130,7 @@ extension Reliability {
             // No history: on a full disk the history gives up its room (README, History), which
             // would let the 256 KB write below through; here the room removals free is theirs only.
             let fixture = try await ServiceFixture(arguments: ["--store", store.path, "--history-entries", "0"])
-            let client = PreferencesClient(connection: try fixture.connect())
+            let client = ServiceClient(connection: try fixture.connect())
             defer { client.connection.close() }
             try await client.write("com.example.Early", "kept", .string("before the disk filled"))
             #expect(FileManager.default.fileExists(atPath: reserve.path), "no reserve in \(fixture.storeEntries)")
@@ -165,7 +165,7 @@ extension Reliability {
 
             #expect(fixture.stopService() == 0)
             try await fixture.startService(arguments: ["--store", store.path, "--history-entries", "0"])
-            let after = PreferencesClient(connection: try fixture.connect())
+            let after = ServiceClient(connection: try fixture.connect())
             defer { after.connection.close() }
             let expected = Set(keys).subtracting(removed).union(["afterRoom"])
             #expect(Set(try await after.readDomain("com.example.Fill").keys) == expected)

@@ -111,7 +111,7 @@ extension Reliability {
             // the stall this guards against was for good (every call timed out), so the bound
             // only has to outlast a loaded machine; the worst probe's time is printed as a figure.
             let probeConnection = try fixture.connect()
-            let probe = PreferencesClient(connection: probeConnection)
+            let probe = ServiceClient(connection: probeConnection)
             defer { probeConnection.close() }
             try await probe.write("com.example.Other", "k", .integer(7))
             let probes = Locked((count: 0, worstMs: 0.0, failures: [String]()))

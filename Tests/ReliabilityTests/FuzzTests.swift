@@ -368,7 +368,7 @@ extension Reliability {
             let check = try fixture.connect()
             defer { check.close() }
             try await fixture.ping(check)
-            let client = PreferencesClient(connection: check)
+            let client = ServiceClient(connection: check)
             try await client.write("com.example.AfterFuzz", "k", .integer(1))
             #expect(try await client.readValue("com.example.AfterFuzz", "k") == .integer(1))
 
@@ -400,7 +400,7 @@ extension Reliability {
         @Test("each contract method with every wrong argument type is answered InvalidArgs")
         func wrongTypes() async throws {
             let fixture = try await ServiceFixture()
-            let client = PreferencesClient(connection: try fixture.connect())
+            let client = ServiceClient(connection: try fixture.connect())
             defer { client.connection.close() }
             let samples: [DBusValue] = [
                 .byte(1), .boolean(true), .int16(1), .uint16(1), .int32(1), .uint32(1), .int64(1), .uint64(1), .double(1),
@@ -417,8 +417,8 @@ extension Reliability {
                     case "ssv": [.string("com.example.App"), .string("k"), .variant(.int32(1))]
                     case "": []
                     case "s": [.string("com.example.App")]
-                    case "sa{sv}as": [.string("com.example.App"), PreferencesClient.values([:]), .stringArray([])]
-                    case "sa{sv}": [.string("com.example.App"), PreferencesClient.values([:])]
+                    case "sa{sv}as": [.string("com.example.App"), ServiceClient.values([:]), .stringArray([])]
+                    case "sa{sv}": [.string("com.example.App"), ServiceClient.values([:])]
                     default: [.stringArray(["com.example.App"]), .string("k")]
                     }
                 var bodies: [[DBusValue]] = []
@@ -496,7 +496,7 @@ extension Reliability {
             #expect(fixture.isRunning, "prefsd died on the message")
             try await fixture.ping(connection)
             let peak = try #require(fixture.memory, "prefsd's /proc status cannot be read: it is gone").peakKiB
-            try await PreferencesClient(connection: connection).write("com.example.Huge", "small", .integer(1))
+            try await ServiceClient(connection: connection).write("com.example.Huge", "small", .integer(1))
             return (answer, Double(peak - baseline) / 1024)
         }
 

@@ -16,13 +16,13 @@ extension Reliability {
         @Test("the count limits: domains, keys in one domain, volatile domains; each refused with QuotaExceeded naming its flag")
         func countLimits() async throws {
             let fixture = try await ServiceFixture(arguments: ["--max-domains", "40", "--max-keys-per-domain", "20", "--max-volatile-domains", "5"])
-            let client = PreferencesClient(connection: try fixture.connect())
+            let client = ServiceClient(connection: try fixture.connect())
             defer { client.connection.close() }
             for index in 0..<40 {
                 try await client.write("com.example.D\(index)", "k", .integer(Int64(index)))
             }
             #expect(await client.refusal("Write", [.string("com.example.D40"), .string("k"), .variant(.int64(1))]) == Self.quotaExceeded)
-            #expect(await client.refusal("ReplaceDomain", [.string("com.example.D41"), PreferencesClient.values(["k": .integer(1)])]) == Self.quotaExceeded)
+            #expect(await client.refusal("ReplaceDomain", [.string("com.example.D41"), ServiceClient.values(["k": .integer(1)])]) == Self.quotaExceeded)
             // An existing domain still takes writes, and removing one makes room for another.
             try await client.write("com.example.D0", "more", .integer(2))
             try await client.call("RemoveDomain", [.string("com.example.D1")])
@@ -30,18 +30,18 @@ extension Reliability {
             #expect(try await client.strings("Domains").count == 40)
 
             let twenty = Dictionary(uniqueKeysWithValues: (0..<20).map { ("key\($0)", PropertyListValue.integer(Int64($0))) })
-            #expect(await client.refusal("ReplaceDomain", [.string("com.example.D2"), PreferencesClient.values(twenty)]) == nil)
+            #expect(await client.refusal("ReplaceDomain", [.string("com.example.D2"), ServiceClient.values(twenty)]) == nil)
             #expect(await client.refusal("Write", [.string("com.example.D2"), .string("key20"), .variant(.int64(1))]) == Self.quotaExceeded)
             #expect(
-                await client.refusal("Apply", [.string("com.example.D2"), PreferencesClient.values(["key20": .integer(1)]), .stringArray(["key0"])]) == nil)
+                await client.refusal("Apply", [.string("com.example.D2"), ServiceClient.values(["key20": .integer(1)]), .stringArray(["key0"])]) == nil)
 
             for index in 0..<5 {
-                try await client.call("SetVolatileDomain", [.string("com.example.V\(index)"), PreferencesClient.values([:])])
+                try await client.call("SetVolatileDomain", [.string("com.example.V\(index)"), ServiceClient.values([:])])
             }
-            #expect(await client.refusal("SetVolatileDomain", [.string("com.example.V5"), PreferencesClient.values([:])]) == Self.quotaExceeded)
+            #expect(await client.refusal("SetVolatileDomain", [.string("com.example.V5"), ServiceClient.values([:])]) == Self.quotaExceeded)
             let manyKeys = Dictionary(uniqueKeysWithValues: (0..<21).map { ("key\($0)", PropertyListValue.integer(1)) })
             try await client.call("RemoveVolatileDomain", [.string("com.example.V0")])
-            #expect(await client.refusal("SetVolatileDomain", [.string("com.example.V0"), PreferencesClient.values(manyKeys)]) == Self.quotaExceeded)
+            #expect(await client.refusal("SetVolatileDomain", [.string("com.example.V0"), ServiceClient.values(manyKeys)]) == Self.quotaExceeded)
             #expect(try await client.strings("VolatileDomains").count == 4)
 
             do {
@@ -61,7 +61,7 @@ extension Reliability {
         func replyTooLarge() async throws {
             let count = Self.oversized.domains
             let fixture = try await ServiceFixture()
-            let client = PreferencesClient(connection: try fixture.connect())
+            let client = ServiceClient(connection: try fixture.connect())
             try await client.write("com.example.Seed", "k", .integer(1))
             client.connection.close()
             #expect(fixture.stopService() == 0)
@@ -100,7 +100,7 @@ extension Reliability {
             #expect(fixture.isRunning)
             // Other clients are still answered (the bound only covers a stalled machine; the
             // refusal's time is the figure printed below).
-            let other = PreferencesClient(connection: try fixture.connect())
+            let other = ServiceClient(connection: try fixture.connect())
             defer { other.connection.close() }
             try await fixture.ping(other.connection, timeout: .seconds(10))
             #expect(try await other.readValue("com.example.Seed", "k") == .integer(1))
@@ -135,7 +135,7 @@ extension Reliability {
                     let connection = try fixture.connect()
                     group.addTask {
                         defer { connection.close() }
-                        let client = PreferencesClient(connection: connection)
+                        let client = ServiceClient(connection: connection)
                         var index = writer
                         while index < cap, refusal.withLock({ $0 }) == nil {
                             if let name = await client.refusal("Write", [.string("com.example.quota.d\(index)"), .string("k"), .variant(.int64(Int64(index)))])
@@ -165,7 +165,7 @@ extension Reliability {
             try await fixture.startService(arguments: [
                 "--max-store-size", "\(quota)", "--max-volatile-size", "\(1 << 20)",
             ])
-            let client = PreferencesClient(connection: try fixture.connect())
+            let client = ServiceClient(connection: try fixture.connect())
             defer { client.connection.close() }
             #expect(try await client.strings("Domains").count == domains)
             let cold = try #require(fixture.memory)
@@ -175,7 +175,7 @@ extension Reliability {
             var volatile = 0
             var volatileRefusal: String?
             while volatile < 20_000 {
-                volatileRefusal = await client.refusal("SetVolatileDomain", [.string("com.example.quota.v\(volatile)"), PreferencesClient.values([:])])
+                volatileRefusal = await client.refusal("SetVolatileDomain", [.string("com.example.quota.v\(volatile)"), ServiceClient.values([:])])
                 if volatileRefusal != nil { break }
                 volatile += 1
             }
@@ -184,7 +184,7 @@ extension Reliability {
             // An Apply of 262,000 tiny keys is refused (keys in one domain, and their real
             // cost), and prefsd still answers others.
             let tiny = PropertyListValue.dictionary(Dictionary(uniqueKeysWithValues: (0..<262_000).map { ("k\($0)", PropertyListValue.boolean(true)) }))
-            let other = PreferencesClient(connection: try fixture.connect())
+            let other = ServiceClient(connection: try fixture.connect())
             defer { other.connection.close() }
             #expect(await other.refusal("Apply", [.string("com.example.quota.Big"), tiny.dbusValue, .stringArray([])]) == Self.quotaExceeded)
             try await fixture.ping(client.connection, timeout: .seconds(10))

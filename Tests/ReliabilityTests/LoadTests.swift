@@ -35,7 +35,7 @@ extension Reliability {
                         let domain = "com.example.Load.c\(index)"
                         let connection = try fixture.connect()
                         let collector = try await ChangedCollector(connection: connection, domains: [domain])
-                        let client = PreferencesClient(connection: connection)
+                        let client = ServiceClient(connection: connection)
                         var figures = ClientFigures()
                         var random = SystemRandomNumberGenerator()
                         while ContinuousClock.now < deadline {
@@ -104,7 +104,7 @@ extension Reliability {
             // Nothing lost: a restart reads every client's last counter.
             #expect(fixture.stopService() == 0)
             try await fixture.startService()
-            let check = PreferencesClient(connection: try fixture.connect())
+            let check = ServiceClient(connection: try fixture.connect())
             defer { check.connection.close() }
             var lost = 0
             for (index, figures, _) in results {

@@ -16,7 +16,7 @@ extension Reliability {
         }
 
         /// The reply of a call (bounded by 10 s, for a stalled machine): its body, or the error's name.
-        static func answer(_ client: PreferencesClient, _ member: String, _ body: [DBusValue]) async -> Result<[DBusValue], CallFailure> {
+        static func answer(_ client: ServiceClient, _ member: String, _ body: [DBusValue]) async -> Result<[DBusValue], CallFailure> {
             do {
                 return .success(
                     try await client.connection.call(
@@ -47,7 +47,7 @@ extension Reliability {
                 "--managed-dir", directory.path, "--allow-unowned-managed-dir",
                 "--max-value-size", "4096",
             ])
-            let client = PreferencesClient(connection: try fixture.connect())
+            let client = ServiceClient(connection: try fixture.connect())
             defer { client.connection.close() }
             // Every call is answered, whatever the directory holds.
             try await fixture.ping(client.connection, timeout: .seconds(10))
@@ -76,7 +76,7 @@ extension Reliability {
             defer { try? FileManager.default.removeItem(at: directory) }
             try place(.dictionary(["Proxy": .string("first")]), domain: "com.example.Lab", in: directory)
             let fixture = try await ServiceFixture(arguments: ["--managed-dir", directory.path, "--allow-unowned-managed-dir"])
-            let client = PreferencesClient(connection: try fixture.connect())
+            let client = ServiceClient(connection: try fixture.connect())
             defer { client.connection.close() }
             let proxy = { try? await client.readValue("com.example.Lab", "Proxy") }
             #expect(await proxy() == .string("first"))

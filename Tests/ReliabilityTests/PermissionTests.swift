@@ -53,7 +53,7 @@ extension Reliability {
             let process = try Self.startWithOpenUmask(fixture, store: store)
             defer { stop(process, signal: SIGKILL) }
             try await fixture.waitUntilOwned()
-            let client = PreferencesClient(connection: try fixture.connect())
+            let client = ServiceClient(connection: try fixture.connect())
             for index in 0..<20 { try await client.write("com.example.Modes", "k\(index)", .integer(Int64(index))) }
             client.connection.close()
             let report = Self.checkModes(store, expecting: ["store.sqlite", "store.sqlite-wal", "store.sqlite-shm", "lock", "store.reserve"])
@@ -64,7 +64,7 @@ extension Reliability {
         @Test("a store whose files and directory were opened up is narrowed again at start")
         func narrowedAtStart() async throws {
             let fixture = try await ServiceFixture()
-            let client = PreferencesClient(connection: try fixture.connect())
+            let client = ServiceClient(connection: try fixture.connect())
             try await client.write("com.example.Modes", "k", .integer(1))
             client.connection.close()
             #expect(fixture.stopService() == 0)
@@ -75,7 +75,7 @@ extension Reliability {
             chmod(directory.path, 0o755)
 
             try await fixture.startService()
-            let again = PreferencesClient(connection: try fixture.connect())
+            let again = ServiceClient(connection: try fixture.connect())
             defer { again.connection.close() }
             try await again.write("com.example.Modes", "k2", .integer(2))
             let report = Self.checkModes(directory, expecting: ["store.sqlite", "store.sqlite-wal", "store.sqlite-shm", "lock", "store.reserve"])

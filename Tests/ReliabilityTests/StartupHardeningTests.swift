@@ -12,12 +12,12 @@ extension Reliability {
         @Test("--max-nesting at Int.max: dictionaries are still read, prefsd does not trap")
         func hugeNestingFlag() async throws {
             let fixture = try await ServiceFixture(arguments: ["--max-nesting", "\(Int.max)"])
-            let client = PreferencesClient(connection: try fixture.connect())
+            let client = ServiceClient(connection: try fixture.connect())
             defer { client.connection.close() }
             let domain = DBusValue.string("com.example.Nesting")
-            #expect(await client.refusal("ReplaceDomain", [domain, PreferencesClient.values(["k": .integer(1)])]) == nil)
-            #expect(await client.refusal("Apply", [domain, PreferencesClient.values(["j": .array([.integer(2)])]), .stringArray([])]) == nil)
-            #expect(await client.refusal("SetVolatileDomain", [.string("com.example.NestingVolatile"), PreferencesClient.values(["v": .integer(3)])]) == nil)
+            #expect(await client.refusal("ReplaceDomain", [domain, ServiceClient.values(["k": .integer(1)])]) == nil)
+            #expect(await client.refusal("Apply", [domain, ServiceClient.values(["j": .array([.integer(2)])]), .stringArray([])]) == nil)
+            #expect(await client.refusal("SetVolatileDomain", [.string("com.example.NestingVolatile"), ServiceClient.values(["v": .integer(3)])]) == nil)
             // The bus's own bound still holds: 31 nested arrays cannot be sent back, so they are refused.
             let deep = (0..<31).reduce(PropertyListValue.integer(1)) { inner, _ in .array([inner]) }
             #expect(await client.refusal("Write", [domain, .string("deep"), deep.dbusVariant]) == PreferencesErrorName.invalidValue.busName)
@@ -49,7 +49,7 @@ extension Reliability {
             defer { stop(successor, signal: SIGKILL) }
             // The successor takes the name (the old one gets NameLost while starting); stop
             // it there, so the old one is the one that gets the lock.
-            let watcher = PreferencesClient(connection: try fixture.connect())
+            let watcher = ServiceClient(connection: try fixture.connect())
             defer { watcher.connection.close() }
             let deadline = ContinuousClock.now + .seconds(20)
             var owner = ""
@@ -70,7 +70,7 @@ extension Reliability {
             #expect(await fixture.waitForExit(timeout: .seconds(8)) == 0, "the replaced prefsd did not exit (pid \(old)); log: \(fixture.log.suffix(2000))")
             kill(successor.processIdentifier, SIGCONT)
             // The successor gets the store and serves once the old one left (30 s bounds a stalled machine).
-            let client = PreferencesClient(connection: try fixture.connect())
+            let client = ServiceClient(connection: try fixture.connect())
             defer { client.connection.close() }
             var served = false
             let serveDeadline = ContinuousClock.now + .seconds(30)

@@ -34,13 +34,13 @@ extension Reliability {
             try (String(repeating: "a1", count: 16) + "\n").write(to: idFile, atomically: true, encoding: .utf8)
             defer { try? FileManager.default.removeItem(at: idFile) }
             let fixture = try await ServiceFixture(arguments: ["--roaming-dir", folder.path, "--roaming-machine-id-file", idFile.path])
-            let client = PreferencesClient(connection: try fixture.connect())
+            let client = ServiceClient(connection: try fixture.connect())
             defer { client.connection.close() }
             try await client.call(
                 "Apply",
                 [
                     .string("io.github.prefsd.Roaming"),
-                    PreferencesClient.values(["Domains": .array([.string(Self.domain)]), "MachineName": .string("here")]),
+                    ServiceClient.values(["Domains": .array([.string(Self.domain)]), "MachineName": .string("here")]),
                     .stringArray([]),
                 ])
             try await client.write(Self.domain, "Mine", .integer(1))
@@ -103,7 +103,7 @@ extension Reliability {
             try write(["Theme": "Adwaita"], "com.example.DefaultGood", in: defaults)
             try await fixture.startService(arguments: arguments)
 
-            let client = PreferencesClient(connection: try fixture.connect())
+            let client = ServiceClient(connection: try fixture.connect())
             defer { client.connection.close() }
             #expect(try await client.readValue("com.example.Good", "Proxy") == .string("lab"))
             #expect(try await client.readValue("com.example.DefaultGood", "Theme") == .string("Adwaita"))
@@ -124,7 +124,7 @@ extension Reliability {
         )
         func olderStore() async throws {
             let fixture = try await ServiceFixture()
-            var client = PreferencesClient(connection: try fixture.connect())
+            var client = ServiceClient(connection: try fixture.connect())
             try await client.write(Self.domain, "Theme", .string("placeholder"))
             try await client.write(Self.domain, "Good", .integer(1))
             try await client.write(Self.domain, "caf\u{E9}", .integer(3))
@@ -145,7 +145,7 @@ extension Reliability {
             #expect(tampered.status == 0, "\(tampered.stderr)")
 
             try await fixture.startService()
-            client = PreferencesClient(connection: try fixture.connect())
+            client = ServiceClient(connection: try fixture.connect())
             defer { client.connection.close() }
             #expect(try await client.readDomain(Self.domain) == ["Good": .integer(1), "caf\u{E9}": .integer(3)])
             let history = try fixture.prefs("history", "--json", Self.domain)
@@ -163,7 +163,7 @@ extension Reliability {
             // Nothing comes back after a restart.
             #expect(fixture.stopService() == 0)
             try await fixture.startService()
-            let again = PreferencesClient(connection: try fixture.connect())
+            let again = ServiceClient(connection: try fixture.connect())
             defer { again.connection.close() }
             #expect(try await again.readDomain(Self.domain) == ["Good": .integer(1)])
         }
@@ -173,7 +173,7 @@ extension Reliability {
             let managed = try ServiceFixture.managedDirectory(["com.example.Lab": ["Proxy": .string("lab")]])
             defer { try? FileManager.default.removeItem(at: managed) }
             let fixture = try await ServiceFixture(arguments: ["--managed-dir", managed.path, "--allow-unowned-managed-dir"])
-            let client = PreferencesClient(connection: try fixture.connect())
+            let client = ServiceClient(connection: try fixture.connect())
             defer { client.connection.close() }
             try await client.write("com.example.Lab", "Other", .integer(1))
             let refusal = await client.refusal("RevertKeyTo", [.string("com.example.Lab"), .string("Proxy"), .uint64(0)])

@@ -33,7 +33,7 @@ extension Reliability {
         )
         func floodDuringLoad() async throws {
             let fixture = try await ServiceFixture()
-            let seed = PreferencesClient(connection: try fixture.connect())
+            let seed = ServiceClient(connection: try fixture.connect())
             try await seed.write("com.example.Seed", "k", .string(String(repeating: "v", count: 64)))
             seed.connection.close()
             #expect(fixture.stopService() == 0)
@@ -49,7 +49,7 @@ extension Reliability {
             // The baseline: the same store loaded with nothing waiting.
             var started = ContinuousClock.now
             try await fixture.startService(arguments: Self.flags)
-            let probe = PreferencesClient(connection: try fixture.connect())
+            let probe = ServiceClient(connection: try fixture.connect())
             _ = try await probe.connection.call(
                 .methodCall(
                     destination: PreferencesBus.busName, path: PreferencesBus.objectPath, interface: PreferencesBus.interface,
@@ -94,7 +94,7 @@ extension Reliability {
             }.value
             #expect(all, "not every call of the flood was answered")
             // The sentinel: prefsd has loaded and answers.
-            let after = PreferencesClient(connection: try fixture.connect())
+            let after = ServiceClient(connection: try fixture.connect())
             defer { after.connection.close() }
             #expect(try await after.readValue("com.example.Seed", "k") == .string(String(repeating: "v", count: 64)))
             let flooded = try Self.memory(fixture)

@@ -14,7 +14,7 @@ struct RoamingCommandTests {
         let machineID = "5f0e4f8b2c7d4e1a9b3c6d8e0f1a2b3c"
         try (machineID + "\n").write(to: idFile, atomically: true, encoding: .utf8)
         let fixture = try await ServiceFixture(arguments: ["--roaming-dir", folder.path, "--roaming-machine-id-file", idFile.path])
-        let client = PreferencesClient(connection: try fixture.connect())
+        let client = ServiceClient(connection: try fixture.connect())
 
         // Not roaming yet: no status, no folder.
         #expect(try fixture.prefs("roaming", "status").status != 0)

@@ -17,7 +17,7 @@ struct RoamingFolderTests {
         let arguments: [String]
         let identity: MachineID
         let fixture: ServiceFixture
-        let client: PreferencesClient
+        let client: ServiceClient
 
         init(extra: [String] = []) async throws {
             root = FileManager.default.temporaryDirectory.appendingPathComponent("prefsd-roam-\(UUID().uuidString)")
@@ -29,7 +29,7 @@ struct RoamingFolderTests {
             identity = MachineID(derivedFrom: id)
             arguments = ["--roaming-dir", folder.path, "--roaming-machine-id-file", idFile.path] + extra
             fixture = try await ServiceFixture(arguments: arguments)
-            client = PreferencesClient(connection: try fixture.connect())
+            client = ServiceClient(connection: try fixture.connect())
             try await client.write("io.github.prefsd.Roaming", "Domains", .array([.string(RoamingFolderTests.editor)]))
         }
 

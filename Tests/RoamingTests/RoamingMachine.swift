@@ -8,7 +8,7 @@ import SyncthingTestSupport
 /// one Syncthing instance's folder, with a machine ID of its own.
 struct RoamingMachine {
     let fixture: ServiceFixture
-    let client: PreferencesClient
+    let client: ServiceClient
     let name: String
     let arguments: [String]
 
@@ -21,13 +21,13 @@ struct RoamingMachine {
         try (id + "\n").write(to: idFile, atomically: true, encoding: .utf8)
         arguments = ["--roaming-dir", cluster.instances[index].folder.path, "--roaming-machine-id-file", idFile.path] + extra
         fixture = try await ServiceFixture(arguments: arguments)
-        client = PreferencesClient(connection: try fixture.connect())
+        client = ServiceClient(connection: try fixture.connect())
         self.name = name
         _ = try await client.call(
             "Apply",
             [
                 .string("io.github.prefsd.Roaming"),
-                PreferencesClient.values([
+                ServiceClient.values([
                     "Domains": .array([.string(Self.editor)]),
                     "ExcludedKeys": .dictionary([Self.editor: .array(excluded.map { .string($0) })]),
                     "MachineName": .string(name),

@@ -28,7 +28,7 @@ struct RoamingSyncthingTests {
             extra: ["--managed-dir", managed.path, "--defaults-dir", defaults.path, "--allow-unowned-managed-dir"])
         let changes = try await ChangedCollector(connection: try b.fixture.connect(), domains: [RoamingMachine.editor])
 
-        _ = try await a.client.call("SetVolatileDomain", [.string(RoamingMachine.editor), PreferencesClient.values(["Volatile": .integer(1)])])
+        _ = try await a.client.call("SetVolatileDomain", [.string(RoamingMachine.editor), ServiceClient.values(["Volatile": .integer(1)])])
         try await a.client.write(RoamingMachine.editor, "Locked", .string("user"))
         try await a.client.write(RoamingMachine.editor, "WindowFrame", .string("0 0 800 600"))
         try await a.client.write("com.example.Local", "Only", .integer(1))
@@ -163,7 +163,7 @@ struct RoamingSyncthingTests {
         let changes = try await ChangedCollector(connection: try b.fixture.connect(), domains: [RoamingMachine.editor])
         var batch: [String: PropertyListValue] = [:]
         for n in 0..<50 { batch["Key\(n)"] = .integer(Int64(n)) }
-        _ = try await a.client.call("Apply", [.string(RoamingMachine.editor), PreferencesClient.values(batch), .stringArray([])])
+        _ = try await a.client.call("Apply", [.string(RoamingMachine.editor), ServiceClient.values(batch), .stringArray([])])
         // The commit is durable when Changed is sent; the adoption is saved 3 s later.
         let applied = await eventually(timeout: .seconds(60)) { !changes.signals.isEmpty }
         try #require(applied, "B never applied A's change\n\(b.fixture.log)")

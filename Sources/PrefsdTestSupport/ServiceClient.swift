@@ -7,7 +7,7 @@ import PreferencesProxy
 /// (``PreferencesCall``), failing with the bus's own ``DBusError`` so a test sees the
 /// error name the service answered; ``call(_:_:interface:)`` and ``refusal(_:_:)`` send
 /// arbitrary members and arguments, for tests of what the service refuses.
-public struct PreferencesClient {
+public struct ServiceClient {
     public let connection: DBusConnection
 
     /// A client calling over `connection`.
