@@ -16,8 +16,9 @@ struct RoamingCommandTests {
         let fixture = try await ServiceFixture(arguments: ["--roaming-dir", folder.path, "--roaming-machine-id-file", idFile.path])
         let client = ServiceClient(connection: try fixture.connect())
 
-        // Not roaming yet: no status, no folder.
-        #expect(try fixture.prefs("roaming", "status").status != 0)
+        // Not roaming yet: the status says so (no failure), and there is no status domain.
+        let before = try fixture.prefs("roaming", "status")
+        #expect(before.status == 0 && before.stdout.hasPrefix("no domain roams yet"), "\(before.stdout)\(before.stderr)")
         #expect(try await client.volatileDomains().isEmpty)
 
         let enabled = try fixture.prefs("roaming", "enable", "com.example.Editor", "--exclude", "Window*", "--exclude", "Recent*")
