@@ -79,6 +79,38 @@ struct GSettingsSnapshotTests {
     }
 
     /// Waits until `program` has exited, or fails after 30 s.
+    /// Stops prefsd (SIGSTOP, so the program's load cannot come), starts a PyGObject
+    /// program that reads `text` of the test schema, runs `between` after that first read,
+    /// lets the program read again, and returns what it printed (`first …`, `second …`)
+    /// once it has ended, with the program.
+    private func readTwiceWithPrefsdStopped(
+        _ service: ServiceFixture, _ fixture: GSettingsFixture, between: () throws -> Void
+    ) async throws -> (String, Process) {
+        let pid = try #require(service.pid)
+        kill(pid, SIGSTOP)
+        defer { kill(pid, SIGCONT) }
+        let go = fixture.directory.appendingPathComponent("read-again")
+        let (program, output) = try fixture.startPython(
+            """
+            import os, time
+            s = Gio.Settings.new('org.example.Test')
+            print('first', s.get_string('text'), flush=True)
+            deadline = time.monotonic() + 30
+            while not os.path.exists(\(String(reflecting: go.path))) and time.monotonic() < deadline:
+                time.sleep(0.01)
+            print('second', s.get_string('text'), flush=True)
+            """)
+        defer {
+            if program.isRunning { kill(program.processIdentifier, SIGKILL) }
+            program.waitUntilExit()
+        }
+        try await waitFor("first ", in: output)
+        try between()
+        _ = FileManager.default.createFile(atPath: go.path, contents: nil)
+        try await waitForExit(program)
+        return (try String(contentsOf: output, encoding: .utf8), program)
+    }
+
     private func waitForExit(_ program: Process) async throws {
         if await eventually(timeout: .seconds(30), { !program.isRunning }) { return }
         throw FixtureError("the program did not exit within 30 s")
@@ -168,36 +200,15 @@ struct GSettingsSnapshotTests {
         let (proxy, fixture, file) = try await storedAndSnapshotted(service)
         defer { proxy.close() }
 
-        let pid = try #require(service.pid)
-        kill(pid, SIGSTOP)
-        defer { kill(pid, SIGCONT) }
-        let flip = fixture.directory.appendingPathComponent("flipped")
-        // With prefsd stopped the program's load cannot come: only the snapshot can answer.
-        let (program, output) = try fixture.startPython(
-            """
-            import os, time
-            s = Gio.Settings.new('org.example.Test')
-            print('first', s.get_string('text'), flush=True)
-            deadline = time.monotonic() + 30
-            while not os.path.exists(\(String(reflecting: flip.path))) and time.monotonic() < deadline:
-                time.sleep(0.01)
-            print('second', s.get_string('text'), flush=True)
-            """)
-        defer {
-            if program.isRunning { kill(program.processIdentifier, SIGKILL) }
-            program.waitUntilExit()
+        let (said, _) = try await readTwiceWithPrefsdStopped(service, fixture) {
+            // prefsd's flip, as a change would make it (prefsd itself is stopped).
+            let handle = try FileHandle(forUpdating: file)
+            try handle.seek(toOffset: 8)
+            try handle.write(contentsOf: [1])
+            try handle.close()
         }
-        try await waitFor("first ", in: output)
-        // prefsd's flip, as a change would make it (prefsd itself is stopped).
-        let handle = try FileHandle(forUpdating: file)
-        try handle.seek(toOffset: 8)
-        try handle.write(contentsOf: [1])
-        try handle.close()
-        FileManager.default.createFile(atPath: flip.path, contents: nil)
         // The second read waits for the load (at most the module's 5 s), then answers the
         // schema default: not the snapshot's value.
-        try await waitFor("second ", in: output)
-        let said = try String(contentsOf: output, encoding: .utf8)
         #expect(said.contains("first stored\n"), "\(said)")
         #expect(said.contains("second hello\n"), "the stale snapshot answered: \(said)")
     }
@@ -315,34 +326,12 @@ struct GSettingsSnapshotTests {
         let (proxy, fixture, file) = try await storedAndSnapshotted(service)
         defer { proxy.close() }
 
-        let pid = try #require(service.pid)
-        kill(pid, SIGSTOP)
-        defer { kill(pid, SIGCONT) }
-        let go = fixture.directory.appendingPathComponent("truncated")
-        // With prefsd stopped the program's load cannot come: its second read checks the
-        // snapshot it opened for the first.
-        let (program, output) = try fixture.startPython(
-            """
-            import os, time
-            s = Gio.Settings.new('org.example.Test')
-            print('first', s.get_string('text'), flush=True)
-            deadline = time.monotonic() + 30
-            while not os.path.exists(\(String(reflecting: go.path))) and time.monotonic() < deadline:
-                time.sleep(0.01)
-            print('second', s.get_string('text'), flush=True)
-            """)
-        defer {
-            if program.isRunning { kill(program.processIdentifier, SIGKILL) }
-            program.waitUntilExit()
-        }
-        try await waitFor("first ", in: output)
         // Cut to nothing in place: the file the program opened.
-        let handle = try FileHandle(forUpdating: file)
-        try handle.truncate(atOffset: 0)
-        try handle.close()
-        _ = FileManager.default.createFile(atPath: go.path, contents: nil)
-        try await waitForExit(program)
-        let said = try String(contentsOf: output, encoding: .utf8)
+        let (said, program) = try await readTwiceWithPrefsdStopped(service, fixture) {
+            let handle = try FileHandle(forUpdating: file)
+            try handle.truncate(atOffset: 0)
+            try handle.close()
+        }
         #expect(
             program.terminationReason == .exit && program.terminationStatus == 0,
             "the program ended by \(program.terminationReason == .exit ? "exit" : "signal") \(program.terminationStatus): \(said)")
