@@ -38,6 +38,12 @@ public enum ClientNews: Sendable {
 ///
 /// The engine is kept behind a lock that is never held while a call is sent or news is
 /// told: actions are drained, in order, by one thread at a time.
+///
+/// Locking: each `Mutex` guards one piece of state (the engine, the queue of actions, the
+/// subscriptions, the failures, the waiters, the lanes) and is held only to read or
+/// change it. No lock is taken while another is held (the atomic `urgent` is read inside
+/// `lanes`, which takes no lock), and none is held across a call to the proxy, a news
+/// callback or a wait, so there is no lock order to keep.
 public final class ClientDriver: Sendable {
     /// The proxy the driver calls prefsd through.
     public let proxy: PreferencesProxy
