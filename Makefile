@@ -19,12 +19,12 @@ export SWIFT
 # (scripts/pkg-config-shims says which and why): no "prohibited flag(s)" warnings.
 export PKG_CONFIG_PATH := $(CURDIR)/.build/pkgconfig$(if $(PKG_CONFIG_PATH),:$(PKG_CONFIG_PATH))
 
-.PHONY: all deps build man docs run test lint format bench install install-man uninstall uninstall-man clean
+.PHONY: all deps build man docs run test lint format bench install install-files install-man uninstall uninstall-man deb clean
 
 all: build
 
 # Every package any target needs; each target below asks only for its own set
-# (scripts/install-dependencies run|build|docs|test|bench).
+# (scripts/install-dependencies run|build|docs|test|bench|deb).
 deps:
 	scripts/install-dependencies all
 
@@ -84,6 +84,11 @@ bench:
 	$(SWIFT) run -c release prefs-bench $(BENCH_FLAGS)
 
 install: build
+	$(MAKE) --no-print-directory install-files
+
+# What `make install` installs, from a build already made (debian/rules uses it with
+# DESTDIR and PREFIX=/usr).
+install-files:
 	install -d "$(DESTDIR)$(BINDIR)" "$(DESTDIR)$(DBUS_SERVICES_DIR)" "$(DESTDIR)$(SYSTEMD_USER_DIR)" "$(DESTDIR)$(PORTALS_DIR)" "$(DESTDIR)$(GIO_MODULE_DIR)" "$(DESTDIR)$(APPLICATIONS_DIR)"
 	@# One --show-bin-path for the four binaries: each swift invocation loads the package again.
 	bin="$$($(SWIFT) build -c release --show-bin-path 2>/dev/null)" && \
@@ -114,6 +119,14 @@ install-man:
 	install -m 0644 .build/completions/_prefs "$(DESTDIR)$(ZSH_COMPLETIONS_DIR)/_prefs"
 	install -m 0644 .build/completions/prefs.fish "$(DESTDIR)$(FISH_COMPLETIONS_DIR)/prefs.fish"
 	@echo "installed prefs(1), prefs-settings(1) and prefsd(8) in $(MANDIR), completions for bash, zsh and fish"
+
+# Debian binary packages (debian/, dpkg-buildpackage) into .build/deb: prefsd,
+# prefsd-gsettings-backend, prefs-settings and xdg-desktop-portal-prefsd. Needs swift on PATH;
+# debian/changelog's version must be PrefsdVersion.current (scripts/deb-version checks).
+deb:
+	scripts/install-dependencies build deb
+	scripts/deb-version --check
+	scripts/build-deb
 
 uninstall:
 	rm -f "$(DESTDIR)$(BINDIR)/prefsd" "$(DESTDIR)$(BINDIR)/prefs" "$(DESTDIR)$(BINDIR)/prefsd-portal" "$(DESTDIR)$(BINDIR)/prefs-settings" \
