@@ -19,7 +19,7 @@ export SWIFT
 # (scripts/pkg-config-shims says which and why): no "prohibited flag(s)" warnings.
 export PKG_CONFIG_PATH := $(CURDIR)/.build/pkgconfig$(if $(PKG_CONFIG_PATH),:$(PKG_CONFIG_PATH))
 
-.PHONY: all deps build man docs run test lint format bench install install-files install-man uninstall uninstall-man deb clean
+.PHONY: all deps build man docs run test lint format bench install install-files install-man uninstall uninstall-man deb test-packages clean
 
 all: build
 
@@ -127,6 +127,12 @@ deb:
 	scripts/install-dependencies build deb
 	scripts/deb-version --check
 	scripts/build-deb
+
+# The packages linted, installed in a clean Debian 12 root (mmdebstrap), used and purged
+# there (as root; not yet part of `make test`, see the README's "Debian packages").
+test-packages:
+	scripts/install-dependencies build deb
+	scripts/test-packages
 
 uninstall:
 	rm -f "$(DESTDIR)$(BINDIR)/prefsd" "$(DESTDIR)$(BINDIR)/prefs" "$(DESTDIR)$(BINDIR)/prefsd-portal" "$(DESTDIR)$(BINDIR)/prefs-settings" \
