@@ -48,7 +48,7 @@ public enum PreferencesMethod: String, Sendable, CaseIterable {
     case history = "History"
     case revertTo = "RevertTo"
     case revertKeyTo = "RevertKeyTo"
-    /// Beyond the contract: the administrator's defaults of a domain (not its locks).
+    /// Contract 0.4: the administrator's defaults of a domain (not its locks).
     case administratorDefaults = "AdministratorDefaults"
     /// Beyond the contract: the domains an administrator sets values in.
     case administeredDomains = "AdministeredDomains"

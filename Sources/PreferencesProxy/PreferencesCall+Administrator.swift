@@ -3,7 +3,7 @@ import PreferencesModel
 import PreferencesProtocol
 
 extension PreferencesCall {
-    /// `AdministratorDefaults(s domain) -> a{sv}` (beyond the contract): the defaults an
+    /// `AdministratorDefaults(s domain) -> a{sv}` (contract 0.4): the defaults an
     /// administrator sets in `domain` (a defaults plist, unlocked keys of dconf system
     /// databases), forced keys left out; empty when there are none.
     public static func administratorDefaults(_ domain: String) -> PreferencesRequest<[String: PropertyListValue]> {

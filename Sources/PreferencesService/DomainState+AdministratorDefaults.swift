@@ -1,7 +1,7 @@
 import PreferencesModel
 
 extension DomainState {
-    /// `AdministratorDefaults` (beyond the contract): the defaults an administrator sets in
+    /// `AdministratorDefaults` (contract 0.4): the defaults an administrator sets in
     /// `domain` (a defaults plist, or an unlocked key of a dconf system database), which a
     /// user's own value overrides. Keys an administrator forces are left out: their value
     /// is no default. Empty when the administrator sets no default there.

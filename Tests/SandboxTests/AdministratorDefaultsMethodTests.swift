@@ -5,7 +5,7 @@ import PreferencesProxy
 import PrefsdTestSupport
 import Testing
 
-/// `AdministratorDefaults` (beyond the contract): a domain's administrator defaults, told
+/// `AdministratorDefaults` (contract 0.4): a domain's administrator defaults, told
 /// apart from the user's own values, for the host and for a sandboxed application's own
 /// domains only.
 @Suite("AdministratorDefaults on the bus")
