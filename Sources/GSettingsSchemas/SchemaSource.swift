@@ -41,6 +41,14 @@ public final class SchemaSource: Sendable {
         fixedByDomain = byDomain.mapValues { $0.sorted { $0.id < $1.id } }
     }
 
+    /// The installed schema `id` when it has a fixed path, looked up alone (without loading
+    /// every schema as ``init()`` does); `nil` for an unknown or relocatable schema.
+    public static func fixedSchema(_ id: String) -> Schema? {
+        guard let source = g_settings_schema_source_get_default(), let schema = Schema(source: source, id: id), schema.path != nil
+        else { return nil }
+        return schema
+    }
+
     /// Every domain that a fixed-path schema describes.
     public var domains: Set<String> { Set(fixedByDomain.keys) }
 

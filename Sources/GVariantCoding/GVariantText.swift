@@ -32,31 +32,4 @@ public enum GVariantText {
         defer { g_free(printed) }
         return String(cString: printed)
     }
-
-    /// The GVariant type a stored value is read back as when no schema declares its key:
-    /// the type in front of tagged text (`@(ii) …`), else the plainest type of its shape
-    /// (`s`, `i` for an integer that fits, else `x`, `d`, `b`, `ay`, `(d)`, `aT` when every
-    /// element is a `T`, else `av`, `a{sT}` likewise, else `a{sv}`).
-    public static func inferredType(of value: PropertyListValue) -> String {
-        switch value {
-        case .string(let text):
-            if text.hasPrefix("@"), let space = text.firstIndex(of: " ") {
-                let type = String(text[text.index(after: text.startIndex)..<space])
-                if g_variant_type_string_is_valid(type) != 0 { return type }
-            }
-            return "s"
-        case .integer(let number): return Int32(exactly: number) == nil ? "x" : "i"
-        case .real: return "d"
-        case .boolean: return "b"
-        case .data: return "ay"
-        case .date: return "(d)"
-        case .array(let items): return "a" + common(items.map(inferredType(of:)))
-        case .dictionary(let entries): return "a{s" + common(entries.values.map(inferredType(of:))) + "}"
-        }
-    }
-
-    private static func common(_ types: [String]) -> String {
-        guard let first = types.first, types.allSatisfy({ $0 == first }) else { return "v" }
-        return first
-    }
 }

@@ -37,23 +37,4 @@ public enum InstalledSchemas {
         }
         return types
     }
-
-    /// The path of the installed schema `id` and the names of its keys, when `id` is a
-    /// schema with a fixed path (`org.gnome.desktop.interface` →
-    /// `/org/gnome/desktop/interface/`); `nil` for an unknown or relocatable schema.
-    public static func fixedSchema(_ id: String) -> (path: String, keys: Set<String>)? {
-        guard let source = g_settings_schema_source_get_default(),
-            let schema = g_settings_schema_source_lookup(source, id, 1)
-        else { return nil }
-        defer { g_settings_schema_unref(schema) }
-        guard let path = g_settings_schema_get_path(schema), let names = g_settings_schema_list_keys(schema) else { return nil }
-        defer { g_strfreev(names) }
-        var keys: Set<String> = []
-        var index = 0
-        while let name = names[index] {
-            keys.insert(String(cString: name))
-            index += 1
-        }
-        return (String(cString: path), keys)
-    }
 }

@@ -1,5 +1,5 @@
 import GSettingsPaths
-import GVariantCoding
+import GSettingsSchemas
 import PreferencesModel
 import PreferencesProxy
 
@@ -9,12 +9,10 @@ import PreferencesProxy
 /// `interface/color-scheme`), so that `prefs` can read and delete through it, and refuse to
 /// write a stray domain no GSettings program reads.
 struct SchemaDomain {
-    /// The schema's ID, as given.
-    let id: String
+    /// The schema.
+    let schema: Schema
     /// Its directory (`/org/gnome/desktop/interface/`).
     let path: String
-    /// The names of its keys.
-    let keys: Set<String>
     /// The prefsd domain its keys are in (`org.gnome.desktop`).
     let prefsdDomain: String
     /// What its keys' names are prefixed with there (`interface/`).
@@ -23,20 +21,22 @@ struct SchemaDomain {
     /// The schema named `domain`, when an installed schema with a fixed path and at least
     /// one key has that ID and its keys live in another domain than `domain` itself.
     init?(_ domain: String) {
-        guard let schema = InstalledSchemas.fixedSchema(domain),
-            let any = schema.keys.first, let location = GSettingsPath(settingsKey: schema.path + any),
+        guard let schema = SchemaSource.fixedSchema(domain), let path = schema.path,
+            let any = schema.keys.first?.name, let location = GSettingsPath(settingsKey: path + any),
             location.domain != domain
         else { return nil }
-        id = domain
-        path = schema.path
-        keys = schema.keys
+        self.schema = schema
+        self.path = path
         prefsdDomain = location.domain
         prefix = String(location.key.dropLast(any.count))
     }
 
+    /// The schema's ID, as given.
+    var id: String { schema.id }
+
     /// Where the schema's `key` lives in prefsd, or `nil` when the schema has no such key.
     func location(of key: String) -> GSettingsPath? {
-        keys.contains(key) ? GSettingsPath(settingsKey: path + key) : nil
+        schema.keysByName[key] != nil ? GSettingsPath(settingsKey: path + key) : nil
     }
 
     /// The message for `prefs write` on the schema's ID: where the key lives instead.
@@ -77,7 +77,7 @@ extension SchemaDomain {
         var values: [String: PropertyListValue] = [:]
         for (key, value) in entries where key.hasPrefix(prefix) {
             let name = String(key.dropFirst(prefix.count))
-            if keys.contains(name) { values[name] = value }
+            if schema.keysByName[name] != nil { values[name] = value }
         }
         return values
     }
