@@ -40,31 +40,18 @@ public struct PrefsClient: Sendable {
         }
     }
 
-    /// `Read`, with `nil` for a key (or domain) that does not exist.
-    public func readIfPresent(_ domain: String, _ key: String) async throws(PrefsError) -> PropertyListValue? {
+    /// ``perform(_:domain:key:)``, with `nil` when the domain (or key) does not exist.
+    public func performIfPresent<Reply>(_ request: PreferencesRequest<Reply>, domain: String, key: String? = nil) async throws(PrefsError) -> Reply? {
         do {
-            return try await perform(PreferencesCall.read(domain, key), domain: domain, key: key)
+            return try await perform(request, domain: domain, key: key)
         } catch .keyNotFound, .domainNotFound {
             return nil
         }
     }
 
-    /// `ReadDomain`, with `nil` for a domain that does not exist.
-    public func readDomainIfPresent(_ domain: String) async throws(PrefsError) -> [String: PropertyListValue]? {
-        do {
-            return try await perform(PreferencesCall.readDomain(domain), domain: domain)
-        } catch .domainNotFound {
-            return nil
-        }
-    }
-
-    /// `ReadVolatileDomain`, with `nil` for a volatile domain that does not exist.
-    public func readVolatileDomainIfPresent(_ domain: String) async throws(PrefsError) -> [String: PropertyListValue]? {
-        do {
-            return try await perform(PreferencesCall.readVolatileDomain(domain), domain: domain)
-        } catch .domainNotFound {
-            return nil
-        }
+    /// `Read`, with `nil` for a key (or domain) that does not exist.
+    public func readIfPresent(_ domain: String, _ key: String) async throws(PrefsError) -> PropertyListValue? {
+        try await performIfPresent(PreferencesCall.read(domain, key), domain: domain, key: key)
     }
 
     /// An atomic read-modify-write of `keys` (``PreferencesProxy/update(_:keys:attempts:_:)``):

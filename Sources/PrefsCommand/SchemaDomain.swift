@@ -68,12 +68,7 @@ extension SchemaDomain {
 
     /// The schema's keys prefsd stores, by their names in the schema.
     func readAll(with client: PrefsClient) async throws(PrefsError) -> [String: PropertyListValue] {
-        let entries: [String: PropertyListValue]
-        do {
-            entries = try await client.perform(PreferencesCall.readDomain(prefsdDomain), domain: prefsdDomain)
-        } catch .domainNotFound {
-            entries = [:]
-        }
+        let entries = try await client.performIfPresent(PreferencesCall.readDomain(prefsdDomain), domain: prefsdDomain) ?? [:]
         var values: [String: PropertyListValue] = [:]
         for (key, value) in entries where key.hasPrefix(prefix) {
             let name = String(key.dropFirst(prefix.count))

@@ -69,7 +69,7 @@ extension Prefs {
             public func run() async throws {
                 let client = try connect()
                 defer { client.close() }
-                guard let entries = try await client.readVolatileDomainIfPresent(domain) else {
+                guard let entries = try await client.performIfPresent(PreferencesCall.readVolatileDomain(domain), domain: domain) else {
                     throw PrefsError.volatileNotFound(domain: domain, key: nil)
                 }
                 let value: PropertyListValue

@@ -65,7 +65,7 @@ extension Prefs {
             defer { client.close() }
             // A GSettings schema's ID is the natural mistake for a domain: never create a
             // domain of that name unasked, say where the key lives instead.
-            if !notASchema, let schema = SchemaDomain(domain), try await client.readDomainIfPresent(domain) == nil {
+            if !notASchema, let schema = SchemaDomain(domain), try await client.performIfPresent(PreferencesCall.readDomain(domain), domain: domain) == nil {
                 throw schema.writeRefusal(key: request.key)
             }
             switch request {
