@@ -127,7 +127,8 @@ extension Prefs {
                 let client = try connect()
                 defer { client.close() }
                 // prefsd answers but shows no status when nothing roams yet: no failure.
-                guard let status = try await client.performIfPresent(PreferencesCall.readVolatileDomain(Roaming.statusDomain), domain: Roaming.statusDomain) else {
+                guard let status = try await client.performIfPresent(PreferencesCall.readVolatileDomain(Roaming.statusDomain), domain: Roaming.statusDomain)
+                else {
                     if json { return Output.line(OutputFormatter.json(.dictionary(["Roaming": .boolean(false)]))) }
                     return Output.line(
                         "no domain roams yet: `prefs roaming enable DOMAIN` starts (if one does, prefsd cannot read /etc/machine-id: see its log)")

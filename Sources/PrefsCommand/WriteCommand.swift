@@ -32,11 +32,11 @@ extension Prefs {
                 """
         )
 
-        /// The domain.
         /// Write to a domain named like an installed GSettings schema all the same.
         @Flag(help: "Write to DOMAIN even when it is an installed GSettings schema's ID (no GSettings program reads it).")
         public var notASchema = false
 
+        /// The domain.
         @Argument(help: "The domain (-g for the global domain).")
         public var domain: String
 
