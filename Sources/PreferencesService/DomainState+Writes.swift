@@ -104,7 +104,8 @@ extension DomainState {
     ) throws(PreferencesServiceError) -> Effect {
         let setting = set.filter { projected(domain: domain, key: $0.key) != $0.value }
         let removing = remove.filter { projected(domain: domain, key: $0) != nil }
-        let leftOutRemovals = leftOutKeys(domain, touchedBy: Array(set.keys) + remove, wholeDomain: wholeDomain)
+        // Nearly always no row was left out: then no list of the touched keys is made.
+        let leftOutRemovals = leftOut[domain] == nil ? [] : leftOutKeys(domain, touchedBy: Array(set.keys) + remove, wholeDomain: wholeDomain)
         if setting.isEmpty && removing.isEmpty && leftOutRemovals.isEmpty { return .unchanged(afterPending: batchesInFlight > 0) }
 
         var delta = 0
