@@ -48,9 +48,15 @@ let package = Package(
             name: "PreferencesModel",
             swiftSettings: strict
         ),
+        // prefsd's names on the bus and what its error answers mean, in the Embedded Swift
+        // subset: the GIO module builds the same sources (scripts/build-gio-module).
+        .target(
+            name: "PreferencesInterface",
+            swiftSettings: strict
+        ),
         .target(
             name: "PreferencesProtocol",
-            dependencies: ["DBus", "PreferencesModel"],
+            dependencies: ["DBus", "PreferencesInterface", "PreferencesModel"],
             swiftSettings: strict
         ),
         .target(
@@ -89,6 +95,7 @@ let package = Package(
         // dependencies, no Foundation) so that the GIO module builds the same sources.
         .target(
             name: "PreferencesClient",
+            dependencies: ["PreferencesInterface"],
             swiftSettings: strict
         ),
         .target(
@@ -393,7 +400,7 @@ let package = Package(
         ),
         .testTarget(
             name: "PreferencesClientTests",
-            dependencies: ["PreferencesClient"],
+            dependencies: ["PreferencesClient", "PreferencesInterface"],
             swiftSettings: strict
         ),
         .testTarget(

@@ -56,6 +56,8 @@ public final class ClientDriver: Sendable {
     private let news: @Sendable (ClientNews) -> Void
     /// Why each domain's last load failed (see ``loadFailure(of:)``).
     private let loadFailures = Mutex<[ClientDomain: PreferencesProxyError]>([:])
+    /// The first error of each load in flight that had one, by the load's token.
+    private let loadErrors = Mutex<[UInt64: PreferencesProxyError]>([:])
     /// Threads waiting in ``waitForLoads(timeout:)``.
     private let loadWaiters = Mutex<[DispatchSemaphore]>([])
 
@@ -395,84 +397,53 @@ public final class ClientDriver: Sendable {
     }
 
     /// Reads the domain whole: `ReadDomain` and `ForcedKeys` at once for a persistent
-    /// domain, `ReadVolatileDomain` for a volatile one.
+    /// domain, `ReadVolatileDomain` for a volatile one; the engine pairs the answers.
     private func load(_ domain: ClientDomain, token: UInt64) {
         if domain.isVolatile {
             proxy.answer(PreferencesCall.readVolatileDomain(domain.name)) { [self] result in
                 switch result {
                 case .success(let answer):
-                    loaded(domain)
-                    run { $0.loadAnswered(domain, token: token, values: answer.value, forced: [], serial: answer.serial, sender: nil) }
-                case .failure(.refused(.notFound)):
-                    loaded(domain)
-                    run { $0.loadAnswered(domain, token: token, values: [:], forced: [], serial: 0, sender: nil) }
+                    run { $0.domainRead(domain, token: token, values: answer.value, serial: answer.serial, sender: nil) }
                 case .failure(let error):
-                    failed(domain, error)
-                    run { $0.loadFailed(domain, token: token, reason: error.description) }
+                    loadCallFailed(domain, token: token, part: .values, error)
                 }
-                loadEnded()
+                loadPartAnswered(domain, token: token)
             }
             return
         }
-        let answers = Mutex(LoadAnswers())
         proxy.answer(PreferencesCall.readDomain(domain.name)) { [self] result in
-            let done = answers.withLock {
-                $0.values = result; return $0.complete
+            switch result {
+            case .success(let answer):
+                run { $0.domainRead(domain, token: token, values: answer.value, serial: answer.serial, sender: nil) }
+            case .failure(let error):
+                loadCallFailed(domain, token: token, part: .values, error)
             }
-            if done { finishLoad(domain, token: token, answers.withLock { $0 }) }
+            loadPartAnswered(domain, token: token)
         }
         proxy.answer(PreferencesCall.forcedKeys(domain.name)) { [self] result in
-            let done = answers.withLock {
-                $0.forced = result; return $0.complete
+            switch result {
+            case .success(let answer):
+                run { $0.forcedKeysRead(domain, token: token, keys: Set(answer.value), serial: answer.serial) }
+            case .failure(let error):
+                loadCallFailed(domain, token: token, part: .forcedKeys, error)
             }
-            if done { finishLoad(domain, token: token, answers.withLock { $0 }) }
+            loadPartAnswered(domain, token: token)
         }
     }
 
-    private struct LoadAnswers: Sendable {
-        var values: Result<(value: [String: PropertyListValue], serial: UInt32), PreferencesProxyError>?
-        var forced: Result<(value: [String], serial: UInt32), PreferencesProxyError>?
-        var complete: Bool { values != nil && forced != nil }
+    private func loadCallFailed(_ domain: ClientDomain, token: UInt64, part: ClientLoadPart, _ error: PreferencesProxyError) {
+        if error.failure?.isNotFound != true { loadErrors.withLock { $0[token] = $0[token] ?? error } }
+        run { $0.loadCallFailed(domain, token: token, part: part, failure: error.failure, reason: error.description) }
     }
 
-    /// The load's outcome is known: waiters of ``waitForLoads(timeout:)`` may go on.
-    private func finishLoad(_ domain: ClientDomain, token: UInt64, _ answers: LoadAnswers) {
-        feedLoad(domain, token: token, answers)
-        loadEnded()
-    }
-
-    private func loaded(_ domain: ClientDomain) {
-        loadFailures.withLock { _ = $0.removeValue(forKey: domain) }
-    }
-
-    private func failed(_ domain: ClientDomain, _ error: PreferencesProxyError) {
+    /// A call of the load `token` was answered: once the domain's load has ended, its
+    /// error (or none) is the domain's ``loadFailure(of:)``, and waiters of
+    /// ``waitForLoads(timeout:)`` may go on.
+    private func loadPartAnswered(_ domain: ClientDomain, token: UInt64) {
+        guard !engine.withLock({ $0.isLoading(domain) }) else { return }
+        let error = loadErrors.withLock { $0.removeValue(forKey: token) }
         loadFailures.withLock { $0[domain] = error }
-    }
-
-    private func feedLoad(_ domain: ClientDomain, token: UInt64, _ answers: LoadAnswers) {
-        let forced: (keys: Set<String>, serial: UInt32?)
-        switch answers.forced {
-        case .success(let answer)?: forced = (Set(answer.value), answer.serial)
-        case .failure(.refused(.notFound))?, nil: forced = ([], nil)
-        case .failure(let error)?:
-            failed(domain, error)
-            return run { $0.loadFailed(domain, token: token, reason: error.description) }
-        }
-        switch answers.values {
-        case .success(let answer)?:
-            loaded(domain)
-            run {
-                $0.loadAnswered(
-                    domain, token: token, values: answer.value, forced: forced.keys, serial: answer.serial,
-                    forcedSerial: forced.serial, sender: nil)
-            }
-        case .failure(.refused(.notFound))?, nil:
-            loaded(domain)
-            run { $0.loadAnswered(domain, token: token, values: [:], forced: forced.keys, serial: 0, forcedSerial: forced.serial, sender: nil) }
-        case .failure(let error)?:
-            failed(domain, error)
-            run { $0.loadFailed(domain, token: token, reason: error.description) }
-        }
+        loadEnded()
     }
 
     /// Sends a write of the domain's lane and tells the engine its outcome.
@@ -482,17 +453,8 @@ public final class ClientDriver: Sendable {
             case .success(let answer):
                 run { $0.writeAnswered(domain, token: token, serial: answer.serial, sender: nil) }
             case .failure(let error):
-                // A value or name prefsd does not take spoils the batch for the others:
-                // each key goes again by itself.
-                let alone: Bool =
-                    switch error {
-                    case .refused(.invalidName), .refused(.invalidValue), .refused(.invalidArguments), .refused(.forced),
-                        .refused(.quotaExceeded), .limitsExceeded:
-                        true
-                    default: false
-                    }
                 failures.withLock { $0[domain] = error }
-                run { $0.writeFailed(domain, token: token, reason: error.description, retryKeysAlone: alone) }
+                run { $0.writeFailed(domain, token: token, failure: error.failure, reason: error.description) }
             }
         }
     }

@@ -38,17 +38,8 @@ final class Backend: @unchecked Sendable {
 
     /// What a call in flight was, by its message serial.
     private enum Call {
-        case forcedKeys(ClientDomain, token: UInt64)
-        case readDomain(ClientDomain, token: UInt64)
+        case load(ClientDomain, token: UInt64, part: ClientLoadPart)
         case write(ClientDomain, token: UInt64)
-    }
-
-    /// The two answers of a load (`ForcedKeys`, `ReadDomain`), as they come.
-    private struct LoadAnswers {
-        var forced: (keys: [String], serial: UInt32)?
-        var values: (values: [String: WireValue], serial: UInt32, sender: String?)?
-        var failure: String?
-        var answered = 0
     }
 
     /// What to tell GSettings once the mutex is released.
@@ -70,7 +61,6 @@ final class Backend: @unchecked Sendable {
     private var connection = Connection.notYet
     private var filter: guint = 0
     private var calls: [UInt32: Call] = [:]
-    private var loads: [UInt64: LoadAnswers] = [:]
     /// Domains whose first load outlived a reader's wait: the reader answered the schema
     /// default, so GSettings hears of the whole directory once the load ends.
     private var answeredEarly: Set<ClientDomain> = []
@@ -408,7 +398,7 @@ final class Backend: @unchecked Sendable {
         switch action {
         case .subscribe(let domain):
             if names.subscribesAtDoor {
-                let message = Messages.call(names, interface: BusNames.sandboxInterface, "Subscribe", [Messages.strings([domain.name])])
+                let message = Messages.call(names, interface: SandboxBus.interface, SandboxBus.subscribeMethod, [Messages.strings([domain.name])])
                 g_dbus_message_set_flags(message, G_DBUS_MESSAGE_FLAGS_NO_REPLY_EXPECTED)
                 send(message)
             } else {
@@ -418,32 +408,31 @@ final class Backend: @unchecked Sendable {
             break
         case .load(let domain, let token):
             // Behind the subscription, both at once: the load is one round trip.
-            let forced = send(Messages.call(names, "ForcedKeys", [g_variant_new_string(domain.name)]))
-            let values = send(Messages.call(names, "ReadDomain", [g_variant_new_string(domain.name)]))
-            guard forced != 0, values != 0 else {
-                engine.loadFailed(domain, token: token, reason: "the call could not be sent")
-                return
+            for (part, method) in [(ClientLoadPart.forcedKeys, PreferencesMethod.forcedKeys), (.values, .readDomain)] {
+                let serial = send(Messages.call(names, method.rawValue, [g_variant_new_string(domain.name)]))
+                if serial == 0 {
+                    engine.loadCallFailed(domain, token: token, part: part, failure: nil, reason: "the call could not be sent")
+                } else {
+                    calls[serial] = .load(domain, token: token, part: part)
+                }
             }
-            calls[forced] = .forcedKeys(domain, token: token)
-            calls[values] = .readDomain(domain, token: token)
-            loads[token] = LoadAnswers()
         case .flushNeeded(let domain):
             // At once, as dconf does: the writes made while this one is in flight merge.
             engine.flush(domain)
         case .apply(let domain, let set, let remove, let token):
             let serial = send(
                 Messages.call(
-                    names, "Apply",
+                    names, PreferencesMethod.apply.rawValue,
                     [
                         g_variant_new_string(domain.name), Messages.dictionary(set), Messages.strings(remove),
                     ]))
             if serial == 0 {
-                engine.writeFailed(domain, token: token, reason: "the call could not be sent")
+                engine.writeFailed(domain, token: token, failure: nil, reason: "the call could not be sent")
             } else {
                 calls[serial] = .write(domain, token: token)
             }
         case .replace(let domain, _, let token):
-            engine.writeFailed(domain, token: token, reason: "the GSettings backend replaces no domain")
+            engine.writeFailed(domain, token: token, failure: nil, reason: "the GSettings backend replaces no domain")
         case .loadFinished(let domain, let loaded):
             g_cond_broadcast(&lock.pointee.cond)
             if let snapshot = snapshots.removeValue(forKey: domain) { snapshotReplaced(snapshot, domain, loaded: loaded) }
@@ -511,12 +500,12 @@ final class Backend: @unchecked Sendable {
                 }
                 return false
             }
-            guard let interface = g_dbus_message_get_interface(message), String(cString: interface) == BusNames.interface,
+            guard let interface = g_dbus_message_get_interface(message), String(cString: interface) == PreferencesBus.interface,
                 let domainName = Messages.string(message, 0)
             else { return false }
             let serial = g_dbus_message_get_serial(message)
             let domain = ClientDomain(domainName)
-            if name == "Changed" {
+            if name == PreferencesBus.changedSignal {
                 let changed = Messages.values(message, 1)
                 let removed = Messages.stringList(message, 2)
                 let invalidated = Messages.stringList(message, 3)
@@ -524,7 +513,7 @@ final class Backend: @unchecked Sendable {
                     engine.changed(domain, changed: changed, removed: removed, invalidated: invalidated, serial: serial, sender: from)
                     run()
                 }
-            } else if name == "ForcedKeysChanged" {
+            } else if name == PreferencesBus.forcedKeysChangedSignal {
                 let keys = Messages.stringList(message, 1)
                 locked {
                     engine.forcedKeysChanged(domain, keys: Set(keys), serial: serial, sender: from)
@@ -537,52 +526,27 @@ final class Backend: @unchecked Sendable {
         }
     }
 
-    /// An answer to one of the backend's calls (lock held).
+    /// An answer to one of the backend's calls (lock held), fed to the engine, which
+    /// pairs a load's answers and decides what a refusal means.
     private func answered(_ call: Call, _ message: OpaquePointer, isError: Bool) {
         let serial = g_dbus_message_get_serial(message)
         let sender = g_dbus_message_get_sender(message).map { String(cString: $0) }
+        let failure = isError ? PreferencesFailure(errorName: g_dbus_message_get_error_name(message).map { String(cString: $0) } ?? "") : nil
         switch call {
-        case .forcedKeys(let domain, let token):
-            guard var answers = loads[token] else { return }
-            if isError { answers.failure = Messages.errorText(message) } else { answers.forced = (Messages.stringList(message, 0), serial) }
-            answers.answered += 1
-            finishLoad(domain, token: token, answers)
-        case .readDomain(let domain, let token):
-            guard var answers = loads[token] else { return }
-            if !isError {
-                answers.values = (Messages.values(message, 0), serial, sender)
-            } else if g_dbus_message_get_error_name(message).map({ String(cString: $0) }) == BusNames.notFound {
-                // No such domain: nothing to stamp, so every signal counts as newer.
-                answers.values = ([:], 0, sender)
+        case .load(let domain, let token, let part):
+            if let failure {
+                engine.loadCallFailed(domain, token: token, part: part, failure: failure, reason: Messages.errorText(message))
+            } else if part == .forcedKeys {
+                engine.forcedKeysRead(domain, token: token, keys: Set(Messages.stringList(message, 0)), serial: serial)
             } else {
-                answers.failure = Messages.errorText(message)
+                engine.domainRead(domain, token: token, values: Messages.values(message, 0), serial: serial, sender: sender)
             }
-            answers.answered += 1
-            finishLoad(domain, token: token, answers)
         case .write(let domain, let token):
-            if isError {
-                let name = g_dbus_message_get_error_name(message).map { String(cString: $0) } ?? ""
-                // prefsd refused the batch for one of its keys: each is sent again alone.
-                let refused = name.hasPrefix(BusNames.errorPrefix) || name == "org.freedesktop.DBus.Error.InvalidArgs"
-                engine.writeFailed(domain, token: token, reason: Messages.errorText(message), retryKeysAlone: refused)
+            if let failure {
+                engine.writeFailed(domain, token: token, failure: failure, reason: Messages.errorText(message))
             } else {
                 engine.writeAnswered(domain, token: token, serial: serial, sender: sender)
             }
-        }
-    }
-
-    private func finishLoad(_ domain: ClientDomain, token: UInt64, _ answers: LoadAnswers) {
-        guard answers.answered == 2 else {
-            loads[token] = answers
-            return
-        }
-        loads[token] = nil
-        if let failure = answers.failure {
-            engine.loadFailed(domain, token: token, reason: failure)
-        } else if let values = answers.values, let forced = answers.forced {
-            engine.loadAnswered(
-                domain, token: token, values: values.values, forced: Set(forced.keys),
-                serial: values.serial, forcedSerial: forced.serial, sender: values.sender)
         }
     }
 

@@ -4,8 +4,8 @@ import CGSettingsBackend
 /// taken apart with GVariant (GDBus's own value type), no other D-Bus code in the process.
 enum Messages {
     /// A method call of prefsd's object; `noReply`: the answer is not wanted.
-    static func call(_ names: BusNames, interface: String = BusNames.interface, _ member: String, _ arguments: [OpaquePointer?]) -> OpaquePointer {
-        let message = g_dbus_message_new_method_call(names.busName, BusNames.objectPath, interface, member)!
+    static func call(_ names: BusNames, interface: String = PreferencesBus.interface, _ member: String, _ arguments: [OpaquePointer?]) -> OpaquePointer {
+        let message = g_dbus_message_new_method_call(names.busName, PreferencesBus.objectPath, interface, member)!
         g_dbus_message_set_body(message, tuple(arguments))
         return message
     }

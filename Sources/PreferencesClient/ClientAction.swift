@@ -7,10 +7,12 @@ public enum ClientAction<Value>: Sendable where Value: Sendable {
     case subscribe(ClientDomain)
     /// Stop receiving them (the domain was forgotten).
     case unsubscribe(ClientDomain)
-    /// Read the domain whole (`ReadDomain` with `ForcedKeys` for a persistent domain,
-    /// `ReadVolatileDomain` for a volatile one) and answer with
-    /// ``ClientEngine/loadAnswered(_:token:values:forced:serial:forcedSerial:sender:)`` or
-    /// ``ClientEngine/loadFailed(_:token:reason:)`` quoting `token`.
+    /// Read the domain whole (`ReadDomain` with `ForcedKeys` sent at once for a persistent
+    /// domain, `ReadVolatileDomain` for a volatile one) and answer each call, as it comes,
+    /// with ``ClientEngine/domainRead(_:token:values:serial:sender:)``,
+    /// ``ClientEngine/forcedKeysRead(_:token:keys:serial:)`` or
+    /// ``ClientEngine/loadCallFailed(_:token:part:failure:reason:)`` quoting `token`: the
+    /// engine pairs them.
     case load(ClientDomain, token: UInt64)
     /// A lane has writes queued and none in flight: call ``ClientEngine/flush(_:)`` now,
     /// at the next idle, or after an interval (the longer the wait, the more a burst
@@ -18,7 +20,7 @@ public enum ClientAction<Value>: Sendable where Value: Sendable {
     case flushNeeded(ClientDomain)
     /// Send `Apply(domain, set, remove)` (`Write`/`Remove` may stand in for one key) and
     /// answer with ``ClientEngine/writeAnswered(_:token:serial:sender:)`` or
-    /// ``ClientEngine/writeFailed(_:token:reason:retryKeysAlone:)``.
+    /// ``ClientEngine/writeFailed(_:token:failure:reason:)``.
     case apply(ClientDomain, set: [String: Value], remove: [String], token: UInt64)
     /// Replace the whole domain (`ReplaceDomain`/`SetVolatileDomain`), or remove it when
     /// `values` is `nil` (`RemoveDomain`/`RemoveVolatileDomain`); answer as for ``apply(_:set:remove:token:)``.
@@ -41,4 +43,12 @@ public enum ClientAction<Value>: Sendable where Value: Sendable {
     case writeEnded(ClientDomain, tickets: [UInt64], failure: String?)
     /// No write of this process is queued or in flight any more.
     case writesSettled
+}
+
+/// One of the calls of a domain's load (``ClientAction/load(_:token:)``).
+public enum ClientLoadPart: Sendable {
+    /// `ReadDomain` (`ReadVolatileDomain` for a volatile domain).
+    case values
+    /// `ForcedKeys` (a persistent domain's only).
+    case forcedKeys
 }

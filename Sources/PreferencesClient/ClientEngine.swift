@@ -1,3 +1,7 @@
+#if canImport(PreferencesInterface)
+import PreferencesInterface  // in the GIO module, the same sources are part of the module
+#endif
+
 /// The client engine: the one cache of prefsd's domains a client keeps true by prefsd's
 /// signals, in the role of dconf's engine. A plain state machine, written in the Embedded
 /// Swift subset (no Foundation, no Dispatch, no existentials, no reflection) so that the
@@ -139,6 +143,7 @@ public struct ClientEngine<Value: Equatable & Sendable>: Sendable {
         lastToken += 1
         domains[domain]?.loadToken = lastToken
         domains[domain]?.loadOwner = owner
+        domains[domain]?.loadAnswers = LoadAnswers()
         domains[domain]?.invalidatedSerial = 0
         actions.append(.load(domain, token: lastToken))
     }
@@ -206,6 +211,62 @@ public struct ClientEngine<Value: Equatable & Sendable>: Sendable {
         if first { record.failed = true }
         domains[domain] = record
         if first { actions.append(.loadFinished(domain, loaded: false)) }
+    }
+
+    /// prefsd answered the `ReadDomain` (`ReadVolatileDomain` for a volatile domain) of
+    /// the load `token`: the domain's values, the answer's serial and sender (`nil`: the
+    /// adapter vouches for it). A volatile domain's load is complete; a persistent
+    /// domain's once its `ForcedKeys` is answered too, in either order.
+    public mutating func domainRead(_ domain: ClientDomain, token: UInt64, values: [String: Value], serial: UInt32, sender: String?) {
+        guard var record = domains[domain], record.loadToken == token, record.loadAnswers.values == nil else { return }
+        record.loadAnswers.values = (values, serial, sender)
+        record.loadAnswers.answered += 1
+        domains[domain] = record
+        loadPartAnswered(domain, token: token)
+    }
+
+    /// prefsd answered the `ForcedKeys` of the load `token` of a persistent domain.
+    public mutating func forcedKeysRead(_ domain: ClientDomain, token: UInt64, keys: Set<String>, serial: UInt32) {
+        guard var record = domains[domain], record.loadToken == token, record.loadAnswers.forced == nil else { return }
+        record.loadAnswers.forced = (keys, serial)
+        record.loadAnswers.answered += 1
+        domains[domain] = record
+        loadPartAnswered(domain, token: token)
+    }
+
+    /// The call `part` of the load `token` failed: `failure` is what its error answer
+    /// meant (`nil`: no answer came, or it named nothing the protocol knows), `reason` what
+    /// a person reads. A domain or its forced keys not found is no failure: the domain has
+    /// no keys (and every signal is newer than such an answer).
+    public mutating func loadCallFailed(
+        _ domain: ClientDomain, token: UInt64, part: ClientLoadPart, failure: PreferencesFailure?, reason: String
+    ) {
+        guard var record = domains[domain], record.loadToken == token else { return }
+        switch part {
+        case .values:
+            guard record.loadAnswers.values == nil else { return }
+            if failure?.isNotFound == true { record.loadAnswers.values = ([:], 0, nil) }
+        case .forcedKeys:
+            guard record.loadAnswers.forced == nil else { return }
+            if failure?.isNotFound == true { record.loadAnswers.forced = ([], nil) }
+        }
+        if failure?.isNotFound != true, record.loadAnswers.failure == nil { record.loadAnswers.failure = reason }
+        record.loadAnswers.answered += 1
+        domains[domain] = record
+        loadPartAnswered(domain, token: token)
+    }
+
+    /// Ends the load `token` once each of its calls is answered.
+    private mutating func loadPartAnswered(_ domain: ClientDomain, token: UInt64) {
+        guard let answers = domains[domain]?.loadAnswers, answers.answered == (domain.isVolatile ? 1 : 2) else { return }
+        if let failure = answers.failure {
+            loadFailed(domain, token: token, reason: failure)
+        } else if let values = answers.values {
+            let forced = answers.forced ?? ([], nil)
+            loadAnswered(
+                domain, token: token, values: values.values, forced: forced.keys, serial: values.serial,
+                forcedSerial: forced.serial, sender: values.sender)
+        }
     }
 
     // MARK: prefsd's signals
@@ -383,14 +444,17 @@ public struct ClientEngine<Value: Equatable & Sendable>: Sendable {
         laneMoved(domain)
     }
 
-    /// The write `token` failed: its keys read as prefsd holds them again (unless written
-    /// since). `retryKeysAlone`: prefsd refused the batch for one of its keys (a value it
-    /// does not take); each key is sent again by itself, so the others are still stored.
-    public mutating func writeFailed(_ domain: ClientDomain, token: UInt64, reason: String, retryKeysAlone: Bool = false) {
+    /// The write `token` failed: `failure` is what its error answer meant (`nil`: no
+    /// answer came, or it named nothing the protocol knows), `reason` what a person reads.
+    /// Its keys read as prefsd holds them again (unless written since). When the refusal
+    /// concerns one key of several (``PreferencesFailure/concernsOneKey``: a name or value
+    /// prefsd does not take, a forced key, a limit), each key is sent again by itself, so
+    /// the others are still stored; this is the one retry policy of every client.
+    public mutating func writeFailed(_ domain: ClientDomain, token: UInt64, failure: PreferencesFailure?, reason: String) {
         guard var record = domains[domain], let (operation, sent) = record.inFlight, sent == token else { return }
         record.inFlight = nil
         switch operation {
-        case .keys(let batch, _) where retryKeysAlone && batch.count > 1:
+        case .keys(let batch, _) where failure?.concernsOneKey == true && batch.count > 1:
             let alone = batch.sorted { $0.key < $1.key }.map { entry in LaneOperation<Value>.keys([entry.key: entry.value], alone: true) }
             record.queue.insert(contentsOf: alone, at: 0)
             domains[domain] = record

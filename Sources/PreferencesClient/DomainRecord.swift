@@ -32,6 +32,17 @@ enum LaneOperation<Value: Sendable>: Sendable {
     }
 }
 
+/// The answers of a load as they come: a persistent domain's load is two calls sent at
+/// once (`ReadDomain` and `ForcedKeys`), answered in either order.
+struct LoadAnswers<Value: Sendable>: Sendable {
+    var values: (values: [String: Value], serial: UInt32, sender: String?)?
+    var forced: (keys: Set<String>, serial: UInt32?)?
+    /// Why a call of the load failed (the first failure wins).
+    var failure: String?
+    /// How many of the load's calls have been answered.
+    var answered = 0
+}
+
 /// Everything the engine knows of one domain.
 struct DomainRecord<Value: Equatable & Sendable>: Sendable {
     /// Whether the first load is done (so its values are visible).
@@ -42,6 +53,8 @@ struct DomainRecord<Value: Equatable & Sendable>: Sendable {
     /// known yet, so whoever the bus starts answers it).
     var loadToken: UInt64?
     var loadOwner: String?
+    /// The answers of the load in flight that have come.
+    var loadAnswers = LoadAnswers<Value>()
     /// The highest serial of a signal that invalidated the domain while a load was in
     /// flight: an answer older than it is loaded again.
     var invalidatedSerial: UInt32 = 0

@@ -5,7 +5,8 @@ import PreferencesModel
 /// message a person reads, and the one mapping between them and their D-Bus error names.
 ///
 /// The service throws and answers with these (``PreferencesServiceError`` is this type);
-/// a client reads them back from an error reply with ``init(busErrorName:message:)``
+/// a client reads them back from an error reply with ``init(busErrorName:message:)``,
+/// through the one table of error names, ``PreferencesFailure``
 /// (`PreferencesProxyError` carries them in its `refused` case).
 public enum PreferencesRefusal: Error, Sendable, Hashable, CustomStringConvertible {
     /// No such key or domain (`Error.NotFound`).
@@ -46,22 +47,22 @@ public enum PreferencesRefusal: Error, Sendable, Hashable, CustomStringConvertib
     /// The refusal an error reply named `busErrorName` carries, with its `message`; `nil`
     /// for a name that is none of the service's refusals.
     public init?(busErrorName: String, message: String) {
-        if busErrorName == StandardErrorName.invalidArgs {
-            self = .invalidArguments(message)
-            return
-        }
-        guard let name = PreferencesErrorName(busName: busErrorName) else { return nil }
-        switch name {
-        case .notFound: self = .notFound(message)
-        case .invalidName: self = .invalidName(message)
-        case .invalidValue: self = .invalidValue(message)
-        case .forced: self = .forced(message)
-        case .exists: self = .exists(message)
-        case .quotaExceeded: self = .quotaExceeded(message)
-        case .storageFailed: self = .storageFailed(message)
-        case .accessDenied: self = .accessDenied(message)
+        switch PreferencesFailure(errorName: busErrorName) {
+        case .invalidArguments: self = .invalidArguments(message)
+        case .refused(.notFound): self = .notFound(message)
+        case .refused(.invalidName): self = .invalidName(message)
+        case .refused(.invalidValue): self = .invalidValue(message)
+        case .refused(.forced): self = .forced(message)
+        case .refused(.exists): self = .exists(message)
+        case .refused(.quotaExceeded): self = .quotaExceeded(message)
+        case .refused(.storageFailed): self = .storageFailed(message)
+        case .refused(.accessDenied): self = .accessDenied(message)
+        case .limitsExceeded, .unavailable, .other: return nil
         }
     }
+
+    /// What the refusal means to a client, as ``PreferencesFailure`` reads its error name.
+    public var failure: PreferencesFailure { PreferencesFailure(errorName: busErrorName) }
 
     /// The refusal of a name or value the preferences model refused.
     public init(_ error: PreferencesModelError) {

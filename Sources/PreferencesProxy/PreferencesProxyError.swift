@@ -81,33 +81,40 @@ public enum PreferencesProxyError: Error, Sendable, Hashable, CustomStringConver
         self = .refused(refusal)
     }
 
-    /// The error for a D-Bus error reply named `name`.
+    /// The error for a D-Bus error reply named `name`, read through the one table of
+    /// error names (``PreferencesFailure``).
     public init(errorName name: String, message: String) {
         let text = message.isEmpty ? name : message
         // Unavailability names the bus's error too: it tells an administrator where to look.
         let named = message.isEmpty ? name : "\(name): \(message)"
-        if let refusal = PreferencesRefusal(busErrorName: name, message: text) {
-            self.init(refusal)
-            return
-        }
-        switch name {
-        case "org.freedesktop.DBus.Error.AccessDenied":
-            self = .refused(.accessDenied(text))
-        case StandardErrorName.limitsExceeded:
+        switch PreferencesFailure(errorName: name) {
+        case .refused, .invalidArguments:
+            self = PreferencesRefusal(busErrorName: name, message: text).map { .refused($0) } ?? .busError(name: name, message: message)
+        case .limitsExceeded:
             self = .limitsExceeded(text)
-        case "org.freedesktop.DBus.Error.ServiceUnknown", "org.freedesktop.DBus.Error.NameHasNoOwner":
+        case .unavailable(.notRunning):
             self = .serviceUnavailable(
                 "prefsd is not running and the bus cannot start it (\(named)); install it with `make install PREFIX=~/.local` or start `prefsd` yourself")
-        case "org.freedesktop.DBus.Error.NoReply", "org.freedesktop.DBus.Error.Timeout", "org.freedesktop.DBus.Error.TimedOut":
+        case .unavailable(.noAnswer):
             self = .serviceUnavailable("prefsd did not answer in time (\(named)); check that it is running (`journalctl --user -u prefsd`) and retry")
-        case "org.freedesktop.DBus.Error.Disconnected", "org.freedesktop.DBus.Error.NoServer":
+        case .unavailable(.disconnected):
             self = .serviceUnavailable("the connection to the bus went away (\(named)); retry")
-        default:
-            if name.hasPrefix("org.freedesktop.DBus.Error.Spawn.") {
-                self = .serviceUnavailable("the bus could not start prefsd (\(named)); check the D-Bus service file and prefsd's log")
-            } else {
-                self = .busError(name: name, message: message)
-            }
+        case .unavailable(.couldNotStart):
+            self = .serviceUnavailable("the bus could not start prefsd (\(named)); check the D-Bus service file and prefsd's log")
+        case .other:
+            self = .busError(name: name, message: message)
+        }
+    }
+
+    /// What the error answer meant, as ``PreferencesFailure`` reads its name (what the
+    /// client engine's policy goes by); `nil` when the error keeps no error name: prefsd
+    /// could not be reached, or the call failed on this side of the bus.
+    public var failure: PreferencesFailure? {
+        switch self {
+        case .refused(let refusal): refusal.failure
+        case .limitsExceeded: .limitsExceeded
+        case .busError(let name, _): PreferencesFailure(errorName: name)
+        case .serviceUnavailable, .invalidRequest, .contended, .unexpectedReply: nil
         }
     }
 }

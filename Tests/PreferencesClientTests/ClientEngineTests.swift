@@ -1,4 +1,5 @@
 import PreferencesClient
+import PreferencesInterface
 import Testing
 
 let desktop = ClientDomain("org.gnome.desktop")
@@ -287,7 +288,7 @@ struct ClientEngineWritingTests {
         _ = fake.engine.write([(key: "k", value: "bad")], in: desktop)
         fake.engine.flushAll()
         fake.drain()
-        fake.engine.writeFailed(desktop, token: fake.applies[0].token, reason: "quota")
+        fake.engine.writeFailed(desktop, token: fake.applies[0].token, failure: .refused(.quotaExceeded), reason: "quota")
         let actions = fake.drain()
         #expect(fake.engine.value("k", in: desktop) == "v1")
         #expect(fake.changedKeys == ["k"])
@@ -301,7 +302,7 @@ struct ClientEngineWritingTests {
         _ = fake.engine.write([(key: "a", value: "1"), (key: "b", value: "2")], in: desktop)
         fake.engine.flushAll()
         fake.drain()
-        fake.engine.writeFailed(desktop, token: fake.applies[0].token, reason: "invalid", retryKeysAlone: true)
+        fake.engine.writeFailed(desktop, token: fake.applies[0].token, failure: .refused(.invalidValue), reason: "invalid")
         // A write made now does not merge into the keys sent alone.
         _ = fake.engine.write([(key: "c", value: "3")], in: desktop)
         fake.drain()
@@ -379,7 +380,7 @@ struct ClientEngineWriteOutcomeTests {
         let ticket = fake.engine.submit([(key: "k", value: "bad")], in: desktop)
         fake.engine.flushAll()
         fake.drain()
-        fake.engine.writeFailed(desktop, token: fake.applies[0].token, reason: "quota")
+        fake.engine.writeFailed(desktop, token: fake.applies[0].token, failure: .refused(.quotaExceeded), reason: "quota")
         let actions = fake.drain()
         #expect(Self.ended(actions).map(\.tickets) == [[ticket].compactMap { $0 }])
         #expect(Self.ended(actions).first?.failure == "quota")
@@ -401,14 +402,14 @@ struct ClientEngineWriteOutcomeTests {
         fake.engine.flushAll()
         fake.drain()
         #expect(fake.applies.count == 1)
-        fake.engine.writeFailed(desktop, token: fake.applies[0].token, reason: "invalid", retryKeysAlone: true)
+        fake.engine.writeFailed(desktop, token: fake.applies[0].token, failure: .refused(.invalidValue), reason: "invalid")
         #expect(Self.ended(fake.drain()).isEmpty, "nothing ended: the keys go again alone")
         fake.engine.flushAll()
         fake.drain()
         fake.engine.writeAnswered(desktop, token: fake.applies[1].token, serial: 3, sender: ":1.5")
         fake.engine.flushAll()
         fake.drain()
-        fake.engine.writeFailed(desktop, token: fake.applies[2].token, reason: "invalid")
+        fake.engine.writeFailed(desktop, token: fake.applies[2].token, failure: .refused(.invalidValue), reason: "invalid")
         fake.drain()
         let outcomes = Self.ended(fake.sent)
         #expect(outcomes.count == 2)
@@ -435,7 +436,7 @@ struct ClientEngineWriteOutcomeTests {
         #expect(fake.engine.entries(of: volatile) == ["a": "3"])
         fake.engine.flushAll()
         fake.drain()
-        fake.engine.writeFailed(volatile, token: fake.replaces[1].token, reason: "exists")
+        fake.engine.writeFailed(volatile, token: fake.replaces[1].token, failure: .refused(.exists), reason: "exists")
         let failed = fake.drain()
         #expect(Self.ended(failed).map(\.tickets) == [[refused].compactMap { $0 }])
         #expect(Self.ended(failed).first?.failure == "exists")

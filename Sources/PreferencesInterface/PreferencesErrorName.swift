@@ -1,5 +1,3 @@
-import DBus
-
 /// The service's own D-Bus errors, named `io.github.prefsd.Preferences1.Error.<case>`.
 public enum PreferencesErrorName: String, Sendable, CaseIterable {
     /// No such key or domain.
@@ -20,7 +18,7 @@ public enum PreferencesErrorName: String, Sendable, CaseIterable {
     case accessDenied = "AccessDenied"
 
     /// The common prefix of the service's error names.
-    public static let prefix = "io.github.prefsd.Preferences1.Error."
+    public static let prefix = PreferencesBus.errorPrefix
 
     /// The full D-Bus error name.
     public var busName: String { Self.prefix + rawValue }

@@ -1,32 +1,3 @@
-/// The fixed names of the prefsd bus interface, shared by the service and its clients.
-public enum PreferencesBus {
-    /// The well-known bus name the service owns on the session bus.
-    public static let busName = "io.github.prefsd.Preferences1"
-    /// The path of the one object the service exports.
-    public static let objectPath = "/io/github/prefsd/Preferences1"
-    /// The interface of that object.
-    public static let interface = "io.github.prefsd.Preferences1"
-    /// The name of the signal emitted after every committed change of a persistent domain.
-    public static let changedSignal = "Changed"
-    /// The name of the signal emitted after every change of a volatile domain.
-    public static let volatileChangedSignal = "VolatileChanged"
-    /// The name of the signal emitted when the keys an administrator forces in a domain change.
-    public static let forcedKeysChangedSignal = "ForcedKeysChanged"
-    /// The name of the read-only property holding the service's version.
-    public static let versionProperty = "Version"
-
-    /// The match rule that subscribes to `Changed` for one domain, as the contract gives it.
-    public static func changedMatchRule(domain: String) -> String {
-        "type='signal',interface='\(interface)',member='\(changedSignal)',arg0='\(domain)'"
-    }
-
-    /// The match rule that subscribes to every signal about one domain name (`Changed`,
-    /// `ForcedKeysChanged` and `VolatileChanged`), as the client library adds it.
-    public static func domainMatchRule(domain: String) -> String {
-        "type='signal',sender='\(busName)',path='\(objectPath)',interface='\(interface)',arg0='\(domain)'"
-    }
-}
-
 /// The bus interface's methods, by their member names.
 public enum PreferencesMethod: String, Sendable, CaseIterable {
     case read = "Read"
