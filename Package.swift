@@ -91,8 +91,9 @@ let package = Package(
             plugins: ["EmbedIntrospection"]
         ),
 
-        // The client engine: one domain cache, in the Embedded Swift subset (no
-        // dependencies, no Foundation) so that the GIO module builds the same sources.
+        // The client engine: one domain cache and the protocol's policy, in the Embedded
+        // Swift subset (no Foundation; its one dependency in the same subset) so that the
+        // GIO module builds the same sources.
         .target(
             name: "PreferencesClient",
             dependencies: ["PreferencesInterface"],

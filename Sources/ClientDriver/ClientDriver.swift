@@ -4,8 +4,8 @@ import PreferencesModel
 import PreferencesProxy
 import Synchronization
 
-/// What a ``ClientDriver`` tells its owner: the engine's news, in the order it made them.
-public enum ClientNews: Sendable {
+/// What a ``ClientDriver`` tells its owner: the engine's events, in the order it made them.
+public enum ClientDriverEvent: Sendable {
     /// The first load of the domain ended (`loaded`: its values are in; else prefsd could
     /// not be reached or refused).
     case loadFinished(ClientDomain, loaded: Bool)
@@ -17,7 +17,7 @@ public enum ClientNews: Sendable {
     case writeFailed(ClientDomain, keys: [String], reason: String)
     /// The writes with these tickets (from ``ClientDriver/submit(_:in:)``) ended: stored
     /// (`failure` is `nil`), or refused or failed with prefsd's error. Told after the
-    /// news of what readers now see.
+    /// events of what readers now see.
     case writeEnded(ClientDomain, tickets: [UInt64], failure: PreferencesProxyError?)
     /// No write of this process is queued or in flight any more.
     case writesSettled
@@ -36,13 +36,13 @@ public enum ClientNews: Sendable {
 /// - a lane's write goes out as soon as the engine asks for it; writes made while it is in
 ///   flight are merged by the engine into the next call.
 ///
-/// The engine is kept behind a lock that is never held while a call is sent or news is
+/// The engine is kept behind a lock that is never held while a call is sent or an event is
 /// told: actions are drained, in order, by one thread at a time.
 ///
 /// Locking: each `Mutex` guards one piece of state (the engine, the queue of actions, the
 /// subscriptions, the failures, the waiters, the lanes) and is held only to read or
 /// change it. No lock is taken while another is held (the atomic `urgent` is read inside
-/// `lanes`, which takes no lock), and none is held across a call to the proxy, a news
+/// `lanes`, which takes no lock), and none is held across a call to the proxy, an event
 /// callback or a wait, so there is no lock order to keep.
 public final class ClientDriver: Sendable {
     /// The proxy the driver calls prefsd through.
@@ -53,7 +53,7 @@ public final class ClientDriver: Sendable {
     /// The error of each domain's last failed write call, until its `writeEnded` is told
     /// (one call is in flight per domain, so it is that call's).
     private let failures = Mutex<[ClientDomain: PreferencesProxyError]>([:])
-    private let news: @Sendable (ClientNews) -> Void
+    private let events: @Sendable (ClientDriverEvent) -> Void
     /// Why each domain's last load failed (see ``loadFailure(of:)``).
     private let loadFailures = Mutex<[ClientDomain: PreferencesProxyError]>([:])
     /// The first error of each load in flight that had one, by the load's token.
@@ -75,15 +75,15 @@ public final class ClientDriver: Sendable {
     /// Callers of ``flushingAtOnce(_:)`` under way: while there are any, nothing waits.
     private let urgent = Atomic<Int>(0)
 
-    /// A driver calling prefsd through `proxy` and telling `news` what changed (called on
+    /// A driver calling prefsd through `proxy` and telling `events` what changed (called on
     /// the thread that drains the engine's actions: it must not block). `flushInterval`:
     /// the shortest time between two write calls of a domain; the writes made meanwhile
     /// merge into the next call, so a key set in a tight loop costs one commit per
     /// interval (zero: a call goes as soon as the one before it is answered).
-    public init(proxy: PreferencesProxy, flushInterval: Duration = .zero, news: @escaping @Sendable (ClientNews) -> Void) {
+    public init(proxy: PreferencesProxy, flushInterval: Duration = .zero, events: @escaping @Sendable (ClientDriverEvent) -> Void) {
         self.proxy = proxy
         self.flushInterval = flushInterval
-        self.news = news
+        self.events = events
     }
 
     // MARK: Reading
@@ -241,7 +241,7 @@ public final class ClientDriver: Sendable {
     }
 
     /// ``write(_:in:)``, returning the write's ticket (`nil`: refused): its outcome is told
-    /// by ``ClientNews/writeEnded(_:tickets:failure:)`` quoting it.
+    /// by ``ClientDriverEvent/writeEnded(_:tickets:failure:)`` quoting it.
     public func submit(_ changes: [(key: String, value: PropertyListValue?)], in domain: ClientDomain) -> UInt64? {
         run { $0.submit(changes, in: domain) }
     }
@@ -290,7 +290,7 @@ public final class ClientDriver: Sendable {
     }
 
     /// ``replace(_:with:)``, returning the replacement's ticket (`nil`: refused): its
-    /// outcome is told by ``ClientNews/writeEnded(_:tickets:failure:)`` quoting it.
+    /// outcome is told by ``ClientDriverEvent/writeEnded(_:tickets:failure:)`` quoting it.
     public func submitReplace(_ domain: ClientDomain, with values: [String: PropertyListValue]?) -> UInt64? {
         run { $0.submitReplace(domain, with: values) }
     }
@@ -300,12 +300,12 @@ public final class ClientDriver: Sendable {
     /// Changes the engine, then carries out what it asked.
     private func run<Result>(_ change: (inout ClientEngine<PropertyListValue>) -> Result) -> Result {
         let (result, actions) = engine.withLock { engine in (change(&engine), engine.takeActions()) }
-        carryOut(actions)
+        performInOrder(actions)
         return result
     }
 
     /// Queues `actions` and drains the queue unless another thread is draining it.
-    private func carryOut(_ actions: [ClientAction<PropertyListValue>]) {
+    private func performInOrder(_ actions: [ClientAction<PropertyListValue>]) {
         guard !actions.isEmpty else { return }
         let drain = work.withLock { work -> Bool in
             work.pending.append(contentsOf: actions)
@@ -346,21 +346,21 @@ public final class ClientDriver: Sendable {
             case (true, nil): send(PreferencesCall.removeVolatileDomain(domain.name), domain, token)
             }
         case .loadFinished(let domain, let loaded):
-            news(.loadFinished(domain, loaded: loaded))
+            events(.loadFinished(domain, loaded: loaded))
             resumeWaiters(domain, loaded: loaded)
         case .changed(let domain, let keys, let byWrite):
-            news(.changed(domain, keys: keys, byWrite: byWrite))
+            events(.changed(domain, keys: keys, byWrite: byWrite))
         case .forcedChanged(let domain, let keys):
-            news(.forcedChanged(domain, keys: keys))
+            events(.forcedChanged(domain, keys: keys))
         case .writeFailed(let domain, let keys, let reason):
-            news(.writeFailed(domain, keys: keys, reason: reason))
+            events(.writeFailed(domain, keys: keys, reason: reason))
         case .writesSettled:
-            news(.writesSettled)
+            events(.writesSettled)
         case .writeEnded(let domain, let tickets, let reason):
             let failure = reason.map { reason in
                 failures.withLock { $0.removeValue(forKey: domain) } ?? .serviceUnavailable(reason)
             }
-            news(.writeEnded(domain, tickets: tickets, failure: failure))
+            events(.writeEnded(domain, tickets: tickets, failure: failure))
         }
     }
 

@@ -390,11 +390,11 @@ final class Backend: @unchecked Sendable {
         while true {
             let actions = engine.takeActions()
             if actions.isEmpty { return }
-            for action in actions { carryOut(action) }
+            for action in actions { perform(action) }
         }
     }
 
-    private func carryOut(_ action: ClientAction<WireValue>) {
+    private func perform(_ action: ClientAction<WireValue>) {
         switch action {
         case .subscribe(let domain):
             if names.subscribesAtDoor {
@@ -535,7 +535,7 @@ final class Backend: @unchecked Sendable {
         switch call {
         case .load(let domain, let token, let part):
             if let failure {
-                engine.loadCallFailed(domain, token: token, part: part, failure: failure, reason: Messages.errorText(message))
+                engine.loadCallFailed(domain, token: token, part: part, failure: failure, reason: Messages.errorText(message), sender: sender)
             } else if part == .forcedKeys {
                 engine.forcedKeysRead(domain, token: token, keys: Set(Messages.stringList(message, 0)), serial: serial)
             } else {

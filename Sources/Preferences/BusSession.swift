@@ -37,7 +37,7 @@ final class BusSession: Sendable {
 
     private let address: String?
     private let link = Mutex(Link.idle)
-    /// Counts the connections made, so that news of one gone is told apart.
+    /// Counts the connections made, so that events of one gone are told apart.
     private let connections = Atomic<UInt64>(0)
     /// The preferences objects to tell about changes.
     let subscribers = Mutex<[ObjectIdentifier: Subscriber]>([:])
@@ -97,8 +97,8 @@ final class BusSession: Sendable {
         let events: PreferencesSubscription
         do throws(PreferencesProxyError) {
             let proxy = try PreferencesProxy.connect(address: address)
-            driver = ClientDriver(proxy: proxy, flushInterval: Self.flushInterval) { [weak self] news in
-                self?.receive(news, connection: number)
+            driver = ClientDriver(proxy: proxy, flushInterval: Self.flushInterval) { [weak self] event in
+                self?.receive(event, connection: number)
             }
             // A lost connection brings no more signals: a new one is made on next use.
             events = try proxy.observeBlocking([]) { [weak self] event in

@@ -190,7 +190,7 @@ public struct ClientEngine<Value: Equatable & Sendable>: Sendable {
         if first {
             actions.append(.loadFinished(domain, loaded: true))
         } else {
-            tellChanges(domain, keys: Array(keys), before: before)
+            reportChanges(domain, keys: Array(keys), before: before)
             if !forcing.isEmpty { actions.append(.forcedChanged(domain, keys: forcing.sorted())) }
         }
         if stale { sendLoad(domain) }
@@ -236,16 +236,18 @@ public struct ClientEngine<Value: Equatable & Sendable>: Sendable {
 
     /// The call `part` of the load `token` failed: `failure` is what its error answer
     /// meant (`nil`: no answer came, or it named nothing the protocol knows), `reason` what
-    /// a person reads. A domain or its forced keys not found is no failure: the domain has
-    /// no keys (and every signal is newer than such an answer).
+    /// a person reads, `sender` who answered (`nil`: the adapter vouches for it, or none
+    /// did). A domain or its forced keys not found is no failure: the domain has no keys
+    /// (and every signal is newer than such an answer).
     public mutating func loadCallFailed(
-        _ domain: ClientDomain, token: UInt64, part: ClientLoadPart, failure: PreferencesFailure?, reason: String
+        _ domain: ClientDomain, token: UInt64, part: ClientLoadPart, failure: PreferencesFailure?, reason: String,
+        sender: String? = nil
     ) {
         guard var record = domains[domain], record.loadToken == token else { return }
         switch part {
         case .values:
             guard record.loadAnswers.values == nil else { return }
-            if failure?.isNotFound == true { record.loadAnswers.values = ([:], 0, nil) }
+            if failure?.isNotFound == true { record.loadAnswers.values = ([:], 0, sender) }
         case .forcedKeys:
             guard record.loadAnswers.forced == nil else { return }
             if failure?.isNotFound == true { record.loadAnswers.forced = ([], nil) }
@@ -308,7 +310,7 @@ public struct ClientEngine<Value: Equatable & Sendable>: Sendable {
         let invalid = !invalidated.isEmpty
         if invalid && record.loadToken != nil { record.invalidatedSerial = max(record.invalidatedSerial, serial &+ 1) }
         domains[domain] = record
-        if visible { tellChanges(domain, keys: keys, before: before) }
+        if visible { reportChanges(domain, keys: keys, before: before) }
         if invalid && record.loadToken == nil { sendLoad(domain) }
     }
 
@@ -379,7 +381,7 @@ public struct ClientEngine<Value: Equatable & Sendable>: Sendable {
         let wasIdle = record.queue.isEmpty && record.inFlight == nil
         record.queue.append(.replace(values, generation: lastGeneration, ticket: ticket))
         domains[domain] = record
-        tellChanges(domain, keys: keys, before: before)
+        reportChanges(domain, keys: keys, before: before)
         if wasIdle { actions.append(.flushNeeded(domain)) }
         return ticket
     }
@@ -430,7 +432,7 @@ public struct ClientEngine<Value: Equatable & Sendable>: Sendable {
                 if record.local[key]?.generation == write.generation { record.local[key] = nil }
             }
             domains[domain] = record
-            tellChanges(domain, keys: keys, before: before)
+            reportChanges(domain, keys: keys, before: before)
             actions.append(.writeEnded(domain, tickets: Self.tickets(of: batch), failure: nil))
         case .replace(let values, let generation, let ticket):
             keys = Array(record.knownKeys.union(values.map { Set($0.keys) } ?? []))
@@ -438,7 +440,7 @@ public struct ClientEngine<Value: Equatable & Sendable>: Sendable {
             if trusted { record.recordSnapshot(values ?? [:], serial: serial) }
             if record.replaced?.generation == generation { record.replaced = nil }
             domains[domain] = record
-            tellChanges(domain, keys: keys, before: before)
+            reportChanges(domain, keys: keys, before: before)
             actions.append(.writeEnded(domain, tickets: [ticket], failure: nil))
         }
         laneMoved(domain)
@@ -464,7 +466,7 @@ public struct ClientEngine<Value: Equatable & Sendable>: Sendable {
             for (key, write) in batch where record.local[key]?.generation == write.generation { record.local[key] = nil }
             domains[domain] = record
             actions.append(.writeFailed(domain, keys: keys.sorted(), reason: reason))
-            tellChanges(domain, keys: keys, before: before)
+            reportChanges(domain, keys: keys, before: before)
             actions.append(.writeEnded(domain, tickets: Self.tickets(of: batch), failure: reason))
         case .replace(let values, let generation, let ticket):
             let keys = Array(record.knownKeys.union(values.map { Set($0.keys) } ?? []))
@@ -472,7 +474,7 @@ public struct ClientEngine<Value: Equatable & Sendable>: Sendable {
             if record.replaced?.generation == generation { record.replaced = nil }
             domains[domain] = record
             actions.append(.writeFailed(domain, keys: keys.sorted(), reason: reason))
-            tellChanges(domain, keys: keys, before: before)
+            reportChanges(domain, keys: keys, before: before)
             actions.append(.writeEnded(domain, tickets: [ticket], failure: reason))
         }
         laneMoved(domain)
@@ -493,9 +495,9 @@ public struct ClientEngine<Value: Equatable & Sendable>: Sendable {
         }
     }
 
-    // MARK: News
+    // MARK: What readers see
 
-    private mutating func tellChanges(_ domain: ClientDomain, keys: [String], before: [Value?]) {
+    private mutating func reportChanges(_ domain: ClientDomain, keys: [String], before: [Value?]) {
         guard let record = domains[domain], record.everLoaded else { return }
         var changed: [String] = []
         for (index, key) in keys.enumerated() where record.effective(key) != before[index] {

@@ -9,7 +9,7 @@ import Synchronization
 ///
 /// The first call of a new unique name is held while the bus is asked, with an async
 /// `GetConnectionUnixProcessID`, which process it is; that process's root is then read for
-/// `/.flatpak-info` on a thread of a pool (``RootReaders``), for at most
+/// `/.flatpak-info` on a thread of a pool (``ProcessRootReaders``), for at most
 /// ``Bounds/readTimeout`` (past it the sender is unidentified, and the thread is left to
 /// finish alone). Later calls of the same name wait behind the first, in order, at most
 /// ``Bounds/heldCalls`` calls and ``Bounds/heldBytes`` bytes of them (more are refused);
@@ -78,7 +78,7 @@ final class CallerGate: Sendable {
     private let bounds: Bounds
     private let state = Mutex(State())
     private let reader: @Sendable (UInt32) -> Identification
-    private let readers: RootReaders
+    private let readers: ProcessRootReaders
     private let trustsDeparted: @Sendable (DBusMessage) -> Bool
 
     /// A gate asking the bus of `connection`; `procRoot` is where process roots are read
@@ -92,7 +92,7 @@ final class CallerGate: Sendable {
         self.connection = connection
         self.logger = logger
         self.bounds = bounds
-        readers = RootReaders(limit: bounds.readsInFlight)
+        readers = ProcessRootReaders(limit: bounds.readsInFlight)
         self.trustsDeparted = trustsDeparted
         self.reader = reader ?? { pid in CallerIdentity.of(processID: pid, procRoot: procRoot) }
     }

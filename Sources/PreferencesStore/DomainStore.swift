@@ -24,7 +24,7 @@ public final class DomainStore: Sendable {
     let writer: Mutex<WriterState>
     let counters: Mutex<(transactions: Int, batches: Int)>
     /// The ballast that keeps room on the disk for removals.
-    let reserve: Reserve
+    let reserve: DiskReserve
     /// How large the change journal may grow.
     public let historyBounds: HistoryBounds
     /// The journal's entries and bytes, changed by the writer after each commit.
@@ -87,7 +87,7 @@ public final class DomainStore: Sendable {
                 path: files.databasePath,
                 reason: "its change journal cannot be read: \(StoreError.explain(error, path: files.databasePath, directory: files.directoryPath))")
         }
-        reserve = Reserve(directory: directory, size: reserveBytes)
+        reserve = DiskReserve(directory: directory, size: reserveBytes)
         if reserve.state != .held {
             logger.warning(
                 "no room for the \(reserveBytes)-byte reserve that keeps removals possible on a full disk; it is made once there is room",
@@ -119,7 +119,7 @@ public final class DomainStore: Sendable {
     }
 
     /// The name of the ballast file in the store directory.
-    public static let reserveFileName = Reserve.fileName
+    public static let reserveFileName = DiskReserve.fileName
 
     /// Counters for tests and benchmarks: transactions committed, and batches committed in them.
     public var statistics: (transactions: Int, batches: Int) {

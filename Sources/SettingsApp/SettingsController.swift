@@ -9,7 +9,7 @@ import SettingsBundle
 /// What the window knows of prefsd: which domains there are, and their values, forced keys
 /// and pending writes as the client engine holds them (``ClientDriver``: the one cache,
 /// kept true by prefsd's signals, writes laid over it and coalesced per domain). Lives on
-/// the main thread; the proxy's replies and the engine's news come back to it through a
+/// the main thread; the proxy's replies and the engine's events come back to it through a
 /// ``MainThreadHandle``.
 final class SettingsController {
     let proxy: PreferencesProxy
@@ -22,8 +22,8 @@ final class SettingsController {
     /// Told when something changed; set by the window.
     weak var window: SettingsWindow?
 
-    /// The engine, driven over `proxy`; its news are handled on the main thread.
-    private(set) lazy var driver = ClientDriver(proxy: proxy) { [handle] news in handle.post { $0.told(news) } }
+    /// The engine, driven over `proxy`; its events are handled on the main thread.
+    private(set) lazy var driver = ClientDriver(proxy: proxy) { [handle] event in handle.post { $0.received(event) } }
     /// The label of each key written and not settled yet (for the message of a refusal).
     private var writing: [WriteKey: String] = [:]
     /// Domains whose first load is on its way: the window is told when the last ends.
@@ -95,8 +95,8 @@ final class SettingsController {
     }
 
     /// What the engine tells.
-    private func told(_ news: ClientNews) {
-        switch news {
+    private func received(_ event: ClientDriverEvent) {
+        switch event {
         case .loadFinished(let domain, _):
             guard loading.remove(domain.name) != nil, loading.isEmpty else { return }
             window?.domainsLoaded()

@@ -40,7 +40,7 @@ public final class SettingsPortalBackend: Sendable {
         self.connection = connection
         self.proxy = proxy
         self.logger = logger
-        let driver = ClientDriver(proxy: proxy) { [weak self] news in self?.told(news) }
+        let driver = ClientDriver(proxy: proxy) { [weak self] event in self?.received(event) }
         driverBox.withLock { $0 = driver }
     }
 
@@ -74,8 +74,8 @@ public final class SettingsPortalBackend: Sendable {
 
     /// What the engine tells: a domain loaded or changed is put in force whole, from the
     /// engine's cache.
-    private func told(_ news: ClientNews) {
-        switch news {
+    private func received(_ event: ClientDriverEvent) {
+        switch event {
         case .loadFinished(let domain, loaded: true), .changed(let domain, _, _):
             guard let driver else { return }
             put(domain.name, driver.entries(of: domain))

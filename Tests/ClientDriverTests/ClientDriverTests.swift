@@ -13,7 +13,7 @@ import Testing
 /// Collects a driver's news.
 final class NewsLog: Sendable {
     private let news = Mutex<[String]>([])
-    func add(_ item: ClientNews) {
+    func add(_ item: ClientDriverEvent) {
         let line =
             switch item {
             case .loadFinished(let domain, let loaded): "loadFinished \(domain.name) \(loaded)"
@@ -35,10 +35,10 @@ final class NewsLog: Sendable {
 
     /// Follows ``domain`` and answers its load as an empty domain with no forced key;
     /// returns once it is loaded, with prefsd's record of calls cleared.
-    static func loadEmpty(_ driver: ClientDriver, _ prefsd: HeldPrefsd, _ log: NewsLog) async throws {
+    static func loadEmpty(_ driver: ClientDriver, _ prefsd: ScriptedPrefsd, _ log: NewsLog) async throws {
         driver.follow(domain)
         for call in await prefsd.waitForCalls(2) {
-            try prefsd.answer(call, [call.member == "ReadDomain" ? HeldPrefsd.dictionary([:]) : .stringArray([])])
+            try prefsd.answer(call, [call.member == "ReadDomain" ? ScriptedPrefsd.dictionary([:]) : .stringArray([])])
         }
         #expect(await log.wait(for: "loadFinished com.example.Driver true"))
         prefsd.clear()
@@ -47,7 +47,7 @@ final class NewsLog: Sendable {
     @Test("a domain's first load is one round trip: ReadDomain and ForcedKeys both reach prefsd before it answers either")
     func firstLoadIsOneRoundTrip() async throws {
         let bus = try PrivateBus()
-        let prefsd = try await HeldPrefsd(bus: bus)
+        let prefsd = try await ScriptedPrefsd(bus: bus)
         let proxy = PreferencesProxy(connection: try DBusConnection.connect(address: bus.address))
         defer { proxy.close() }
         let log = NewsLog()
@@ -59,7 +59,7 @@ final class NewsLog: Sendable {
         #expect(driver.phase(of: Self.domain) == .loading)
         let read = try #require(calls.first { $0.member == "ReadDomain" })
         let forced = try #require(calls.first { $0.member == "ForcedKeys" })
-        try prefsd.answer(read, [HeldPrefsd.dictionary(["Color": .string("blue")])])
+        try prefsd.answer(read, [ScriptedPrefsd.dictionary(["Color": .string("blue")])])
         try prefsd.answer(forced, [.stringArray(["Locked"])])
         #expect(await log.wait(for: "loadFinished com.example.Driver true"))
         #expect(driver.value("Color", in: Self.domain) == .string("blue"))
@@ -75,7 +75,7 @@ final class NewsLog: Sendable {
     @Test("writes made while one is in flight go out as one Apply once it is answered")
     func writesCoalesce() async throws {
         let bus = try PrivateBus()
-        let prefsd = try await HeldPrefsd(bus: bus)
+        let prefsd = try await ScriptedPrefsd(bus: bus)
         let proxy = PreferencesProxy(connection: try DBusConnection.connect(address: bus.address))
         defer { proxy.close() }
         let log = NewsLog()
@@ -105,7 +105,7 @@ final class NewsLog: Sendable {
     @Test("each write's outcome is told by its ticket: stored, or refused with prefsd's own error")
     func writeOutcomes() async throws {
         let bus = try PrivateBus()
-        let prefsd = try await HeldPrefsd(bus: bus)
+        let prefsd = try await ScriptedPrefsd(bus: bus)
         let proxy = PreferencesProxy(connection: try DBusConnection.connect(address: bus.address))
         defer { proxy.close() }
         let log = NewsLog()
@@ -128,7 +128,7 @@ final class NewsLog: Sendable {
     @Test("a blocking load of several domains sends every domain's reads before awaiting any answer")
     func blockingLoadIsOneRoundTrip() async throws {
         let bus = try PrivateBus()
-        let prefsd = try await HeldPrefsd(bus: bus)
+        let prefsd = try await ScriptedPrefsd(bus: bus)
         let proxy = PreferencesProxy(connection: try DBusConnection.connect(address: bus.address))
         defer { proxy.close() }
         let driver = ClientDriver(proxy: proxy) { _ in }
@@ -143,7 +143,7 @@ final class NewsLog: Sendable {
         #expect(calls.count == 4)
         #expect(result.withLock { $0 } == nil, "still waiting for answers")
         for call in calls {
-            try prefsd.answer(call, [call.member == "ReadDomain" ? HeldPrefsd.dictionary(["K": .integer(1)]) : .stringArray([])])
+            try prefsd.answer(call, [call.member == "ReadDomain" ? ScriptedPrefsd.dictionary(["K": .integer(1)]) : .stringArray([])])
         }
         _ = await eventually(timeout: .seconds(10)) { result.withLock { $0 } != nil }
         #expect(result.withLock { $0 } == true)
@@ -153,7 +153,7 @@ final class NewsLog: Sendable {
     @Test("waitForLoads returns once no load is on its way, and a failed load's error is kept until one succeeds")
     func waitingForLoads() async throws {
         let bus = try PrivateBus()
-        let prefsd = try await HeldPrefsd(bus: bus)
+        let prefsd = try await ScriptedPrefsd(bus: bus)
         let proxy = PreferencesProxy(connection: try DBusConnection.connect(address: bus.address))
         defer { proxy.close() }
         let driver = ClientDriver(proxy: proxy) { _ in }
@@ -179,7 +179,7 @@ final class NewsLog: Sendable {
     @Test("with a flush interval, writes made after an answered call wait and merge into one; flushingAtOnce sends them now")
     func flushInterval() async throws {
         let bus = try PrivateBus()
-        let prefsd = try await HeldPrefsd(bus: bus)
+        let prefsd = try await ScriptedPrefsd(bus: bus)
         let proxy = PreferencesProxy(connection: try DBusConnection.connect(address: bus.address))
         defer { proxy.close() }
         let log = NewsLog()
@@ -205,6 +205,6 @@ final class NewsLog: Sendable {
         let flushed = await prefsd.waitForCalls(3)
         let apply = try #require(flushed.dropFirst(2).first)
         #expect(apply.member == "Apply")
-        #expect(apply.body.dropFirst().first == HeldPrefsd.dictionary(["B": .integer(2), "C": .integer(3)]), "merged into one call")
+        #expect(apply.body.dropFirst().first == ScriptedPrefsd.dictionary(["B": .integer(2), "C": .integer(3)]), "merged into one call")
     }
 }

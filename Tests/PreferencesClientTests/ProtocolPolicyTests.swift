@@ -53,11 +53,14 @@ struct ProtocolPolicyTests {
         var fake = FakeTransport()
         let token = try #require(Self.startLoad(&fake, desktop))
         let notFound = PreferencesFailure(errorName: PreferencesErrorName.notFound.busName)
-        fake.engine.loadCallFailed(desktop, token: token, part: .values, failure: notFound, reason: "no such domain")
+        fake.engine.loadCallFailed(desktop, token: token, part: .values, failure: notFound, reason: "no such domain", sender: ":1.5")
         fake.engine.loadCallFailed(desktop, token: token, part: .forcedKeys, failure: notFound, reason: "no such domain")
         fake.drain()
         #expect(fake.engine.phase(of: desktop) == .loaded)
         #expect(fake.engine.entries(of: desktop).isEmpty)
+        // The answer told who prefsd is: its signals are taken from then on.
+        fake.engine.changed(desktop, changed: ["k": "v"], removed: [], serial: 2, sender: ":1.5")
+        #expect(fake.engine.value("k", in: desktop) == "v")
 
         var other = FakeTransport()
         let second = try #require(Self.startLoad(&other, desktop))

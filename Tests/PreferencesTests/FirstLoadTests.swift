@@ -13,7 +13,7 @@ import Testing
     @Test("the first read sends ForcedKeys and ReadDomain of every domain searched before prefsd answers any")
     func oneRoundTrip() async throws {
         let bus = try PrivateBus()
-        let prefsd = try await HeldPrefsd(bus: bus)
+        let prefsd = try await ScriptedPrefsd(bus: bus)
         let preferences = Preferences(
             applicationIdentifier: "com.example.OneTrip", arguments: [], environment: [:], busAddress: bus.address)
         // The read blocks until prefsd answers: on a thread of its own.
@@ -28,7 +28,7 @@ import Testing
                 try prefsd.answer(call, [.stringArray([])])
             } else {
                 let values: [String: PropertyListValue] = call.body.first?.stringValue == "com.example.OneTrip" ? ["Color": .string("blue")] : [:]
-                try prefsd.answer(call, [HeldPrefsd.dictionary(values)])
+                try prefsd.answer(call, [ScriptedPrefsd.dictionary(values)])
             }
         }
         #expect(await read.value == .string("blue"))

@@ -6,7 +6,7 @@ import Synchronization
 
 /// A stand-in for prefsd on a private bus that owns prefsd's name, records the calls it
 /// gets and answers none until told: what a client sends before any answer is visible.
-public final class HeldPrefsd: Sendable {
+public final class ScriptedPrefsd: Sendable {
     /// The stand-in's connection (it owns prefsd's name).
     public let connection: DBusConnection
     private let calls = Mutex<[DBusMessage]>([])

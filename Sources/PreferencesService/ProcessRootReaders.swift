@@ -7,7 +7,7 @@ import Synchronization
 /// a root that does not answer holds up no other read. Past ``limit`` busy threads reads
 /// wait their turn (``CallerGate`` gives up on each after its time-out, whatever happens
 /// here). Threads stay, idle, once started, so a read usually costs no thread creation.
-final class RootReaders: Sendable {
+final class ProcessRootReaders: Sendable {
     private struct State: Sendable {
         var jobs: [@Sendable () -> Void] = []
         var idle = 0

@@ -4,12 +4,12 @@ import PreferencesModel
 import PreferencesProxy
 
 extension BusSession {
-    /// Takes the driver's news (on whichever thread drains the engine: it must not block):
+    /// Takes the driver's events (on whichever thread drains the engine: it must not block):
     /// changes prefsd told are passed on to the objects searching the domain, the outcome
     /// of writes to their callers. This process's own writes are told by the call that made
     /// them (see `write`), which knows the object they were made through.
-    func receive(_ news: ClientNews, connection: UInt64) {
-        switch news {
+    func receive(_ event: ClientDriverEvent, connection: UInt64) {
+        switch event {
         case .changed(let domain, let keys, false) where !domain.isVolatile:
             tell(DomainName(known: domain.name), keys: keys, posting: true)
         case .forcedChanged(let domain, let keys) where !domain.isVolatile:

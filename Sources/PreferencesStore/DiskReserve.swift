@@ -17,7 +17,7 @@ import Synchronization
 /// room it needs leaves the ballast's room free (see `DomainStore.writeOnFullDisk`); the
 /// ballast is made again as soon as the file system has room for it and for a write
 /// besides (``slack``).
-final class Reserve: Sendable {
+final class DiskReserve: Sendable {
     /// The ballast's file name inside the store directory.
     static let fileName = "store.reserve"
 
