@@ -29,7 +29,7 @@ final class Backend: @unchecked Sendable {
     /// How long `sync` waits for the writes made so far.
     static let syncTimeout: gint64 = 25_000_000
 
-    private enum Connection {
+    enum Connection {
         case notYet
         case connecting
         case open(OpaquePointer)
@@ -37,13 +37,13 @@ final class Backend: @unchecked Sendable {
     }
 
     /// What a call in flight was, by its message serial.
-    private enum Call {
+    enum Call {
         case load(ClientDomain, token: UInt64, part: ClientLoadPart)
         case write(ClientDomain, token: UInt64)
     }
 
     /// What to tell GSettings once the mutex is released.
-    private struct News {
+    struct News {
         var keys: [(ClientDomain, [String])] = []
         var writable: [(ClientDomain, [String])] = []
         var paths: [ClientDomain] = []
@@ -51,34 +51,34 @@ final class Backend: @unchecked Sendable {
         var isEmpty: Bool { keys.isEmpty && writable.isEmpty && paths.isEmpty && reports.isEmpty }
     }
 
-    private let lock: UnsafeMutablePointer<prefsd_lock>
-    private let names = BusNames.current()
+    let lock: UnsafeMutablePointer<prefsd_lock>
+    let names = BusNames.current()
     /// The GSettingsBackend, weakly: news that comes while it is finalized is dropped.
-    private let instance: UnsafeMutablePointer<GWeakRef>
+    let instance: UnsafeMutablePointer<GWeakRef>
 
     // Guarded by `lock`.
-    private var engine = ClientEngine<WireValue>()
-    private var connection = Connection.notYet
-    private var filter: guint = 0
-    private var calls: [UInt32: Call] = [:]
+    var engine = ClientEngine<WireValue>()
+    var connection = Connection.notYet
+    var filter: guint = 0
+    var calls: [UInt32: Call] = [:]
     /// Domains whose first load outlived a reader's wait: the reader answered the schema
     /// default, so GSettings hears of the whole directory once the load ends.
-    private var answeredEarly: Set<ClientDomain> = []
+    var answeredEarly: Set<ClientDomain> = []
     /// Domains asked for while the connection is being made.
-    private var wanted: Set<ClientDomain> = []
+    var wanted: Set<ClientDomain> = []
     /// GSettings full keys already mapped (`nil`: not mappable).
-    private var locations: [String: GSettingsPath?] = [:]
-    private var news = News()
+    var locations: [String: GSettingsPath?] = [:]
+    var news = News()
     /// Moves after every change of what readers may see (every engine step).
-    private var changeCount: UInt64 = 0
-    private var rendered = RenderedValues()
+    var changeCount: UInt64 = 0
+    var rendered = RenderedValues()
     /// The snapshots first reads answered from, by domain, kept until the domain's load
     /// has come (then GSettings hears of what the load changed).
-    private var snapshots: [ClientDomain: Snapshot] = [:]
+    var snapshots: [ClientDomain: Snapshot] = [:]
     /// Domains whose snapshot was looked for (once per domain and process).
-    private var snapshotsSought: Set<ClientDomain> = []
+    var snapshotsSought: Set<ClientDomain> = []
     /// This process's snapshot directory (none inside a sandbox: the door decides there).
-    private let snapshotDirectory: String?
+    let snapshotDirectory: String?
 
     /// A backend for `instance`, a `GSettingsBackend` being constructed.
     init(instance object: UnsafeMutableRawPointer) {
@@ -100,7 +100,7 @@ final class Backend: @unchecked Sendable {
         lock.deallocate()
     }
 
-    private func locked<T>(_ body: () -> T) -> T {
+    func locked<T>(_ body: () -> T) -> T {
         g_mutex_lock(&lock.pointee.mutex)
         let result = body()
         let told = news
@@ -239,7 +239,7 @@ final class Backend: @unchecked Sendable {
     /// The domain's load, started if need be and waited for (lock held), at most
     /// ``loadTimeout`` with the connection's own start, unless a reader already gave up
     /// on it: then the domain's values come later, told as a change of its whole path.
-    private func waitForLoad(_ domain: ClientDomain) {
+    func waitForLoad(_ domain: ClientDomain) {
         let deadline = g_get_monotonic_time() + Self.loadTimeout
         while true {
             if connect() {
@@ -262,7 +262,7 @@ final class Backend: @unchecked Sendable {
     /// The domain's snapshot, when reads may answer from it (lock held): its load has not
     /// come and it is valid. The first time, it is looked for, and when there is one the
     /// domain's load is started without waiting for it.
-    private func snapshot(_ domain: ClientDomain) -> Snapshot? {
+    func snapshot(_ domain: ClientDomain) -> Snapshot? {
         if let snapshot = snapshots[domain] { return snapshot.isValid ? snapshot : nil }
         guard let snapshotDirectory, !snapshotsSought.contains(domain) else { return nil }
         snapshotsSought.insert(domain)
@@ -285,7 +285,7 @@ final class Backend: @unchecked Sendable {
     /// The load of a domain read from a snapshot has come (lock held): GSettings hears of
     /// every key whose value or writability the load changed (or of the whole directory,
     /// when the load failed and the schema defaults answer now).
-    private func snapshotReplaced(_ snapshot: Snapshot, _ domain: ClientDomain, loaded: Bool) {
+    func snapshotReplaced(_ snapshot: Snapshot, _ domain: ClientDomain, loaded: Bool) {
         guard loaded else {
             news.paths.append(domain)
             return
@@ -301,7 +301,7 @@ final class Backend: @unchecked Sendable {
     }
 
     /// The location of a GSettings full key, mapped once (lock not held).
-    private func location(_ key: String) -> GSettingsPath? {
+    func location(_ key: String) -> GSettingsPath? {
         let known: GSettingsPath?? = locked { locations[key] }
         if let known { return known }
         let location = GSettingsPath(settingsKey: key)
@@ -312,311 +312,6 @@ final class Backend: @unchecked Sendable {
         return location
     }
 
-    // MARK: The connection
-
-    /// Whether the connection is open (lock held); the first call starts connecting, on
-    /// a thread of its own, so that no caller waits for the bus beyond its own bound (a
-    /// bus that accepts the connection and never answers costs one ``loadTimeout``).
-    private func connect() -> Bool {
-        switch connection {
-        case .open: return true
-        case .failed, .connecting: return false
-        case .notYet:
-            connection = .connecting
-            let thread = g_thread_new("prefsd-connect", Backend.connectThread, Unmanaged.passRetained(self).toOpaque())
-            g_thread_unref(thread)
-            return false
-        }
-    }
-
-    private static let connectThread: GThreadFunc = { context in
-        guard let context else { return nil }
-        let backend = Unmanaged<Backend>.fromOpaque(context).takeRetainedValue()
-        var error: UnsafeMutablePointer<GError>?
-        let bus = g_bus_get_sync(G_BUS_TYPE_SESSION, nil, &error)
-        var reason = ""
-        if let error {
-            reason = String(cString: error.pointee.message)
-            g_error_free(error)
-        }
-        backend.connected(bus, reason: reason)
-        return nil
-    }
-
-    /// The connection is made (or could not be): follows the domains asked for meanwhile.
-    private func connected(_ bus: OpaquePointer?, reason: String) {
-        locked {
-            guard case .connecting = connection else {
-                // Finalized meanwhile: the connection is not wanted.
-                if let bus { g_object_unref(UnsafeMutableRawPointer(bus)) }
-                return
-            }
-            if let bus {
-                connection = .open(bus)
-                // The filter holds the backend until GDBus drops the filter.
-                let retained = Unmanaged.passRetained(self).toOpaque()
-                filter = g_dbus_connection_add_filter(bus, Backend.filterFunction, retained, Backend.releaseFunction)
-                send(Messages.busCall("AddMatch", names.ownerRule))
-                for domain in wanted { engine.follow(domain) }
-                wanted = []
-                run()
-            } else {
-                connection = .failed
-                news.reports.append("prefsd: GSettings values are the schema defaults: the session bus could not be reached: " + reason)
-            }
-            g_cond_broadcast(&lock.pointee.cond)
-        }
-    }
-
-    /// Queues `message` (lock held) and returns its serial, or 0 when it could not be sent.
-    @discardableResult
-    private func send(_ message: OpaquePointer) -> UInt32 {
-        defer { g_object_unref(UnsafeMutableRawPointer(message)) }
-        guard case .open(let bus) = connection else { return 0 }
-        var serial: guint32 = 0
-        var error: UnsafeMutablePointer<GError>?
-        if g_dbus_connection_send_message(bus, message, G_DBUS_SEND_MESSAGE_FLAGS_NONE, &serial, &error) == 0 {
-            if let error { g_error_free(error) }
-            return 0
-        }
-        return serial
-    }
-
-    // MARK: Driving the engine
-
-    /// Carries out the engine's actions (lock held), until it asks for nothing more.
-    private func run() {
-        changeCount &+= 1
-        while true {
-            let actions = engine.takeActions()
-            if actions.isEmpty { return }
-            for action in actions { perform(action) }
-        }
-    }
-
-    private func perform(_ action: ClientAction<WireValue>) {
-        switch action {
-        case .subscribe(let domain):
-            if names.subscribesAtDoor {
-                let message = Messages.call(names, interface: SandboxBus.interface, SandboxBus.subscribeMethod, [Messages.strings([domain.name])])
-                g_dbus_message_set_flags(message, G_DBUS_MESSAGE_FLAGS_NO_REPLY_EXPECTED)
-                send(message)
-            } else {
-                send(Messages.busCall("AddMatch", names.rule(domain: domain.name)))
-            }
-        case .unsubscribe:
-            break
-        case .load(let domain, let token):
-            // Behind the subscription, both at once: the load is one round trip.
-            for (part, method) in [(ClientLoadPart.forcedKeys, PreferencesMethod.forcedKeys), (.values, .readDomain)] {
-                let serial = send(Messages.call(names, method.rawValue, [g_variant_new_string(domain.name)]))
-                if serial == 0 {
-                    engine.loadCallFailed(domain, token: token, part: part, failure: nil, reason: "the call could not be sent")
-                } else {
-                    calls[serial] = .load(domain, token: token, part: part)
-                }
-            }
-        case .flushNeeded(let domain):
-            // At once, as dconf does: the writes made while this one is in flight merge.
-            engine.flush(domain)
-        case .apply(let domain, let set, let remove, let token):
-            let serial = send(
-                Messages.call(
-                    names, PreferencesMethod.apply.rawValue,
-                    [
-                        g_variant_new_string(domain.name), Messages.dictionary(set), Messages.strings(remove),
-                    ]))
-            if serial == 0 {
-                engine.writeFailed(domain, token: token, failure: nil, reason: "the call could not be sent")
-            } else {
-                calls[serial] = .write(domain, token: token)
-            }
-        case .replace(let domain, _, let token):
-            engine.writeFailed(domain, token: token, failure: nil, reason: "the GSettings backend replaces no domain")
-        case .loadFinished(let domain, let loaded):
-            g_cond_broadcast(&lock.pointee.cond)
-            if let snapshot = snapshots.removeValue(forKey: domain) { snapshotReplaced(snapshot, domain, loaded: loaded) }
-            if answeredEarly.contains(domain) { news.paths.append(domain) }
-            if !loaded {
-                news.reports.append(
-                    "prefsd: GSettings values of " + GSettingsPath.settingsPath(ofDomain: domain.name) + " are the schema defaults: prefsd could not be reached"
-                )
-            }
-        case .changed(let domain, let keys, let byWrite):
-            // The backend's own writes are told with GSettings' origin tag, by `write`.
-            if !byWrite { news.keys.append((domain, keys)) }
-        case .forcedChanged(let domain, let keys):
-            news.writable.append((domain, keys))
-        case .writeFailed(let domain, _, let reason):
-            news.reports.append("prefsd: a GSettings change under " + GSettingsPath.settingsPath(ofDomain: domain.name) + " was not saved: " + reason)
-        case .writesSettled:
-            g_cond_broadcast(&lock.pointee.cond)
-        case .writeEnded:
-            // GSettings waits for no single write: failures are reported by `writeFailed`.
-            break
-        }
-    }
-
-    // MARK: What comes from the bus
-
-    private static let filterFunction: GDBusMessageFilterFunction = { _, message, incoming, context in
-        guard incoming != 0, let message, let context else { return message }
-        let backend = Unmanaged<Backend>.fromOpaque(context).takeUnretainedValue()
-        if backend.received(message) {
-            g_object_unref(UnsafeMutableRawPointer(message))
-            return nil
-        }
-        return message
-    }
-
-    private static let releaseFunction: GDestroyNotify = { context in
-        guard let context else { return }
-        Unmanaged<Backend>.fromOpaque(context).release()
-    }
-
-    /// Handles a message from the bus (GDBus's worker thread); returns whether it was an
-    /// answer to the backend's own call (consumed).
-    private func received(_ message: OpaquePointer) -> Bool {
-        let type = g_dbus_message_get_message_type(message)
-        switch type {
-        case G_DBUS_MESSAGE_TYPE_METHOD_RETURN, G_DBUS_MESSAGE_TYPE_ERROR:
-            let replySerial = g_dbus_message_get_reply_serial(message)
-            return locked {
-                guard let call = calls.removeValue(forKey: replySerial) else { return false }
-                answered(call, message, isError: type == G_DBUS_MESSAGE_TYPE_ERROR)
-                run()
-                return true
-            }
-        case G_DBUS_MESSAGE_TYPE_SIGNAL:
-            guard let sender = g_dbus_message_get_sender(message), let member = g_dbus_message_get_member(message) else { return false }
-            let from = String(cString: sender)
-            let name = String(cString: member)
-            if from == "org.freedesktop.DBus" {
-                guard name == "NameOwnerChanged", Messages.string(message, 0) == names.busName else { return false }
-                let owner = Messages.string(message, 2) ?? ""
-                locked {
-                    engine.ownerChanged(to: owner.isEmpty ? nil : owner)
-                    run()
-                }
-                return false
-            }
-            guard let interface = g_dbus_message_get_interface(message), String(cString: interface) == PreferencesBus.interface,
-                let domainName = Messages.string(message, 0)
-            else { return false }
-            let serial = g_dbus_message_get_serial(message)
-            let domain = ClientDomain(domainName)
-            if name == PreferencesBus.changedSignal {
-                let changed = Messages.values(message, 1)
-                let removed = Messages.stringList(message, 2)
-                let invalidated = Messages.stringList(message, 3)
-                locked {
-                    engine.changed(domain, changed: changed, removed: removed, invalidated: invalidated, serial: serial, sender: from)
-                    run()
-                }
-            } else if name == PreferencesBus.forcedKeysChangedSignal {
-                let keys = Messages.stringList(message, 1)
-                locked {
-                    engine.forcedKeysChanged(domain, keys: Set(keys), serial: serial, sender: from)
-                    run()
-                }
-            }
-            return false
-        default:
-            return false
-        }
-    }
-
-    /// An answer to one of the backend's calls (lock held), fed to the engine, which
-    /// pairs a load's answers and decides what a refusal means.
-    private func answered(_ call: Call, _ message: OpaquePointer, isError: Bool) {
-        let serial = g_dbus_message_get_serial(message)
-        let sender = g_dbus_message_get_sender(message).map { String(cString: $0) }
-        let failure = isError ? PreferencesFailure(errorName: g_dbus_message_get_error_name(message).map { String(cString: $0) } ?? "") : nil
-        switch call {
-        case .load(let domain, let token, let part):
-            if let failure {
-                engine.loadCallFailed(domain, token: token, part: part, failure: failure, reason: Messages.errorText(message), sender: sender)
-            } else if part == .forcedKeys {
-                engine.forcedKeysRead(domain, token: token, keys: Set(Messages.stringList(message, 0)), serial: serial)
-            } else {
-                engine.domainRead(domain, token: token, values: Messages.values(message, 0), serial: serial, sender: sender)
-            }
-        case .write(let domain, let token):
-            if let failure {
-                engine.writeFailed(domain, token: token, failure: failure, reason: Messages.errorText(message))
-            } else {
-                engine.writeAnswered(domain, token: token, serial: serial, sender: sender)
-            }
-        }
-    }
-
-    // MARK: Telling GSettings
-
-    /// At most this many keys go in one `g_settings_backend_keys_changed` (GSettings
-    /// asserts on more than 255 keys of one object changing in one call).
-    static let keysPerSignal = 100
-
-    private func withInstance(_ body: (UnsafeMutablePointer<GSettingsBackend>) -> Void) {
-        guard let object = g_weak_ref_get(instance) else { return }
-        defer { g_object_unref(object) }
-        body(object.assumingMemoryBound(to: GSettingsBackend.self))
-    }
-
-    private func deliver(_ news: News) {
-        for message in news.reports { prefsd_log_message(message) }
-        withInstance { backend in
-            for (domain, keys) in news.writable {
-                for key in keys {
-                    let full = GSettingsPath.settingsPath(ofDomain: domain.name) + key
-                    g_settings_backend_writable_changed(backend, full)
-                }
-            }
-            for domain in news.paths {
-                let path = GSettingsPath.settingsPath(ofDomain: domain.name)
-                g_settings_backend_path_changed(backend, path, nil)
-                g_settings_backend_path_writable_changed(backend, path)
-            }
-            for (domain, keys) in news.keys {
-                // Only keys a GSettings key maps to (others are not GSettings'), by directory.
-                var mapped: [String] = []
-                for key in keys where GSettingsPath(domain: domain.name, key: key) != nil { mapped.append(key) }
-                notify(backend, directory: GSettingsPath.settingsPath(ofDomain: domain.name), keys: mapped, tag: nil)
-            }
-        }
-    }
-
-    /// Tells GSettings that the full keys `keys` changed, with the write's origin tag.
-    private func keysChanged(_ keys: [String], tag: UnsafeMutableRawPointer?) {
-        withInstance { backend in
-            if keys.count == 1 {
-                g_settings_backend_changed(backend, keys[0], tag)
-                return
-            }
-            var byDirectory: [String: [String]] = [:]
-            for key in keys {
-                guard let location = GSettingsPath(settingsKey: key) else { continue }
-                byDirectory[GSettingsPath.settingsPath(ofDomain: location.domain), default: []].append(location.key)
-            }
-            for (directory, items) in byDirectory.sorted(by: { $0.key < $1.key }) {
-                notify(backend, directory: directory, keys: items, tag: tag)
-            }
-        }
-    }
-
-    private func notify(_ backend: UnsafeMutablePointer<GSettingsBackend>, directory: String, keys: [String], tag: UnsafeMutableRawPointer?) {
-        var start = 0
-        while start < keys.count {
-            let end = min(start + Self.keysPerSignal, keys.count)
-            let copies: [UnsafeMutablePointer<CChar>?] = keys[start..<end].map { strdup($0) }
-            let list: [UnsafePointer<gchar>?] = copies.map { $0.map { UnsafePointer($0) } } + [nil]
-            list.withUnsafeBufferPointer { g_settings_backend_keys_changed(backend, directory, $0.baseAddress, tag) }
-            for copy in copies { free(copy) }
-            start = end
-        }
-    }
-
-    /// Drops the message filter (the GObject is being finalized); the filter's reference
-    /// is released by GDBus once no filter call runs.
     func close() {
         let open: (OpaquePointer, guint)? = locked {
             defer { connection = .failed }

@@ -1,5 +1,5 @@
 #if canImport(PreferencesInterface)
-import PreferencesInterface  // in the GIO module, the same sources are part of the module
+    import PreferencesInterface  // in the GIO module, the same sources are part of the module
 #endif
 
 /// The client engine: the one cache of prefsd's domains a client keeps true by prefsd's
