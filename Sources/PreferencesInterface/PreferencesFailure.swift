@@ -3,11 +3,11 @@
 /// the client engine's retry policy and the GSettings module all read error names through
 /// it, so no two clients can take the same answer differently.
 public enum PreferencesFailure: Equatable, Sendable {
-    /// prefsd refused the call for one of its reasons; the bus's own `AccessDenied` (a
-    /// policy or a sandbox's proxy said no) reads as prefsd's ``PreferencesErrorName/accessDenied``.
+    /// prefsd refused the call for one of its reasons (a name in its namespace, those a
+    /// newer prefsd adds included, or ``PreferencesErrorName/invalidArguments``); the bus's
+    /// own `AccessDenied` (a policy or a sandbox's proxy said no) reads as prefsd's
+    /// ``PreferencesErrorName/accessDenied``.
     case refused(PreferencesErrorName)
-    /// `org.freedesktop.DBus.Error.InvalidArgs`: arguments that do not fit the method.
-    case invalidArguments
     /// `org.freedesktop.DBus.Error.LimitsExceeded`: a call larger than the bus or the
     /// service carries.
     case limitsExceeded
@@ -40,7 +40,7 @@ public enum PreferencesFailure: Equatable, Sendable {
             return
         }
         switch errorName.dropFirst(bus.count) {
-        case "InvalidArgs": self = .invalidArguments
+        case "InvalidArgs": self = .refused(.invalidArguments)
         case "LimitsExceeded": self = .limitsExceeded
         case "AccessDenied": self = .refused(.accessDenied)
         case "ServiceUnknown", "NameHasNoOwner": self = .unavailable(.notRunning)
@@ -62,7 +62,7 @@ public enum PreferencesFailure: Equatable, Sendable {
     public var concernsOneKey: Bool {
         switch self {
         case .refused(.invalidName), .refused(.invalidValue), .refused(.forced), .refused(.quotaExceeded),
-            .invalidArguments, .limitsExceeded:
+            .refused(.invalidArguments), .limitsExceeded:
             true
         case .refused, .unavailable, .other:
             false

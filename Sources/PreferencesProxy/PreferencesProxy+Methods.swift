@@ -1,4 +1,5 @@
 import PreferencesModel
+import PreferencesProtocol
 
 /// One async member per method and property of the interface; each sends the request of
 /// ``PreferencesCall`` of the same name (whose blocking form is

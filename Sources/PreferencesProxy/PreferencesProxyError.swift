@@ -88,7 +88,7 @@ public enum PreferencesProxyError: Error, Sendable, Hashable, CustomStringConver
         // Unavailability names the bus's error too: it tells an administrator where to look.
         let named = message.isEmpty ? name : "\(name): \(message)"
         switch PreferencesFailure(errorName: name) {
-        case .refused, .invalidArguments:
+        case .refused:
             self = PreferencesRefusal(busErrorName: name, message: text).map { .refused($0) } ?? .busError(name: name, message: message)
         case .limitsExceeded:
             self = .limitsExceeded(text)

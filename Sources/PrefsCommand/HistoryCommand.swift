@@ -100,8 +100,8 @@ extension Prefs {
             let undone: HistoryEntry?
             do throws(PreferencesProxyError) {
                 undone = try await client.proxy.undoLastChange(domain, key: key)
-            } catch .refused(.notFound(let detail)) {
-                throw PrefsError.noHistory(detail)
+            } catch .refused(let refusal) where refusal.name == .notFound {
+                throw PrefsError.noHistory(refusal.message)
             } catch {
                 throw PrefsClient.map(error, domain: domain, key: nil)
             }
@@ -186,8 +186,8 @@ extension PrefsClient {
     func revert(_ request: PreferencesRequest<Void>, domain: String) async throws(PrefsError) {
         do {
             try await proxy.perform(request)
-        } catch .refused(.notFound(let detail)) {
-            throw .noHistory(detail)
+        } catch .refused(let refusal) where refusal.name == .notFound {
+            throw .noHistory(refusal.message)
         } catch {
             throw Self.map(error, domain: domain, key: nil)
         }

@@ -75,17 +75,20 @@ public struct PrefsClient: Sendable {
     static func map(_ error: PreferencesProxyError, domain: String?, key: String?) -> PrefsError {
         switch error {
         case .refused(let refusal):
+            let detail = refusal.message
             switch refusal {
-            case .notFound(let detail):
+            case .notFound:
                 if let domain, let key { return .keyNotFound(domain: domain, key: key) }
                 if let domain { return .domainNotFound(domain) }
                 return .unexpectedReply(detail)
-            case .invalidName(let detail), .invalidValue(let detail), .accessDenied(let detail), .invalidArguments(let detail):
+            case .forced: return .forced(domain: domain ?? "the domain", detail: detail)
+            case .exists: return .exists(domain: domain ?? "", detail: detail)
+            case .quotaExceeded: return .quotaExceeded(detail: detail)
+            case .storageFailed: return .storageFailed(detail: detail)
+            default:
+                // An invalid name, value or argument, a domain a sandboxed caller may not
+                // touch, or a refusal a newer prefsd added: the caller's input, as prefsd says.
                 return .invalid(detail: detail)
-            case .forced(let detail): return .forced(domain: domain ?? "the domain", detail: detail)
-            case .exists(let detail): return .exists(domain: domain ?? "", detail: detail)
-            case .quotaExceeded(let detail): return .quotaExceeded(detail: detail)
-            case .storageFailed(let detail): return .storageFailed(detail: detail)
             }
         case .invalidRequest:
             return .invalid(detail: error.description)

@@ -20,9 +20,12 @@ enum ErrorMessages {
         let reason: String
         switch error {
         case .refused(.forced): reason = "an administrator has locked this setting"
-        case .refused(.quotaExceeded(let message)): reason = "it is too large for the preferences store (\(message))"
-        case .refused(.invalidValue(let message)), .refused(.invalidName(let message)): reason = "prefsd refused it as invalid (\(message))"
-        case .refused(.storageFailed(let message)): reason = "the preferences store could not save it (\(message))"
+        case .refused(let refusal) where refusal.name == .quotaExceeded:
+            reason = "it is too large for the preferences store (\(refusal.message))"
+        case .refused(let refusal) where refusal.name == .invalidValue || refusal.name == .invalidName:
+            reason = "prefsd refused it as invalid (\(refusal.message))"
+        case .refused(let refusal) where refusal.name == .storageFailed:
+            reason = "the preferences store could not save it (\(refusal.message))"
         case .serviceUnavailable(let message): reason = "the preferences service is not reachable (\(message))"
         default: reason = error.description
         }

@@ -101,7 +101,7 @@ struct InterfacePageTests {
                 rest = rest[range.upperBound...]
             }
         }
-        let answered = Set(PreferencesErrorName.allCases.map(\.rawValue))
+        let answered = Set(PreferencesErrorName.allCases.compactMap(\.shortName))
         #expect(
             named == answered,
             "docs/interface.md names \(named.subtracting(answered).sorted()) that prefsd does not answer and leaves out \(answered.subtracting(named).sorted())"

@@ -119,11 +119,14 @@ struct ProtocolPolicyTests {
             #expect(PreferencesFailure(errorName: name.busName) == .refused(name))
         }
         #expect(PreferencesFailure(errorName: "org.freedesktop.DBus.Error.AccessDenied") == .refused(.accessDenied))
-        #expect(PreferencesFailure(errorName: "org.freedesktop.DBus.Error.InvalidArgs") == .invalidArguments)
+        #expect(PreferencesFailure(errorName: "org.freedesktop.DBus.Error.InvalidArgs") == .refused(.invalidArguments))
         #expect(PreferencesFailure(errorName: "org.freedesktop.DBus.Error.Spawn.ChildExited") == .unavailable(.couldNotStart))
         #expect(PreferencesFailure(errorName: "org.freedesktop.DBus.Error.NameHasNoOwner") == .unavailable(.notRunning))
         #expect(PreferencesFailure(errorName: "org.freedesktop.DBus.Error.Timeout") == .unavailable(.noAnswer))
         #expect(PreferencesFailure(errorName: "org.freedesktop.DBus.Error.NoServer") == .unavailable(.disconnected))
-        #expect(PreferencesFailure(errorName: PreferencesErrorName.prefix + "SomethingNew") == .other)
+        // A refusal a newer prefsd adds is still a refusal, named as it was answered.
+        let newer = PreferencesErrorName.prefix + "SomethingNew"
+        #expect(PreferencesFailure(errorName: newer) == .refused(PreferencesErrorName(rawValue: newer)))
+        #expect(PreferencesFailure(errorName: "com.example.Error.Other") == .other)
     }
 }

@@ -27,4 +27,27 @@ import Testing
         #expect(PreferencesRefusal(busErrorName: "org.example.Other", message: "m") == nil)
         #expect(PreferencesRefusal(PreferencesModelError.invalidKey("", reason: "empty")).busErrorName == PreferencesErrorName.invalidName.busName)
     }
+
+    @Test("a refusal a newer prefsd adds reads as a refusal of its own name; patterns match refusals by name")
+    func newerRefusal() {
+        let name = PreferencesErrorName.prefix + "TooManyCooks"
+        let error = PreferencesProxyError(errorName: name, message: "one at a time")
+        #expect(error.refusal == PreferencesRefusal(PreferencesErrorName(rawValue: name), "one at a time"))
+        #expect(error.description == "one at a time")
+        #expect(error.failure == .refused(PreferencesErrorName(rawValue: name)))
+        #expect(error.failure?.concernsOneKey == false, "an unknown refusal is not retried key by key")
+        let matched: String =
+            switch error {
+            case .refused(.notFound): "not found"
+            case .refused(.forced): "forced"
+            case .refused: "another refusal"
+            default: "not a refusal"
+            }
+        #expect(matched == "another refusal")
+        let notFound = PreferencesProxyError(errorName: PreferencesErrorName.notFound.busName, message: "m")
+        guard case .refused(.notFound) = notFound else {
+            Issue.record("NotFound does not match .refused(.notFound): \(notFound)")
+            return
+        }
+    }
 }
