@@ -30,7 +30,11 @@ import PreferencesProxy
 
 /// The name of the error's case (of prefsd's refusal, for a refusal), as the tests match it.
 func caseName(_ error: PreferencesProxyError) -> String {
-    Mirror(reflecting: error.refusal.map { $0 as Any } ?? error).children.first?.label ?? "?"
+    guard let refusal = error.refusal else { return Mirror(reflecting: error).children.first?.label ?? "?" }
+    if refusal.name == .invalidArguments { return "invalidArguments" }
+    // prefsd's own name, as the refusal's member is spelled: `AccessDenied` → `accessDenied`.
+    let name = refusal.name.shortName ?? refusal.name.rawValue
+    return name.prefix(1).lowercased() + name.dropFirst()
 }
 
 /// Prints the outcome of one call.
