@@ -166,7 +166,7 @@ let package = Package(
         ),
         .target(
             name: "GVariantCoding",
-            dependencies: ["CGIO", "CGLib", "GVariantMapping", "PreferencesModel"],
+            dependencies: ["CGLib", "GVariantMapping", "PreferencesModel"],
             swiftSettings: strict
         ),
         // The installed GSettings schemas through GIO's schema API (the settings app's schema
