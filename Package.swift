@@ -252,7 +252,9 @@ let package = Package(
             dependencies: [
                 "BenchmarkKit",
                 "BusTestSupport",
+                "CGLib",
                 "DBus",
+                "GVariantMapping",
                 "Preferences",
                 "PreferencesModel",
                 "PreferencesProtocol",
