@@ -159,15 +159,29 @@ let package = Package(
             dependencies: ["PreferencesModel"],
             swiftSettings: strict
         ),
+        // GLib alone, for the GVariant mapping; its module map serves scripts/build-gio-module too.
+        .systemLibrary(
+            name: "CGLib",
+            pkgConfig: "glib-2.0",
+            providers: [.apt(["libglib2.0-dev"])]
+        ),
+        // The one GVariant mapping (schema-typed GVariant ↔ wire GVariant, tagged text), in the
+        // Embedded Swift subset on GLib's C API so that the GSettings module builds the same sources.
         .target(
-            name: "GVariantCoding",
-            dependencies: ["CGIO", "PreferencesModel"],
+            name: "GVariantMapping",
+            dependencies: ["CGLib"],
             swiftSettings: strict
         ),
-        // The installed GSettings schemas through GIO's schema API (the settings app's schema pages).
+        .target(
+            name: "GVariantCoding",
+            dependencies: ["CGLib", "GVariantMapping", "PreferencesModel"],
+            swiftSettings: strict
+        ),
+        // The installed GSettings schemas through GIO's schema API (the settings app's schema
+        // pages, the schema types `prefs dconf-import` checks against).
         .target(
             name: "GSettingsSchemas",
-            dependencies: ["CGIO", "GSettingsPaths", "GVariantCoding", "PreferencesModel"],
+            dependencies: ["CGIO", "GSettingsPaths", "GVariantCoding", "GVariantMapping", "PreferencesModel"],
             swiftSettings: strict
         ),
         // The GSettings backend itself (Sources/GSettingsBackend, the GIO module
@@ -246,7 +260,9 @@ let package = Package(
             dependencies: [
                 "BenchmarkKit",
                 "BusTestSupport",
+                "CGLib",
                 "DBus",
+                "GVariantMapping",
                 "Preferences",
                 "PreferencesModel",
                 "PreferencesProtocol",
@@ -407,6 +423,11 @@ let package = Package(
         .testTarget(
             name: "GSettingsSchemasTests",
             dependencies: ["GSettingsSchemas", "PreferencesModel"],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "GVariantMappingTests",
+            dependencies: ["CGLib", "GVariantMapping"],
             swiftSettings: strict
         ),
         .testTarget(

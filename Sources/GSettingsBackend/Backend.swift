@@ -131,7 +131,7 @@ final class Backend: @unchecked Sendable {
             if userValue && forced { return nil }
             return engine.value(location.key, in: domain)
         }
-        return value.flatMap { VariantMapping.settingsValue($0, type: type) }
+        return value.flatMap { VariantMapping.settingsValue(fromWire: $0.variant, type: type) }
     }
 
     /// The user's value of `key` as last handed to GSettings, if nothing changed since (a
@@ -153,7 +153,7 @@ final class Backend: @unchecked Sendable {
             waitForLoad(domain)
             return (engine.value(location.key, in: domain), changeCount, false)
         }
-        guard let value, let variant = VariantMapping.settingsValue(value, type: Self.typeString(type)) else { return nil }
+        guard let value, let variant = VariantMapping.settingsValue(fromWire: value.variant, type: Self.typeString(type)) else { return nil }
         // A snapshot's value is not kept: the next read checks the snapshot's validity again.
         if fromSnapshot { return variant }
         g_mutex_lock(&lock.pointee.mutex)
@@ -210,7 +210,7 @@ final class Backend: @unchecked Sendable {
             guard let location = location(change.key) else { return false }
             let domain = ClientDomain(location.domain)
             if byDomain[domain] == nil { order.append(domain) }
-            byDomain[domain, default: []].append((location.key, change.value.map { VariantMapping.wire(from: $0) }))
+            byDomain[domain, default: []].append((location.key, change.value.map { WireValue(taking: VariantMapping.wire(from: $0)) }))
         }
         let accepted: Bool = locked {
             for domain in order {

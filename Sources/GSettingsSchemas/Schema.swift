@@ -3,8 +3,6 @@ import CGIO
 /// An installed GSettings schema: its id, its path (none for a relocatable schema) and
 /// its keys, read through `g_settings_schema_*`.
 public final class Schema: Sendable {
-    // @unchecked: built once, every property a `let` of immutable values.
-
     /// The schema id (`org.gnome.desktop.interface`).
     public let id: String
     /// Its fixed path (`/org/gnome/desktop/interface/`), `nil` when it is relocatable.

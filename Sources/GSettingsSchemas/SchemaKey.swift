@@ -1,5 +1,6 @@
 import CGIO
 import GVariantCoding
+import GVariantMapping
 import PreferencesModel
 
 /// One key of an installed GSettings schema, as `g_settings_schema_key_*` describes it:
@@ -57,7 +58,7 @@ public final class SchemaKey: @unchecked Sendable {
         guard let defaultVariant = g_settings_schema_key_get_default_value(key) else { return nil }
         defer { g_variant_unref(defaultVariant) }
         defaultValue = VariantCoding.propertyList(from: defaultVariant)
-        defaultText = VariantText.listed(defaultVariant)
+        defaultText = SchemaText.listed(defaultVariant)
     }
 
     deinit {
@@ -83,22 +84,18 @@ public final class SchemaKey: @unchecked Sendable {
     public func text(_ stored: PropertyListValue?) -> String {
         guard let stored, let variant = readable(stored) else { return defaultText }
         defer { g_variant_unref(variant) }
-        return VariantText.listed(variant)
+        return SchemaText.listed(variant)
     }
 
     /// The value to store for `text`, GVariant text of the key's type (as `gsettings set`
     /// takes it; line breaks allowed), checked against the key's choices or range.
     /// - Throws: ``SchemaError`` saying what is wrong.
     public func value(parsing text: String) throws(SchemaError) -> PropertyListValue {
-        guard let variantType = g_variant_type_new(type) else {
-            throw .unparsable(key: name, type: type, detail: "the schema's type is not valid")
-        }
-        defer { g_variant_type_free(variantType) }
-        var error: UnsafeMutablePointer<GError>?
-        guard let parsed = g_variant_parse(variantType, text, nil, nil, &error), let variant = g_variant_take_ref(parsed) else {
-            let detail = error.map { String(cString: $0.pointee.message) } ?? "GLib gave no reason"
-            if let error { g_error_free(error) }
-            throw .unparsable(key: name, type: type, detail: detail)
+        let variant: OpaquePointer
+        do {
+            variant = try VariantText.parse(text, type: type)
+        } catch {
+            throw .unparsable(key: name, type: type, detail: error.detail)
         }
         defer { g_variant_unref(variant) }
         guard g_settings_schema_key_range_check(handle, variant) != 0 else {
@@ -110,17 +107,17 @@ public final class SchemaKey: @unchecked Sendable {
     /// The value to store for the string `text` (a key of type `s`), checked against the
     /// key's choices.
     public func value(string text: String) throws(SchemaError) -> PropertyListValue {
-        try value(parsing: VariantText.quoted(text))
+        try value(parsing: SchemaText.quoted(text))
     }
 
     /// The value to store for the enum nick `nick`.
     public func value(nick: String) throws(SchemaError) -> PropertyListValue {
-        try value(parsing: VariantText.quoted(nick))
+        try value(parsing: SchemaText.quoted(nick))
     }
 
     /// The value to store for the set of flag nicks `nicks`.
     public func value(flags nicks: [String]) throws(SchemaError) -> PropertyListValue {
-        try value(parsing: "@as [" + nicks.map(VariantText.quoted).joined(separator: ", ") + "]")
+        try value(parsing: "@as [" + nicks.map(SchemaText.quoted).joined(separator: ", ") + "]")
     }
 
     /// The nick GSettings reads for `stored` (an enum key).
@@ -157,7 +154,7 @@ public final class SchemaKey: @unchecked Sendable {
     /// A new reference to the GVariant GSettings reads for `stored`, or `nil` when it
     /// does not fit the type or the range (GSettings then reads the default).
     private func readable(_ stored: PropertyListValue) -> OpaquePointer? {
-        guard let made = VariantCoding.variant(from: stored, type: type), let variant = g_variant_take_ref(made) else { return nil }
+        guard let variant = VariantCoding.variant(from: stored, type: type) else { return nil }
         guard g_settings_schema_key_range_check(handle, variant) != 0 else {
             g_variant_unref(variant)
             return nil
@@ -177,8 +174,8 @@ public final class SchemaKey: @unchecked Sendable {
         guard let detail else { return .any }
         defer { g_variant_unref(detail) }
         switch kind {
-        case "enum": return .enumeration(VariantText.strings(detail))
-        case "flags": return .flags(VariantText.strings(detail))
+        case "enum": return .enumeration(SchemaText.strings(detail))
+        case "flags": return .flags(SchemaText.strings(detail))
         case "range":
             guard let low = g_variant_get_child_value(detail, 0), let high = g_variant_get_child_value(detail, 1) else { return .any }
             defer {
@@ -186,8 +183,8 @@ public final class SchemaKey: @unchecked Sendable {
                 g_variant_unref(high)
             }
             return .range(
-                minimum: VariantText.number(low), maximum: VariantText.number(high),
-                minimumText: VariantText.plain(low), maximumText: VariantText.plain(high))
+                minimum: SchemaText.number(low), maximum: SchemaText.number(high),
+                minimumText: SchemaText.plain(low), maximumText: SchemaText.plain(high))
         default: return .any
         }
     }

@@ -5,8 +5,6 @@ import GSettingsPaths
 /// `XDG_DATA_DIRS`, `GSETTINGS_SCHEMA_DIR`), loaded once, and which of them describe a
 /// prefsd domain under the GSettings path rule (``GSettingsPath``).
 public final class SchemaSource: Sendable {
-    // @unchecked: built once, every property a `let` of immutable values.
-
     /// Schemas with a fixed path, by id.
     public let fixed: [String: Schema]
     /// Relocatable schemas (no path of their own), by id.
@@ -47,6 +45,18 @@ public final class SchemaSource: Sendable {
         guard let source = g_settings_schema_source_get_default(), let schema = Schema(source: source, id: id), schema.path != nil
         else { return nil }
         return schema
+    }
+
+    /// The GVariant type of every key of every schema with a fixed path, by full key
+    /// (`/org/gnome/desktop/interface/cursor-size` → `i`). Relocatable schemas have no
+    /// path of their own and are not included.
+    public var fixedKeyTypes: [String: String] {
+        var types: [String: String] = [:]
+        for schema in fixed.values.sorted(by: { $0.id < $1.id }) {
+            guard let path = schema.path else { continue }
+            for key in schema.keys { types[path + key.name] = key.type }
+        }
+        return types
     }
 
     /// Every domain that a fixed-path schema describes.

@@ -1,6 +1,6 @@
 /// Why a GVariant text, a `dconf dump` keyfile or a dconf path could not be used.
 public enum GVariantCodingError: Error, Sendable, Equatable, CustomStringConvertible {
-    /// The keyfile does not parse (GLib's message names the line).
+    /// The keyfile does not parse (the detail names the first line that does not).
     case keyfile(detail: String)
     /// A dconf path that is not a directory (`/`, `/org/gnome/`: starts and ends with `/`).
     case notADirectory(String)

@@ -1,4 +1,5 @@
 import Foundation
+import GVariantCoding
 
 /// The `locks/` files of a dconf system database: each line that starts with `/` locks that
 /// key, as `dconf update` reads them. Other lines that are not blank or `#` comments are
@@ -8,7 +9,7 @@ enum DconfLocksReader {
     static func read(_ bytes: [UInt8]) -> (keys: Set<MappedKey>, problems: [FileProblem]) {
         var keys: Set<MappedKey> = []
         var problems: [FileProblem] = []
-        for (index, line) in DconfKeyfileReader.lines(of: bytes).enumerated() {
+        for (index, line) in DconfKeyfile.lines(of: bytes).enumerated() {
             let number = index + 1
             guard let text = line else {
                 problems.append(FileProblem(line: number, message: "the line is not UTF-8 text"))

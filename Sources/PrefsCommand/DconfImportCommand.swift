@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import GSettingsSchemas
 import GVariantCoding
 import PreferencesModel
 import PreferencesProxy
@@ -67,7 +68,7 @@ extension Prefs {
             } catch {
                 throw PrefsError.invalid(detail: "\(from ?? "dconf dump \(path)"): \(error.description)")
             }
-            let (values, problems, ignored) = DconfSource.values(of: entries, schemaTypes: InstalledSchemas.keyTypes())
+            let (values, problems, ignored) = DconfSource.values(of: entries, schemaTypes: SchemaSource().fixedKeyTypes)
             for note in ignored { Output.error(note) }
             guard problems.isEmpty else {
                 for problem in problems { Output.error(problem) }

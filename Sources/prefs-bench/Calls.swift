@@ -1,5 +1,6 @@
-import BenchmarkKit
+import CGLib
 import DBus
+import GVariantMapping
 import PreferencesModel
 import PreferencesProtocol
 import PreferencesProxy
@@ -36,11 +37,22 @@ enum Calls {
         PreferencesCall.removeDomain(domain).message
     }
 
-    /// dconf's `Change(ay)` of a serialised changeset.
-    static func dconfChange(_ changes: [(path: String, value: GVariantChangeset.Value?)]) -> DBusMessage {
-        .methodCall(
-            destination: dconfName, path: dconfPath, interface: dconfInterface, member: "Change",
-            body: [.bytes(GVariantChangeset.serialize(changes))])
+    /// A value the benchmark writes to dconf.
+    enum DconfValue {
+        /// `i`
+        case int32(Int32)
+    }
+
+    /// dconf's `Change(ay)` of a serialised changeset: each key set to its value, or reset.
+    static func dconfChange(_ changes: [(path: String, value: DconfValue?)]) -> DBusMessage {
+        let changeset = DconfChangeset.serialized(
+            changes.map { change in
+                switch change.value {
+                case .int32(let number)?: (change.path, g_variant_new_int32(number))
+                case nil: (change.path, nil)
+                }
+            })
+        return .methodCall(destination: dconfName, path: dconfPath, interface: dconfInterface, member: "Change", body: [.bytes(changeset)])
     }
 }
 

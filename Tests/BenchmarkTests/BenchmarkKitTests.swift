@@ -20,51 +20,6 @@ struct StatisticsTests {
     }
 }
 
-@Suite("GVariant a{smv} changeset encoder")
-struct GVariantTests {
-    /// `{'/a': <int32 1>}` as `a{smv}`, derived by hand from the GVariant serialisation spec:
-    /// the entry is "/a" NUL (3 bytes), padding to 8 (5 bytes), the variant — int32 1 little-endian,
-    /// NUL, "i" (6 bytes) — the Just marker 0 (1 byte), then the key's end offset 3 in one byte:
-    /// 16 bytes. The array appends the entry's end offset 16 (0x10) in one byte: 17 bytes.
-    @Test func oneInt32Entry() {
-        let bytes = GVariantChangeset.serialize([("/a", .int32(1))])
-        #expect(
-            bytes == [
-                0x2f, 0x61, 0x00, 0, 0, 0, 0, 0,
-                0x01, 0x00, 0x00, 0x00, 0x00, 0x69, 0x00, 0x03,
-                0x10,
-            ])
-    }
-
-    /// A reset (`Nothing`) is the key and its offset only; a second entry starts 8-aligned.
-    /// "/a" NUL + offset 3 = 4 bytes, padding to 8, then "/b" NUL 's' NUL NUL "s" … as below.
-    @Test func resetAndStringEntries() {
-        let bytes = GVariantChangeset.serialize([("/a", nil), ("/b", .string("x"))])
-        let first: [UInt8] = [0x2f, 0x61, 0x00, 0x03]
-        // "/b" NUL, pad to 8, "x" NUL NUL "s" (variant of a string), Just 0, key offset 3.
-        let second: [UInt8] = [0x2f, 0x62, 0x00, 0, 0, 0, 0, 0, 0x78, 0x00, 0x00, 0x73, 0x00, 0x03]
-        let ends: [UInt8] = [4, 8 + UInt8(second.count)]
-        #expect(bytes == first + [0, 0, 0, 0] + second + ends)
-    }
-
-    @Test func emptyChangesetIsEmpty() {
-        #expect(GVariantChangeset.serialize([]).isEmpty)
-    }
-
-    @Test func offsetWidthGrowsWithTheContainer() {
-        #expect(GVariantChangeset.offsetWidth(contentSize: 0, offsets: 1) == 1)
-        #expect(GVariantChangeset.offsetWidth(contentSize: 254, offsets: 1) == 1)
-        #expect(GVariantChangeset.offsetWidth(contentSize: 255, offsets: 1) == 2)
-        #expect(GVariantChangeset.offsetWidth(contentSize: 65_000, offsets: 300) == 4)
-        #expect(GVariantChangeset.offsetWidth(contentSize: 1 << 32, offsets: 1) == 8)
-        // 1,000 entries (~25 KB): 2-byte offsets; the last one is where the offset table starts.
-        let big = GVariantChangeset.serialize((0..<1000).map { ("/bench/k\($0)", .int32(Int32($0))) })
-        let tableStart = big.count - 2 * 1000
-        #expect(big.count > 255 && big.count < 65_536)
-        #expect(Int(big[big.count - 2]) | Int(big[big.count - 1]) << 8 == tableStart)
-    }
-}
-
 @Suite("Benchmark table")
 struct TableTests {
     @Test func columnsLineUp() {

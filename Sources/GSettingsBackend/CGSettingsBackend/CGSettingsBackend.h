@@ -5,6 +5,10 @@
  * sees of C: GIO with the GSettingsBackend API, which GLib hides unless asked for, the
  * instance struct of the backend's GObject type, and the macros Swift cannot import. */
 #define G_SETTINGS_ENABLE_BACKEND
+/* GLib through the module CGLib (Sources/CGLib, on the include path), which the GVariant
+ * mapping's sources import: its declarations then belong to one module, which this one
+ * re-exports, rather than to whichever of the two included <glib.h> first. */
+#include "CGLib.h"
 #include <gio/gio.h>
 #include <gio/gsettingsbackend.h>
 #include <string.h>

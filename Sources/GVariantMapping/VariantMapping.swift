@@ -1,31 +1,59 @@
-import CGSettingsBackend
+import CGLib
 
-/// How a GSettings value (a GVariant of the type its schema declares) is stored in prefsd
-/// and read back: exactly the mapping of `Sources/GVariantCoding/VariantCoding.swift`
-/// (which `prefs dconf-import` uses, and the README's GSettings section describes), done
-/// here GVariant to GVariant, without `PropertyListValue` and Foundation.
+/// How a GSettings value (a GVariant of the type its schema declares) is stored in prefsd,
+/// and turned back using the type GSettings expects: the one mapping between a schema-typed
+/// GVariant and the **wire value**, the GVariant prefsd holds on the bus, of a canonical
+/// type (`s x d b ay (d) av a{sv}`, an `av`'s items and an `a{sv}`'s values each a `v` of
+/// one of those, dictionaries sorted by key), which is a property-list value's shape.
 ///
 /// - **Native** when prefsd has a type of the same shape: `b`; `y n q i u x`, and `t` up to
-///   Int64.max, as `x`; `d`; `s`; `ay`; `(d)` when finite; `aT` as `av`; `a{sT}` whose keys
-///   come in sorted order as `a{sv}`; `v` holding a value that reads back as itself.
-/// - **Tagged text** for every other value: the string `@TYPE TEXT`, parsed back with
-///   `g_variant_parse`. A string stored for a `v` key that starts with `@` is tagged too.
-enum VariantMapping {
+///   Int64.max, as `x`; `d`; `s`; `ay`; `(d)` when its double is finite; `aT` as `av`;
+///   `a{sT}` whose keys come in sorted order as `a{sv}` (a prefsd dictionary has no order
+///   and reads back sorted, so only these read back equal); `v` holding a value that reads
+///   back as itself (a canonical type).
+/// - **Tagged text** for every other value (tuples, maybes, object paths, signatures,
+///   handles, dictionaries with other keys or with keys out of sorted order, a `(d)` of
+///   NaN or ±inf, a `t` above Int64.max, a `v` holding `i`…): the string `@TYPE TEXT`,
+///   GVariant's own text form with its type in front (`@(ii) (1, 2)`, `@mu nothing`,
+///   `@o '/a/b'`), parsed back with `g_variant_parse`. A string stored for a `v` key that
+///   starts with `@` is tagged too, so that it never reads as text to parse.
+///
+/// Reading goes by the expected type alone: a wire value whose shape does not fit it (an
+/// integer out of range, text that does not parse as that type) has no value of that type,
+/// and GSettings answers the schema's default, as with dconf.
+///
+/// Written in the Embedded Swift subset on GLib's C API only, so that the GSettings module
+/// (`scripts/build-gio-module` compiles these sources into it) and the SwiftPM target
+/// (`GVariantCoding`'s property-list values, `prefs dconf-import`/`dconf-export`, the
+/// Settings app's schema pages, the dconf system databases) run the same code. Every
+/// GVariant it returns is a new reference the caller owns (never floating).
+public enum VariantMapping {
     // MARK: GSettings to prefsd
 
-    /// The wire value for a GSettings value. Never fails: what has no native form is tagged text.
-    static func wire(from variant: OpaquePointer) -> WireValue {
+    /// The wire value for the schema-typed `variant`. Never fails: what has no native form
+    /// is tagged text.
+    public static func wire(from variant: OpaquePointer) -> OpaquePointer {
         let type = typeString(variant)
         if let native = native(variant, type[...]) {
             if type == "v", isTaggedString(native) {
                 g_variant_unref(native)
                 return tagged(variant, type: type)
             }
-            return WireValue(taking: native)
+            return native
         }
         return tagged(variant, type: type)
     }
 
+    /// Whether `type` (a GVariant type string) is one of the wire's canonical types, which a
+    /// `v` may hold natively: those a prefsd value of the same shape reads back as.
+    public static func isCanonical(_ type: String) -> Bool {
+        switch type {
+        case "s", "x", "d", "b", "ay", "(d)", "av", "a{sv}": true
+        default: false
+        }
+    }
+
+    /// Whether `variant` is a string whose first byte is `@`: tagged text, read by parsing.
     private static func isTaggedString(_ variant: OpaquePointer) -> Bool {
         guard typeString(variant) == "s" else { return false }
         return g_variant_get_string(variant, nil).pointee == CChar(UInt8(ascii: "@"))
@@ -35,13 +63,11 @@ enum VariantMapping {
         String(cString: g_variant_get_type_string(variant))
     }
 
-    private static func tagged(_ variant: OpaquePointer, type: String) -> WireValue {
-        guard let printed = g_variant_print(variant, 1) else { return WireValue(taking: g_variant_new_string("@" + type + " ")) }
-        defer { g_free(printed) }
-        let text = String(cString: printed)
+    private static func tagged(_ variant: OpaquePointer, type: String) -> OpaquePointer {
+        let text = VariantText.print(variant, annotated: true)
         // GVariant puts the type in front itself when the text alone would not tell it.
         let prefix = "@" + type + " "
-        return WireValue(taking: g_variant_new_string(text.hasPrefix(prefix) ? text : prefix + text))
+        return owned(g_variant_new_string(text.hasPrefix(prefix) ? text : prefix + text))!
     }
 
     /// A new reference (never floating) to the wire GVariant, or `nil` when the value has
@@ -102,14 +128,6 @@ enum VariantMapping {
         return array(children, elementType: "v")
     }
 
-    /// The types a `v` may hold natively: those a prefsd value of the same shape reads back as.
-    private static func isCanonical(_ type: String) -> Bool {
-        switch type {
-        case "s", "x", "d", "b", "ay", "(d)", "av", "a{sv}": true
-        default: false
-        }
-    }
-
     private static func withChild<T>(_ variant: OpaquePointer, _ index: Int, _ body: (OpaquePointer) -> T) -> T {
         let child = g_variant_get_child_value(variant, gsize(index))!
         defer { g_variant_unref(child) }
@@ -149,21 +167,13 @@ enum VariantMapping {
     // MARK: prefsd to GSettings
 
     /// A new reference to a GVariant of type `type` (a GVariant type string) for the wire
-    /// value, or `nil` when the value does not fit the type (GSettings then answers the default).
-    static func settingsValue(_ value: WireValue, type: String) -> OpaquePointer? {
-        if type != "s", typeString(value.variant) == "s", isTaggedString(value.variant) {
-            return owned(parse(value.variant, type: type))
+    /// value `wire`, or `nil` when the value does not fit the type (GSettings then answers
+    /// the default).
+    public static func settingsValue(fromWire wire: OpaquePointer, type: String) -> OpaquePointer? {
+        if type != "s", isTaggedString(wire) {
+            return try? VariantText.parse(String(cString: g_variant_get_string(wire, nil)), type: type)
         }
-        return make(value.variant, type[...])
-    }
-
-    private static func parse(_ text: OpaquePointer, type: String) -> OpaquePointer? {
-        guard let variantType = g_variant_type_new(type) else { return nil }
-        defer { g_variant_type_free(variantType) }
-        var error: UnsafeMutablePointer<GError>?
-        let parsed = g_variant_parse(variantType, g_variant_get_string(text, nil), nil, nil, &error)
-        if let error { g_error_free(error) }
-        return parsed
+        return make(wire, type[...])
     }
 
     /// `value` unwrapped of the variants around it.

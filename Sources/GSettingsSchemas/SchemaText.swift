@@ -1,8 +1,9 @@
 import CGIO
+import GVariantMapping
 
-/// GVariant text as the schema pages show it: GLib's own printing, with arrays and
-/// dictionaries one item per line so they read as lists (and parse back unchanged).
-enum VariantText {
+/// GVariant text as the schema pages show it: GLib's own printing (``VariantText``), with
+/// arrays and dictionaries one item per line so they read as lists (and parse back unchanged).
+enum SchemaText {
     /// `variant` printed; a non-empty array or dictionary (other than a byte string) as
     /// `[` / one item per line, each followed by `,` but the last / `]`.
     static func listed(_ variant: OpaquePointer) -> String {
@@ -28,12 +29,12 @@ enum VariantText {
 
     /// GLib's text with type annotations where GVariant needs them (`uint32 5`, `@as []`).
     static func annotated(_ variant: OpaquePointer) -> String {
-        print(variant, annotate: true)
+        VariantText.print(variant, annotated: true)
     }
 
     /// GLib's text without type annotations (parsed back against a known type).
     static func plain(_ variant: OpaquePointer) -> String {
-        print(variant, annotate: false)
+        VariantText.print(variant, annotated: false)
     }
 
     /// `text` as a GVariant string literal (`'it\'s'`).
@@ -65,11 +66,5 @@ enum VariantText {
         case "d": g_variant_get_double(variant)
         default: .nan
         }
-    }
-
-    private static func print(_ variant: OpaquePointer, annotate: Bool) -> String {
-        guard let printed = g_variant_print(variant, annotate ? 1 : 0) else { return "" }
-        defer { g_free(printed) }
-        return String(cString: printed)
     }
 }
