@@ -154,6 +154,11 @@ let package = Package(
             pkgConfig: "glib-2.0",
             providers: [.apt(["libglib2.0-dev"])]
         ),
+        // GVDB files (dconf's databases) written and read in pure Swift: no GLib, no Foundation.
+        .target(
+            name: "GVDB",
+            swiftSettings: strict
+        ),
         .target(
             name: "GSettingsPaths",
             dependencies: ["PreferencesModel"],
@@ -428,6 +433,13 @@ let package = Package(
         .testTarget(
             name: "GVariantMappingTests",
             dependencies: ["CGLib", "GVariantMapping"],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "GVDBTests",
+            // dconf's own reader (the dconf command) and dconf-service on a private bus judge
+            // the files; PyGObject serialises the GVariant values.
+            dependencies: ["BusTestSupport", "GVDB"],
             swiftSettings: strict
         ),
         .testTarget(

@@ -1,0 +1,130 @@
+/// dconf's databases in GVDB: what dconf-service writes to `$XDG_CONFIG_HOME/dconf/user`
+/// and what dconf's engine and `dconf_gvdb_utils_changeset_from_table` read from it.
+///
+/// A database holds each key (`/org/gnome/desktop/interface/color-scheme`) as a value, and
+/// every directory above a key (`/`, `/org/`, `/org/gnome/`, …) as a directory item listing
+/// its children, each item stored under its name after its parent's: this is how
+/// `dconf list` and `dconf dump` walk the tree. System databases compiled by `dconf compile`
+/// may also hold a nested table `.locks` naming locked keys; dconf-service never writes one.
+public enum DconfDatabaseFile {
+    /// The name of the nested table of locked keys in a dconf database.
+    public static let locksTableName = ".locks"
+
+    /// Whether `path` is a dconf key, as `dconf_is_key` decides: it starts with a slash, has
+    /// no two consecutive slashes and does not end with one (and, as a C string, holds no
+    /// zero byte).
+    public static func isKey(_ path: String) -> Bool {
+        let bytes = Array(path.utf8)
+        guard bytes.first == UInt8(ascii: "/"), bytes.last != UInt8(ascii: "/"), !bytes.contains(0) else { return false }
+        return !zip(bytes, bytes.dropFirst()).contains { $0 == UInt8(ascii: "/") && $1 == UInt8(ascii: "/") }
+    }
+
+    /// The file dconf-service writes for `values` (keys to values): byte for byte the file it
+    /// writes when the whole content reaches it as one change on an empty database (as
+    /// `dconf load /` does). Every other history gives a file that dconf reads the same;
+    /// dconf-service's own bytes then depend on the order its changes came in (see
+    /// ``file(inChangesetOrder:locks:)``).
+    ///
+    /// `locks`, when not empty, are stored in a nested `.locks` table, as `dconf compile`
+    /// stores the locks of a system database; a user database has none.
+    public static func file(_ values: [String: GVDBValue], locks: Set<String> = []) throws -> [UInt8] {
+        var table = DconfChangesetTable()
+        for key in values.keys.sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) }) {
+            table.set(key)
+        }
+        let entries = try table.order.map { key in
+            guard let value = values[key] else {
+                throw GVDBError(.invalidInput, "“\(key)” has no value")
+            }
+            return (key: key, value: value)
+        }
+        return try file(inChangesetOrder: entries, locks: locks)
+    }
+
+    /// The file dconf-service writes when its database changeset visits `entries` in this
+    /// order (the order of GLib's `GHashTable` of that changeset): each key is inserted into
+    /// gvdb-builder's table followed by those of its directories not yet there, innermost
+    /// first, as `dconf_gvdb_utils_write_file` does. Throws if a key is not a dconf key or is
+    /// given twice.
+    public static func file(inChangesetOrder entries: [(key: String, value: GVDBValue)], locks: Set<String> = []) throws -> [UInt8] {
+        var table = GVDBTableBuilder()
+        for (key, value) in entries {
+            guard isKey(key) else {
+                throw GVDBError(.invalidInput, "“\(key)” is not a dconf key: a key starts with “/”, does not end with one and has no “//”")
+            }
+            guard !table.contains(key) else {
+                throw GVDBError(.invalidInput, "the key “\(key)” is given twice")
+            }
+            // The key first, then its missing directories from the innermost outwards.
+            try table.insert(key, value: value, parent: parent(of: key))
+            var directory = parent(of: key)
+            while let name = directory, !table.contains(name) {
+                try table.insertDirectory(name, parent: parent(of: name))
+                directory = parent(of: name)
+            }
+        }
+        if !locks.isEmpty {
+            var locked = GVDBTableBuilder()
+            for key in locks.sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) }) {
+                try locked.insert(key, value: GVDBValue(typeString: "s", bytes: [0]))
+            }
+            try table.insert(locksTableName, table: locked)
+        }
+        return try table.serialized()
+    }
+
+    /// Every key of the database `bytes` with its value, as dconf-service takes a database in
+    /// (`dconf_gvdb_utils_changeset_from_table`: the names that are keys and hold a value).
+    /// Unlike dconf, which skips what it cannot read, any damage throws: the whole file is
+    /// checked first.
+    public static func values(in bytes: [UInt8]) throws -> [String: GVDBValue] {
+        let file = try GVDBFile(bytes: bytes)
+        try file.validate()
+        var values: [String: GVDBValue] = [:]
+        for name in try file.names() where isKey(name) {
+            if let value = try file.value(forKey: name) { values[name] = value }
+        }
+        return values
+    }
+
+    /// The keys locked by the database `bytes` (the names in its `.locks` table).
+    public static func locks(in bytes: [UInt8]) throws -> Set<String> {
+        guard let locks = try GVDBFile(bytes: bytes).table(forKey: locksTableName) else { return [] }
+        return Set(try locks.names())
+    }
+
+    /// The directory holding `path` (`/a/b/` for `/a/b/c` and for `/a/b/c/`), nil for `/`.
+    static func parent(of path: String) -> String? {
+        var bytes = Array(path.utf8)
+        guard bytes.count > 1 else { return nil }
+        if bytes.last == UInt8(ascii: "/") { bytes.removeLast() }
+        while let last = bytes.last, last != UInt8(ascii: "/") { bytes.removeLast() }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+}
+
+/// The order of dconf-service's database changeset (a `GHashTable` of keys): keys set in
+/// turn, and the copy dconf-service makes of it at the start of each change
+/// (`dconf_changeset_new_database`), which re-inserts the keys in visiting order.
+struct DconfChangesetTable {
+    private var hashes = GLibHashOrder()
+    private var keys: [String] = []
+    private var present: Set<String> = []
+
+    /// Sets `key` (a key already present keeps its place, as `g_hash_table_insert` keeps it).
+    mutating func set(_ key: String) {
+        guard present.insert(key).inserted else { return }
+        hashes.insert(hash: djbHash(key.utf8), id: keys.count)
+        keys.append(key)
+    }
+
+    /// The keys in visiting order.
+    var order: [String] { hashes.order.map { keys[$0] } }
+
+    /// A fresh table holding the same keys, inserted in visiting order.
+    func copied() -> DconfChangesetTable {
+        var copy = DconfChangesetTable()
+        for key in order { copy.set(key) }
+        return copy
+    }
+}

@@ -1,0 +1,79 @@
+import BusTestSupport
+import GVDB
+import Testing
+
+/// The format itself: headers, the builder's rules, the reader's lookups.
+@Suite("GVDB format")
+struct FormatTests {
+    let string = { (text: String) throws -> GVDBValue in try GVDBValue(typeString: "s", bytes: Array(text.utf8) + [0]) }
+
+    @Test("the empty file is a header and an empty table, as gvdb-builder writes it")
+    func emptyFile() throws {
+        let bytes = try GVDBTableBuilder().serialized()
+        #expect(bytes == Array("GVariant".utf8) + [0, 0, 0, 0, 0, 0, 0, 0, 24, 0, 0, 0, 32, 0, 0, 0, 0, 0, 0, 0x28, 0, 0, 0, 0])
+        let file = try GVDBFile(bytes: bytes)
+        #expect(file.count == 0)
+        #expect(try file.names() == [])
+        #expect(try file.value(forKey: "/a") == nil)
+    }
+
+    @Test("values, directories and nested tables are found by name; lists hold the children sorted")
+    func lookups() throws {
+        var table = GVDBTableBuilder()
+        try table.insert("/b/z", value: string("z"), parent: "/b/")
+        try table.insert("/b/a", value: string("a"), parent: "/b/")
+        try table.insertDirectory("/b/", parent: "/")
+        try table.insertDirectory("/")
+        var nested = GVDBTableBuilder()
+        try nested.insert("inner", value: string("i"))
+        try table.insert("nested", table: nested)
+        let file = try GVDBFile(bytes: table.serialized())
+        try file.validate()
+        #expect(Set(try file.names()) == ["/", "/b/", "/b/a", "/b/z", "nested"])
+        #expect(try file.value(forKey: "/b/a") == string("a"))
+        #expect(try file.value(forKey: "/b/") == nil)
+        #expect(try file.list("/") == ["b/"])
+        #expect(try file.list("/b/") == ["a", "z"])
+        #expect(try file.list("/b/a") == nil)
+        #expect(try file.table(forKey: "nested")?.value(forKey: "inner") == string("i"))
+        #expect(file.hasValue("/b/z"))
+        #expect(!file.hasValue("/b/"))
+    }
+
+    @Test("locks go in a nested .locks table, as dconf compile writes them")
+    func locks() throws {
+        let bytes = try DconfDatabaseFile.file(["/a/b": string("x")], locks: ["/a/b", "/a/c"])
+        #expect(try DconfDatabaseFile.locks(in: bytes) == ["/a/b", "/a/c"])
+        #expect(try DconfDatabaseFile.values(in: bytes) == ["/a/b": string("x")])
+        #expect(try DconfDatabaseFile.locks(in: DconfDatabaseFile.file(["/a/b": string("x")])) == [])
+    }
+
+    @Test("the writer refuses what it cannot store, saying why")
+    func refusals() throws {
+        for key in ["a/b", "/a/", "/a//b", "", "/a\u{0}b"] {
+            #expect(throws: GVDBError.self, "\(key)") { try DconfDatabaseFile.file([key: string("x")]) }
+        }
+        var table = GVDBTableBuilder()
+        try table.insert("/a/b", value: string("x"), parent: "/a/")
+        let missingParent = #expect(throws: GVDBError.self) { try table.serialized() }
+        #expect(missingParent?.kind == .invalidInput)
+        #expect(missingParent?.message.contains("insertDirectory") == true)
+        #expect(throws: GVDBError.self) { try table.insert("/a/b", value: string("y")) }
+        #expect(throws: GVDBError.self) { try table.insert("/x", value: string("y"), parent: "/a/") }
+        #expect(throws: GVDBError.self) { try GVDBValue(typeString: "ai(", bytes: []) }
+        #expect(throws: GVDBError.self) { try GVDBValue(typeString: "ss", bytes: []) }
+        #expect(throws: GVDBError.self) { try GVDBValue(typeString: "a{vs}", bytes: []) }
+        #expect(throws: GVDBError.self) { try GVDBValue(typeString: "*", bytes: []) }
+        #expect(try GVDBValue(typeString: "a{s(iv)}", bytes: []).typeString == "a{s(iv)}")
+        #expect(try GVDBValue(typeString: "()", bytes: [0]).typeString == "()")
+    }
+
+    @Test("the key hash is djb's over signed bytes, as GLib's")
+    func hash() throws {
+        // Hash values gvdb-builder stored in a file dconf-service wrote (/a/, /a/b, /).
+        let file = try GVDBFile(bytes: DconfDatabaseFile.file(["/a/b": string("x")]))
+        #expect(Set(try file.names()) == ["/", "/a/", "/a/b"])
+        let unicode = try DconfDatabaseFile.file(["/ä/ü": string("x")])
+        #expect(try DconfDatabaseFile.values(in: unicode) == ["/ä/ü": string("x")])
+    }
+}
