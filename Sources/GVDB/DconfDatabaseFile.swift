@@ -29,7 +29,8 @@ public enum DconfDatabaseFile {
     /// stores the locks of a system database; a user database has none.
     public static func file(_ values: [String: GVDBValue], locks: Set<String> = []) throws -> [UInt8] {
         var table = DconfChangesetTable()
-        for key in values.keys.sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) }) {
+        // dconf_changeset_change sets a change's keys in strcmp order.
+        for (_, key) in values.keys.map({ (Array($0.utf8), $0) }).sorted(by: { $0.0.lexicographicallyPrecedes($1.0) }) {
             table.set(key)
         }
         let entries = try table.order.map { key in
@@ -80,11 +81,7 @@ public enum DconfDatabaseFile {
     public static func values(in bytes: [UInt8]) throws -> [String: GVDBValue] {
         let file = try GVDBFile(bytes: bytes)
         try file.validate()
-        var values: [String: GVDBValue] = [:]
-        for name in try file.names() where isKey(name) {
-            if let value = try file.value(forKey: name) { values[name] = value }
-        }
-        return values
+        return try file.keyedValues().filter { isKey($0.key) }
     }
 
     /// The keys locked by the database `bytes` (the names in its `.locks` table).
@@ -114,7 +111,7 @@ struct DconfChangesetTable {
     /// Sets `key` (a key already present keeps its place, as `g_hash_table_insert` keeps it).
     mutating func set(_ key: String) {
         guard present.insert(key).inserted else { return }
-        hashes.insert(hash: djbHash(key.utf8), id: keys.count)
+        hashes.insert(hash: djbHash(key), id: keys.count)
         keys.append(key)
     }
 

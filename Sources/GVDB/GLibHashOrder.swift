@@ -1,11 +1,22 @@
 /// The string hash both gvdb-builder (`djb_hash`) and GLib (`g_str_hash`) use: djb's
 /// `h * 33 + c` from 5381, each byte taken as a *signed* char.
-func djbHash<Bytes: Sequence<UInt8>>(_ key: Bytes) -> UInt32 {
+func djbHash(_ key: UnsafeBufferPointer<UInt8>) -> UInt32 {
     var hash: UInt32 = 5381
     for byte in key {
         hash = hash &* 33 &+ UInt32(bitPattern: Int32(Int8(bitPattern: byte)))
     }
     return hash
+}
+
+/// ``djbHash(_:)`` of the bytes `key`.
+func djbHash(_ key: [UInt8]) -> UInt32 {
+    key.withUnsafeBufferPointer { djbHash($0) }
+}
+
+/// ``djbHash(_:)`` of the UTF-8 bytes of `key`.
+func djbHash(_ key: String) -> UInt32 {
+    var key = key
+    return key.withUTF8 { djbHash($0) }
 }
 
 /// The order in which a GLib 2.74 `GHashTable` of strings (`g_str_hash`) visits its entries

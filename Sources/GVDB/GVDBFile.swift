@@ -165,6 +165,15 @@ public struct GVDBFile: Sendable {
         return try GVDBFile(bytes: bytes, table: Pointer(start: item.start, end: item.end), what: "the table “\(key)”")
     }
 
+    /// Every value of this table by name (an item whose name is taken twice gives the first).
+    func keyedValues() throws -> [String: GVDBValue] {
+        var values: [String: GVDBValue] = [:]
+        for (position, name) in try names().enumerated() where items[position].type == UInt8(ascii: "v") && values[name] == nil {
+            values[name] = try value(of: items[position], named: name)
+        }
+        return values
+    }
+
     /// Checks every item of this table and of the tables nested in it: names, parents,
     /// values, lists, and that each name is found again by a lookup. Throws the first damage.
     public func validate() throws {

@@ -22,12 +22,21 @@ public struct GVDBTableBuilder: Sendable {
         let key: String
         let parent: String?
         let content: Content
+        /// The name's UTF-8 bytes, as stored and hashed.
+        let keyBytes: [UInt8]
+
+        init(key: String, parent: String?, content: Content) {
+            self.key = key
+            self.parent = parent
+            self.content = content
+            keyBytes = Array(key.utf8)
+        }
     }
 
     /// The items, in insertion order.
     private(set) var items: [Item] = []
     /// Each item's position in ``items``, by name.
-    private var positions: [String: Int] = [:]
+    private(set) var positions: [String: Int] = [:]
 
     /// An empty table.
     public init() {}
@@ -62,11 +71,11 @@ public struct GVDBTableBuilder: Sendable {
             throw GVDBError(.invalidInput, "“\(item.key)” is inserted twice: each name of a GVDB table is unique")
         }
         if let parent = item.parent {
-            guard item.key.utf8.starts(with: parent.utf8), item.key.utf8.count > parent.utf8.count else {
+            guard item.keyBytes.starts(with: Array(parent.utf8)), item.keyBytes.count > parent.utf8.count else {
                 throw GVDBError(.invalidInput, "“\(item.key)” does not start with the name of its parent “\(parent)”")
             }
         }
-        guard item.key.utf8.count - (item.parent?.utf8.count ?? 0) <= Int(UInt16.max) else {
+        guard item.keyBytes.count - (item.parent?.utf8.count ?? 0) <= Int(UInt16.max) else {
             throw GVDBError(.invalidInput, "the name “\(item.key.prefix(64))…” is longer than GVDB's 65535 bytes")
         }
         positions[item.key] = items.count
@@ -124,12 +133,15 @@ private struct FileBuilder {
     mutating func allocate(alignment: Int, size: Int) -> Range<UInt32> {
         while bytes.count % alignment != 0 { bytes.append(0) }
         let start = bytes.count
-        bytes += Array(repeating: 0, count: size)
+        bytes.append(contentsOf: repeatElement(0, count: size))
         return UInt32(truncatingIfNeeded: start)..<UInt32(truncatingIfNeeded: bytes.count)
     }
 
     mutating func put32(_ value: UInt32, at offset: Int) {
-        bytes.replaceSubrange(offset..<offset + 4, with: GVDBFormat.le32(value))
+        bytes[offset] = UInt8(truncatingIfNeeded: value)
+        bytes[offset + 1] = UInt8(truncatingIfNeeded: value >> 8)
+        bytes[offset + 2] = UInt8(truncatingIfNeeded: value >> 16)
+        bytes[offset + 3] = UInt8(truncatingIfNeeded: value >> 24)
     }
 
     /// `file_builder_add_hash`: the table's header, buckets and items, then for each item in
@@ -137,64 +149,70 @@ private struct FileBuilder {
     mutating func addHashTable(_ table: GVDBTableBuilder) throws -> Range<UInt32> {
         let items = table.items
         let bucketCount = items.count
-        let hashes = items.map { djbHash($0.key.utf8) }
+        let keyBytes = items.map(\.keyBytes)
+        let hashes = keyBytes.map { djbHash($0) }
 
         // gvdb-builder's buckets: the GHashTable's visiting order, each item put at the head
-        // of its bucket's list.
+        // of its bucket's list, so each bucket holds its items in reverse visiting order.
         var visit = GLibHashOrder()
         for (id, hash) in hashes.enumerated() { visit.insert(hash: hash, id: id) }
-        var buckets = Array(repeating: [Int](), count: bucketCount)
-        for id in visit.order {
-            buckets[Int(hashes[id] % UInt32(bucketCount))].insert(id, at: 0)
-        }
-        let ordered = buckets.flatMap { $0 }
+        var bucketStarts = Array(repeating: 0, count: bucketCount + 1)
+        for hash in hashes { bucketStarts[Int(hash % UInt32(bucketCount)) + 1] += 1 }
+        for bucket in 0..<bucketCount { bucketStarts[bucket + 1] += bucketStarts[bucket] }
+        var next = bucketStarts
+        var ordered = Array(repeating: 0, count: items.count)
         var index = Array(repeating: 0, count: items.count)
-        for (position, id) in ordered.enumerated() { index[id] = position }
+        for id in visit.order.reversed() {
+            let bucket = Int(hashes[id] % UInt32(bucketCount))
+            ordered[next[bucket]] = id
+            index[id] = next[bucket]
+            next[bucket] += 1
+        }
 
         // Each directory's children, sorted by name as gvdb_item_set_parent keeps them.
         var children = Array(repeating: [Int](), count: items.count)
-        var positions: [String: Int] = [:]
-        for (id, item) in items.enumerated() { positions[item.key] = id }
+        let positions = table.positions
+        var parentIDs = [Int?](repeating: nil, count: items.count)
         for (id, item) in items.enumerated() {
             guard let parent = item.parent else { continue }
             guard let parentID = positions[parent], case .directory = items[parentID].content else {
                 throw GVDBError(.invalidInput, "the parent “\(parent)” of “\(item.key)” is not in the table as a directory: insert it with insertDirectory")
             }
             children[parentID].append(id)
+            parentIDs[id] = parentID
         }
         for id in children.indices {
-            children[id].sort { items[$0].key.utf8.lexicographicallyPrecedes(items[$1].key.utf8) }
+            children[id].sort { keyBytes[$0].lexicographicallyPrecedes(keyBytes[$1]) }
         }
 
         let region = allocate(alignment: 4, size: 8 + 4 * bucketCount + GVDBFormat.itemSize * items.count)
         let start = Int(region.lowerBound)
         put32(GVDBFormat.bloomShift << 27, at: start)
         put32(UInt32(bucketCount), at: start + 4)
-        var first = 0
-        for (bucket, members) in buckets.enumerated() {
-            put32(UInt32(first), at: start + 8 + 4 * bucket)
-            first += members.count
+        for bucket in 0..<bucketCount {
+            put32(UInt32(bucketStarts[bucket]), at: start + 8 + 4 * bucket)
         }
         let itemsStart = start + 8 + 4 * bucketCount
         for (position, id) in ordered.enumerated() {
-            let item = items[id]
             let entry = itemsStart + GVDBFormat.itemSize * position
             put32(hashes[id], at: entry)
-            let parentID = item.parent.flatMap { positions[$0] }
+            let parentID = parentIDs[id]
             put32(parentID.map { UInt32(index[$0]) } ?? GVDBFormat.noParent, at: entry + 4)
-            let name = Array(item.key.utf8.dropFirst(item.parent?.utf8.count ?? 0))
+            let name = keyBytes[id].dropFirst(parentID.map { keyBytes[$0].count } ?? 0)
             put32(UInt32(truncatingIfNeeded: bytes.count), at: entry + 8)
             bytes[entry + 12] = UInt8(truncatingIfNeeded: name.count)
             bytes[entry + 13] = UInt8(truncatingIfNeeded: name.count >> 8)
             bytes += name
             var pointer: Range<UInt32>?
-            switch item.content {
+            switch items[id].content {
             case .value(let value):
                 bytes[entry + 14] = UInt8(ascii: "v")
-                let variant = value.variantBytes
-                let range = allocate(alignment: 8, size: variant.count)
-                bytes.replaceSubrange(Int(range.lowerBound)..<Int(range.upperBound), with: variant)
-                pointer = range
+                while bytes.count % 8 != 0 { bytes.append(0) }
+                let start = bytes.count
+                bytes += value.bytes
+                bytes.append(0)
+                bytes += value.typeString.utf8
+                pointer = UInt32(truncatingIfNeeded: start)..<UInt32(truncatingIfNeeded: bytes.count)
             case .directory where !children[id].isEmpty:
                 bytes[entry + 14] = UInt8(ascii: "L")
                 let range = allocate(alignment: 4, size: 4 * children[id].count)
