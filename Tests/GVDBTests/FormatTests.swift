@@ -68,6 +68,25 @@ struct FormatTests {
         #expect(try GVDBValue(typeString: "()", bytes: [0]).typeString == "()")
     }
 
+    @Test("a fixed-size type needs its exact size: GLib's own serialisations pass, a short one is refused")
+    func fixedSizes() throws {
+        let parsed = try GLibVariant.parse([
+            ("(yi)", "(byte 1, 2)"), ("(iy)", "(2, byte 1)"), ("(ybqx)", "(byte 1, true, uint16 3, int64 4)"), ("()", "()"),
+            ("((y)(i))", "((byte 1,), (2,))"), ("(dy)", "(1.5, byte 2)"), ("a(yi)", "[(byte 1, 2)]"),
+        ])
+        #expect(parsed.map(\.value.bytes.count) == [8, 8, 16, 1, 8, 16, 8])
+        let short = #expect(throws: GVDBError.self) { try GVDBValue(typeString: "i", bytes: [1, 2, 3]) }
+        #expect(short?.message == "a value of type i is 4 bytes long, not 3")
+        // Stored short, it is damage the reader reports.
+        var table = GVDBTableBuilder()
+        try table.insert("k", value: GVDBValue(typeString: "(yy)", bytes: [1, 2]))
+        var bytes = try table.serialized()
+        let variant = try #require(bytes.lastIndex(of: UInt8(ascii: "(")))
+        bytes.replaceSubrange(variant..<variant + 4, with: Array("(yi)".utf8))
+        let damage = #expect(throws: GVDBError.self) { try GVDBFile(bytes: bytes).validate() }
+        #expect(damage?.message == "“k”: a stored value of type (yi) is 2 bytes long, not 8")
+    }
+
     @Test("the key hash is djb's over signed bytes, as GLib's")
     func hash() throws {
         // Hash values gvdb-builder stored in a file dconf-service wrote (/a/, /a/b, /).
