@@ -96,6 +96,29 @@ public final class PrivateBus: Sendable {
         try? FileManager.default.removeItem(at: directory)
     }
 
+    /// The process owning `name` on the bus at `address`, asked of the bus driver
+    /// (`GetConnectionUnixProcessID` through `dbus-send`); nil when nothing owns it. A
+    /// service the bus activated outlives its bus: a test ends it through this.
+    public static func processID(owning name: String, onBusAt address: String) -> pid_t? {
+        let reply = try? runCommand(
+            "dbus-send",
+            [
+                "--bus=\(address)", "--print-reply=literal", "--dest=org.freedesktop.DBus", "/org/freedesktop/DBus",
+                "org.freedesktop.DBus.GetConnectionUnixProcessID", "string:\(name)",
+            ], timeout: .seconds(10))
+        guard let reply, reply.status == 0,
+            let number = reply.stdout.split(whereSeparator: \.isWhitespace).last.flatMap({ pid_t($0) }), number > 1
+        else {
+            return nil
+        }
+        return number
+    }
+
+    /// The process owning `name` on this bus; see ``processID(owning:onBusAt:)``.
+    public func processID(owning name: String) -> pid_t? {
+        Self.processID(owning: name, onBusAt: address)
+    }
+
     private static func configuration(socket: String, services: String) -> String {
         """
         <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"

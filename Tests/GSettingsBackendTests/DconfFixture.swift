@@ -78,16 +78,7 @@ struct DconfFixture {
     /// bus is gone, and the test is done with it by then). Call it before the
     /// bus goes away.
     func stop() {
-        guard
-            let reply = try? runCommand(
-                "dbus-send",
-                [
-                    "--session", "--print-reply=literal", "--dest=org.freedesktop.DBus", "/org/freedesktop/DBus",
-                    "org.freedesktop.DBus.GetConnectionUnixProcessID", "string:ca.desrt.dconf",
-                ], environment: environment, timeout: .seconds(10)),
-            reply.status == 0,
-            let pid = reply.stdout.split(whereSeparator: \.isWhitespace).last.flatMap({ Int32($0) }), pid > 1
-        else { return }
+        guard let address = settings.busAddress, let pid = PrivateBus.processID(owning: "ca.desrt.dconf", onBusAt: address) else { return }
         kill(pid, SIGKILL)
     }
 

@@ -124,17 +124,7 @@ final class DconfService {
 
     /// Kills the `dconf-service` the bus started (it outlives its bus otherwise), then the bus.
     func stop() {
-        if let reply = try? runCommand(
-            "dbus-send",
-            [
-                "--session", "--print-reply=literal", "--dest=org.freedesktop.DBus", "/org/freedesktop/DBus",
-                "org.freedesktop.DBus.GetConnectionUnixProcessID", "string:ca.desrt.dconf",
-            ], environment: home.environment, timeout: .seconds(10)),
-            reply.status == 0,
-            let pid = reply.stdout.split(whereSeparator: \.isWhitespace).last.flatMap({ Int32($0) }), pid > 1
-        {
-            kill(pid, SIGKILL)
-        }
+        if let pid = bus.processID(owning: "ca.desrt.dconf") { kill(pid, SIGKILL) }
         bus.stop()
         home.remove()
     }

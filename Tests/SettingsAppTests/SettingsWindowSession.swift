@@ -84,24 +84,8 @@ final class SettingsWindowSession: Sendable {
         kill(xvfb.processIdentifier, SIGKILL)
         _ = waitForExit(of: xvfb)
         // The registry outlives its bus: end it too.
-        if let registry = Self.owner(of: "org.a11y.atspi.Registry", on: accessibilityBus.address) { kill(registry, SIGKILL) }
+        if let registry = accessibilityBus.processID(owning: "org.a11y.atspi.Registry") { kill(registry, SIGKILL) }
         accessibilityBus.stop()
-    }
-
-    /// The process owning `name` on the bus at `address`, if any.
-    private static func owner(of name: String, on address: String) -> pid_t? {
-        let reply = try? runCommand(
-            "dbus-send",
-            [
-                "--bus=\(address)", "--print-reply=literal", "--dest=org.freedesktop.DBus", "/org/freedesktop/DBus",
-                "org.freedesktop.DBus.GetConnectionUnixProcessID", "string:\(name)",
-            ])
-        guard let reply, reply.status == 0,
-            let number = reply.stdout.split(separator: " ").last.flatMap({ pid_t($0.trimmingCharacters(in: .whitespacesAndNewlines)) })
-        else {
-            return nil
-        }
-        return number
     }
 
     /// The environment of the app, the driver and prefs: the fixture's bus, the display.
