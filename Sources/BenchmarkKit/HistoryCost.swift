@@ -14,6 +14,13 @@ public struct HistoryCost: Sendable, Equatable {
     public var byteBound: Int
     /// The store's files (database and WAL) after the changes, in bytes.
     public var fileBytes: Int
+    /// Median seconds of `prefs history --limit 3` on that journal (the newest entries),
+    /// and of the same reading the whole journal (`--since` the epoch).
+    public var newestRead: Double
+    public var wholeRead: Double
+
+    /// The target of a `prefs history --limit 3`, whatever the journal holds.
+    public static let newestReadTarget = 0.050
 
     /// The journal's `Write` target: at most 5 % slower than without it.
     public static let writeTarget = 1.05
@@ -21,8 +28,9 @@ public struct HistoryCost: Sendable, Equatable {
     /// Makes the figures.
     public init(
         withJournal: Double, withoutJournal: Double, changes: Int, entries: Int, bytes: Int,
-        entryBound: Int, byteBound: Int, fileBytes: Int
+        entryBound: Int, byteBound: Int, fileBytes: Int, newestRead: Double, wholeRead: Double
     ) {
+        (self.newestRead, self.wholeRead) = (newestRead, wholeRead)
         (self.withJournal, self.withoutJournal, self.changes) = (withJournal, withoutJournal, changes)
         (self.entries, self.bytes, self.entryBound, self.byteBound, self.fileBytes) = (entries, bytes, entryBound, byteBound, fileBytes)
     }
@@ -46,6 +54,11 @@ public struct HistoryCost: Sendable, Equatable {
                 "journal after \(changes) changes of one key",
                 "\(entries) entries, \(bytes) bytes counted (store files \(fileBytes) bytes)",
                 "≤ \(entryBound) entries, ≤ \(byteBound) bytes", boundMet ? "met" : "**missed**",
+            ],
+            [
+                "`prefs history --limit 3` (whole process) on that journal; reading all of it instead",
+                "\(Format.duration(newestRead)); \(Format.duration(wholeRead))",
+                "≤ \(Format.duration(Self.newestReadTarget))", newestRead <= Self.newestReadTarget ? "met" : "**missed**",
             ],
         ]
     }

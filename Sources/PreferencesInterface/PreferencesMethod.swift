@@ -19,6 +19,8 @@ public enum PreferencesMethod: String, Sendable, CaseIterable {
     case history = "History"
     case revertTo = "RevertTo"
     case revertKeyTo = "RevertKeyTo"
+    /// Beyond the contract: the newest entries of the change journal.
+    case recentHistory = "RecentHistory"
     /// Contract 0.4: the administrator's defaults of a domain (not its locks).
     case administratorDefaults = "AdministratorDefaults"
     /// Beyond the contract: the domains an administrator sets values in.
@@ -36,6 +38,7 @@ public enum PreferencesMethod: String, Sendable, CaseIterable {
         case .replaceDomain, .setVolatileDomain: "sa{sv}"
         case .lookup: "ass"
         case .history: "sstu"
+        case .recentHistory: "ssu"
         case .revertTo: "st"
         case .revertKeyTo: "sst"
         }

@@ -89,15 +89,24 @@ public enum PreferencesCall {
     /// entries of `domain` (of `key` only, unless it is `""`) with a sequence above
     /// `after`, oldest first, at most `limit` (0: as many as one reply carries).
     public static func history(_ domain: String, key: String = "", after: UInt64 = 0, limit: UInt32 = 0) -> PreferencesRequest<[HistoryEntry]> {
-        PreferencesRequest(
-            member: PreferencesMethod.history.rawValue,
-            [.string(domain), .string(key), .uint64(after), .uint32(limit)], reply: "a" + HistoryEntry.dbusSignature.rawValue
-        ) { body throws(PreferencesProxyError) in
-            guard case .array(_, let items) = body[0] else { throw .unexpectedReply("History did not answer an array") }
+        historyRequest(.history, [.string(domain), .string(key), .uint64(after), .uint32(limit)])
+    }
+
+    /// `RecentHistory(s domain, s key, u limit) -> a(txsssbvbv)` (beyond the contract): the
+    /// newest `limit` entries of `domain` (of `key` only, unless it is `""`; every domain
+    /// for `""`), oldest first; 0 asks for as many as one reply carries. Its cost does not
+    /// grow with the journal, as reading the whole of it with `History` does.
+    public static func recentHistory(_ domain: String, key: String = "", limit: UInt32) -> PreferencesRequest<[HistoryEntry]> {
+        historyRequest(.recentHistory, [.string(domain), .string(key), .uint32(limit)])
+    }
+
+    private static func historyRequest(_ method: PreferencesMethod, _ arguments: [DBusValue]) -> PreferencesRequest<[HistoryEntry]> {
+        PreferencesRequest(member: method.rawValue, arguments, reply: "a" + HistoryEntry.dbusSignature.rawValue) { body throws(PreferencesProxyError) in
+            guard case .array(_, let items) = body[0] else { throw .unexpectedReply("\(method.rawValue) did not answer an array") }
             var entries: [HistoryEntry] = []
             for item in items {
                 guard let entry = HistoryEntry(dbus: item) else {
-                    throw .unexpectedReply("History answered an entry prefsd's client cannot read: \(item.signature.rawValue)")
+                    throw .unexpectedReply("\(method.rawValue) answered an entry prefsd's client cannot read: \(item.signature.rawValue)")
                 }
                 entries.append(entry)
             }

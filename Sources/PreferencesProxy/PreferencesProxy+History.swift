@@ -13,6 +13,9 @@ extension PreferencesProxy {
         }
     }
 
+    /// How many of the newest entries ``undoLastChange(_:key:)`` reads first.
+    static let recentEntriesForUndo: UInt32 = 64
+
     /// The change ``undoLastChange(_:key:)`` would undo: the newest entry of `domain` (of
     /// `key` when given) not made by an administrator's managed file (`who` = `managed`:
     /// a revert never undoes those), or `nil` when there is none.
@@ -28,7 +31,18 @@ extension PreferencesProxy {
     /// This is `prefs undo` and the settings app's Undo.
     @discardableResult
     public func undoLastChange(_ domain: String, key: String? = nil) async throws(PreferencesProxyError) -> HistoryEntry? {
-        guard let last = Self.lastUndoable(in: try await fullHistory(domain, key: key ?? "")) else { return nil }
+        // The newest entries tell it, unless all of them are an administrator's: then the
+        // whole journal is read.
+        let recent = try await recentHistory(domain, key: key ?? "", limit: Self.recentEntriesForUndo)
+        let found =
+            if let last = Self.lastUndoable(in: recent) {
+                last
+            } else if recent.count < Self.recentEntriesForUndo {
+                nil as HistoryEntry?
+            } else {
+                Self.lastUndoable(in: try await fullHistory(domain, key: key ?? ""))
+            }
+        guard let last = found else { return nil }
         let before = last.sequence - 1
         if let key {
             try await revertKeyTo(domain, key: key, sequence: before)

@@ -91,6 +91,12 @@ extension PreferencesProxy {
         try await perform(PreferencesCall.history(domain, key: key, after: after, limit: limit))
     }
 
+    /// `RecentHistory` (beyond the contract): the newest `limit` entries of `domain` (of
+    /// `key` unless `""`; every domain for `""`), oldest first.
+    public func recentHistory(_ domain: String, key: String = "", limit: UInt32) async throws(PreferencesProxyError) -> [HistoryEntry] {
+        try await perform(PreferencesCall.recentHistory(domain, key: key, limit: limit))
+    }
+
     /// `RevertTo`: puts `domain` back as it was right after change `sequence` (0: before
     /// every recorded change); `.notFound` when the history no longer reaches back so far.
     public func revertTo(_ domain: String, sequence: UInt64) async throws(PreferencesProxyError) {

@@ -48,7 +48,7 @@ extension CallerIdentity {
             guard mayRead(domain) else { throw .accessDenied(refusal(reading: domain)) }
             return body
         case .write, .remove, .apply, .applyIf, .replaceDomain, .removeDomain, .setVolatileDomain, .removeVolatileDomain,
-            .history, .revertTo, .revertKeyTo:
+            .history, .recentHistory, .revertTo, .revertKeyTo:
             // A domain's history is seen and reverted only by those who may change it.
             let domain = body.first?.stringValue ?? ""
             guard mayWrite(domain) else {

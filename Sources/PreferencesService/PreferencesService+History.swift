@@ -12,12 +12,14 @@ enum HistoryOrigin {
 }
 
 /// A `History` call: the entries of `domain` (every domain: `nil`), of `key` only when
-/// given, after sequence `after`, at most `limit` (0: as many as a reply carries).
+/// given, after sequence `after`, at most `limit` (0: as many as a reply carries); or a
+/// `RecentHistory` call (`newest`): the newest `limit` entries.
 struct HistoryRequest: Sendable {
     var domain: DomainName?
     var key: String?
     var after: UInt64
     var limit: UInt32
+    var newest = false
 }
 
 /// A `RevertTo` or `RevertKeyTo` call: put `domain` (or only `key`) back as it was right
@@ -35,7 +37,8 @@ extension PreferencesService {
 
     /// `History`: the journal's entries of a domain (or one key) after `after`, oldest
     /// first, at most `limit` (0: ``historyReplyEntries``) and within half the reply bound;
-    /// a caller reads on with `after` set to the last sequence it got.
+    /// a caller reads on with `after` set to the last sequence it got. `RecentHistory`:
+    /// the newest `limit` entries, oldest first, within the same bounds.
     ///
     /// The read runs on the store's history reader, never on the connection's queue, once
     /// the changes accepted before the call are durable (so the answer has the caller's
@@ -44,7 +47,7 @@ extension PreferencesService {
         let count = request.limit == 0 ? Self.historyReplyEntries : min(request.limit, Self.historyReplyEntries)
         store.readHistory(
             domain: request.domain, key: request.key, after: request.after, limit: Int(count),
-            maxBytes: configuration.limits.replyBytes / 2
+            maxBytes: configuration.limits.replyBytes / 2, newest: request.newest
         ) { [self] result in
             switch result {
             case .success(let entries):

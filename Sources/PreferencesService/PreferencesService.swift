@@ -388,6 +388,12 @@ public final class PreferencesService: Sendable {
             let key = keyText.isEmpty ? nil : try arguments.key(1)
             let (after, limit) = (try arguments.uint64(2), try arguments.uint32(3))
             return .history(HistoryRequest(domain: domain, key: key, after: after, limit: limit), store())
+        case .recentHistory:
+            let (domainText, keyText) = (try arguments.string(0), try arguments.string(1))
+            let domain = domainText.isEmpty ? nil : try arguments.domain(0)
+            let key = keyText.isEmpty ? nil : try arguments.key(1)
+            let request = HistoryRequest(domain: domain, key: key, after: 0, limit: try arguments.uint32(2), newest: true)
+            return .history(request, store())
         case .revertTo:
             let (domain, sequence) = (try arguments.domain(0), try arguments.uint64(1))
             return .revert(RevertRequest(domain: domain, key: nil, sequence: sequence), store())

@@ -18,7 +18,7 @@ extension DomainStore {
     /// the answer), on the store's reader queue and read-only connection; `completion`
     /// runs there. Never blocks the calling thread, and never holds up a commit.
     public func readHistory(
-        domain: DomainName?, key: String?, after: UInt64, limit: Int, maxBytes: Int,
+        domain: DomainName?, key: String?, after: UInt64, limit: Int, maxBytes: Int, newest: Bool = false,
         completion: @escaping @Sendable (Result<[HistoryEntry], StoreError>) -> Void
     ) {
         commit([]) { [self] result in
@@ -27,7 +27,8 @@ extension DomainStore {
                 completion(
                     Result { () throws(StoreError) -> [HistoryEntry] in
                         let reader = try historyConnection()
-                        return try history(from: reader, domain: domain, key: key, after: after, limit: limit, maxBytes: maxBytes)
+                        return try history(
+                            from: reader, domain: domain, key: key, after: after, limit: limit, maxBytes: maxBytes, newest: newest)
                     })
             }
         }

@@ -176,16 +176,20 @@ extension DomainStore {
     /// The journal's entries of `domain` (every domain when `nil`; of `key` only, when given) with a sequence above
     /// `after`, oldest first: at most `limit` of them, and no more than about `maxBytes` of
     /// values, ending on a whole change (a single change larger than that comes whole).
-    /// Keys of one change come in key order.
-    public func history(domain: DomainName?, key: String?, after: UInt64, limit: Int, maxBytes: Int) throws(StoreError) -> [HistoryEntry] {
-        try history(from: database, domain: domain, key: key, after: after, limit: limit, maxBytes: maxBytes)
+    /// Keys of one change come in key order. `newest`: the newest `limit` entries instead
+    /// (within `maxBytes`), still oldest first; the oldest change among them may be cut.
+    public func history(
+        domain: DomainName?, key: String?, after: UInt64, limit: Int, maxBytes: Int, newest: Bool = false
+    ) throws(StoreError) -> [HistoryEntry] {
+        try history(from: database, domain: domain, key: key, after: after, limit: limit, maxBytes: maxBytes, newest: newest)
     }
 
-    /// ``history(domain:key:after:limit:maxBytes:)`` through `reader`.
+    /// ``history(domain:key:after:limit:maxBytes:newest:)`` through `reader`.
     func history(
         from reader: any DatabaseReader, domain: DomainName?, key: String?, after: UInt64, limit: Int,
-        maxBytes: Int
+        maxBytes: Int, newest: Bool = false
     ) throws(StoreError) -> [HistoryEntry] {
+        if newest { return try recentHistory(from: reader, domain: domain, key: key, limit: limit, maxBytes: maxBytes) }
         do {
             return try reader.read { db in
                 var sql = """
@@ -217,22 +221,8 @@ extension DomainStore {
                         if full { break }
                         changeStart = result.count
                     }
-                    let value: Data? = row[4]
-                    let previous: Data? = row[5]
-                    guard let name = try? DomainName(row[6] as String) else { continue }
-                    if value?.isEmpty == true {
-                        bytes += 64
-                        if !full && (result.count >= limit || bytes > maxBytes) {
-                            if changeStart > 0 { result.removeSubrange(changeStart...); break }
-                            full = true
-                        }
-                        result.append(
-                            HistoryEntry(
-                                sequence: sequence, time: row[1], domain: name, key: row[3], who: row[2],
-                                value: nil, previous: nil, secure: true))
-                        continue
-                    }
-                    bytes += (value?.count ?? 0) + (previous?.count ?? 0) + 64
+                    guard let (entry, size) = try Self.entry(row) else { continue }
+                    bytes += size
                     if !full && (result.count >= limit || bytes > maxBytes) {
                         if changeStart > 0 {
                             result.removeSubrange(changeStart...)
@@ -240,13 +230,6 @@ extension DomainStore {
                         }
                         full = true
                     }
-                    let entry = HistoryEntry(
-                        sequence: sequence, time: row[1], domain: name, key: row[3], who: row[2],
-                        value: try value.map { try PropertyListValue(encoded: $0) },
-                        previous: try previous.map { try PropertyListValue(encoded: $0) })
-                    // What an older prefsd journalled without the store's rules cannot be
-                    // sent back: left out, as loadAll() leaves out such rows.
-                    if Self.breaksRules(entry.key, entry.value, entry.previous) { continue }
                     result.append(entry)
                 }
                 return result
@@ -254,6 +237,67 @@ extension DomainStore {
         } catch {
             throw .readFailed(reason: StoreError.explain(error, path: files.databasePath, directory: files.directoryPath))
         }
+    }
+
+    /// The newest `limit` entries of `domain` (of `key` only, when given), oldest first,
+    /// within about `maxBytes` of values: read from the newest backwards through the
+    /// journal's index, so the cost does not grow with the journal.
+    private func recentHistory(
+        from reader: any DatabaseReader, domain: DomainName?, key: String?, limit: Int, maxBytes: Int
+    ) throws(StoreError) -> [HistoryEntry] {
+        do {
+            return try reader.read { db in
+                var sql = """
+                    SELECT c.sequence, c.time, c.who, e.key, e.value, e.previous, c.domain
+                    FROM history_change c JOIN history_entry e ON e.sequence = c.sequence
+                    """
+                var conditions: [String] = []
+                var arguments: StatementArguments = []
+                if let domain {
+                    conditions.append("c.domain = ?")
+                    arguments += [domain.rawValue]
+                }
+                if let key {
+                    conditions.append("e.key = ?")
+                    arguments += [key]
+                }
+                if !conditions.isEmpty { sql += " WHERE " + conditions.joined(separator: " AND ") }
+                sql += " ORDER BY c.sequence DESC, e.key DESC"
+                var result: [HistoryEntry] = []
+                var bytes = 0
+                let cursor = try Row.fetchCursor(db, sql: sql, arguments: arguments)
+                while result.count < limit, let row = try cursor.next() {
+                    guard let (entry, size) = try Self.entry(row) else { continue }
+                    bytes += size
+                    if bytes > maxBytes && !result.isEmpty { break }
+                    result.append(entry)
+                }
+                return result.reversed()
+            }
+        } catch {
+            throw .readFailed(reason: StoreError.explain(error, path: files.databasePath, directory: files.directoryPath))
+        }
+    }
+
+    /// The entry of a journal row (sequence, time, who, key, value, previous, domain) and
+    /// the bytes it counts for in a reply; `nil` for a row no reply may carry (a domain
+    /// name or values an older prefsd journalled without the store's rules).
+    private static func entry(_ row: Row) throws -> (HistoryEntry, Int)? {
+        let sequence = UInt64(row[0] as Int64)
+        let value: Data? = row[4]
+        let previous: Data? = row[5]
+        guard let name = try? DomainName(row[6] as String) else { return nil }
+        if value?.isEmpty == true {
+            let entry = HistoryEntry(
+                sequence: sequence, time: row[1], domain: name, key: row[3], who: row[2], value: nil, previous: nil, secure: true)
+            return (entry, 64)
+        }
+        let entry = HistoryEntry(
+            sequence: sequence, time: row[1], domain: name, key: row[3], who: row[2],
+            value: try value.map { try PropertyListValue(encoded: $0) },
+            previous: try previous.map { try PropertyListValue(encoded: $0) })
+        if breaksRules(entry.key, entry.value, entry.previous) { return nil }
+        return (entry, (value?.count ?? 0) + (previous?.count ?? 0) + 64)
     }
 
     /// What putting `domain` (only `key`, when given) back as it was right after change

@@ -54,9 +54,14 @@ extension Prefs {
             let since = try self.since.map { text throws(PrefsError) in try HistoryTime.parse(text) }
             let client = try connect()
             defer { client.close() }
-            var entries = try await client.history(domain ?? "", key: key ?? "")
-            if let since { entries = entries.filter { $0.time >= since } }
-            if let limit { entries = Array(entries.suffix(limit)) }
+            var entries: [HistoryEntry]
+            if let limit, since == nil {
+                entries = try await client.newestHistory(domain ?? "", key: key ?? "", limit: limit)
+            } else {
+                entries = try await client.history(domain ?? "", key: key ?? "")
+                if let since { entries = entries.filter { $0.time >= since } }
+                if let limit { entries = Array(entries.suffix(limit)) }
+            }
             if json {
                 Output.line("[" + entries.map(HistoryFormatter.json).joined(separator: ",\n") + "]")
             } else {
@@ -177,6 +182,23 @@ extension PrefsClient {
     func history(_ domain: String, key: String) async throws(PrefsError) -> [HistoryEntry] {
         do throws(PreferencesProxyError) {
             return try await proxy.fullHistory(domain, key: key)
+        } catch {
+            throw Self.map(error, domain: domain.isEmpty ? nil : domain, key: nil)
+        }
+    }
+
+    /// The newest `limit` entries of `domain` (of `key` unless `""`), oldest first, asked
+    /// for with `RecentHistory`, so the cost does not grow with the journal. A reply with
+    /// fewer entries than asked for means a short journal or a reply bound reached: then
+    /// the whole journal is read (cheap when it is short), so the count is exact either way.
+    func newestHistory(_ domain: String, key: String, limit: Int) async throws(PrefsError) -> [HistoryEntry] {
+        guard limit > 0 else { return [] }
+        do throws(PreferencesProxyError) {
+            if let asked = UInt32(exactly: limit) {
+                let recent = try await proxy.recentHistory(domain, key: key, limit: asked)
+                if recent.count == limit { return recent }
+            }
+            return Array(try await proxy.fullHistory(domain, key: key).suffix(limit))
         } catch {
             throw Self.map(error, domain: domain.isEmpty ? nil : domain, key: nil)
         }

@@ -26,11 +26,13 @@ struct HistoryBench {
         let (with, without) = try measureWrites(prefsd: prefsdPath, work: work)
         log("journal size after \(changes) changes of one key")
         let size = try measureJournal(directory: work.appendingPathComponent("journal"))
+        log("prefs history --limit 3 on that journal")
+        let reads = try measureReads(prefsd: prefsdPath, store: work.appendingPathComponent("journal"), work: work)
         let cost = HistoryCost(
             withJournal: with, withoutJournal: without, changes: changes,
             entries: size.entries, bytes: size.bytes,
             entryBound: HistoryBounds.defaults.entries, byteBound: HistoryBounds.defaults.bytes,
-            fileBytes: size.fileBytes)
+            fileBytes: size.fileBytes, newestRead: reads.newest, wholeRead: reads.whole)
         print("| what | figure | target | |")
         print("| --- | --- | --- | --- |")
         for row in cost.rows { print("| " + row.joined(separator: " | ") + " |") }
@@ -78,6 +80,41 @@ struct HistoryBench {
             throw BenchError("no Write was timed")
         }
         return (with, without)
+    }
+
+    /// Median seconds of `prefs history bench.history --limit 3` (a whole process: the
+    /// newest entries, `RecentHistory`) and of the same with `--since` the epoch (which
+    /// reads the whole journal with `History`), against a prefsd serving `store`.
+    private func measureReads(prefsd: String, store: URL, work: URL) throws -> (newest: Double, whole: Double) {
+        let bus = try PrivateBus()
+        defer { bus.stop() }
+        let connection = try DBusConnection.connect(address: bus.address)
+        defer { connection.close() }
+        let instance = try PrefsdInstance(
+            executable: prefsd, bus: bus.address, store: store, log: work.appendingPathComponent("prefsd-reads.log"), probe: connection)
+        defer { instance.stop() }
+        let prefs = try siblingExecutable("prefs")
+        let environment = ["DBUS_SESSION_BUS_ADDRESS": bus.address]
+        func timed(_ arguments: [String]) throws -> Double {
+            let start = now()
+            let result = try runCommand(prefs, ["history", "bench.history"] + arguments, environment: environment, timeout: .seconds(120))
+            let taken = now() - start
+            let lines = result.stdout.split(separator: "\n").count
+            guard result.status == 0, lines == 3 else {
+                throw BenchError("prefs history \(arguments.joined(separator: " ")) exited \(result.status) with \(lines) lines: \(result.stderr)")
+            }
+            return taken
+        }
+        var newest: [Double] = []
+        var whole: [Double] = []
+        for _ in 0..<(quick ? 3 : 7) {
+            newest.append(try timed(["--limit", "3"]))
+            whole.append(try timed(["--limit", "3", "--since", "1970-01-01"]))
+        }
+        guard let newestMedian = Summary(newest)?.median, let wholeMedian = Summary(whole)?.median else {
+            throw BenchError("no history read was timed")
+        }
+        return (newestMedian, wholeMedian)
     }
 
     /// Commits `changes` changes of one key to a store with the default bounds, in windows

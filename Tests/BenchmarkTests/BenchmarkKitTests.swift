@@ -39,10 +39,10 @@ struct TableTests {
 
 @Suite("History cost rows")
 struct HistoryCostTests {
-    func cost(with: Double, without: Double, entries: Int = 10, bytes: Int = 100) -> HistoryCost {
+    func cost(with: Double, without: Double, entries: Int = 10, bytes: Int = 100, newestRead: Double = 0.02) -> HistoryCost {
         HistoryCost(
             withJournal: with, withoutJournal: without, changes: 1_000_000, entries: entries, bytes: bytes,
-            entryBound: 100_000, byteBound: 32 << 20, fileBytes: 4096)
+            entryBound: 100_000, byteBound: 32 << 20, fileBytes: 4096, newestRead: newestRead, wholeRead: 1.1)
     }
 
     @Test func writeRatioAgainstFivePercent() {
@@ -59,5 +59,11 @@ struct HistoryCostTests {
         #expect(!cost(with: 1, without: 1, entries: 100_001).boundMet)
         #expect(!cost(with: 1, without: 1, bytes: (32 << 20) + 1).boundMet)
         #expect(cost(with: 1, without: 1).rows[1][0] == "journal after 1000000 changes of one key")
+    }
+
+    @Test func newestReadAgainstFiftyMilliseconds() {
+        #expect(cost(with: 1, without: 1, newestRead: 0.050).rows[2].last == "met")
+        #expect(cost(with: 1, without: 1, newestRead: 0.051).rows[2].last == "**missed**")
+        #expect(cost(with: 1, without: 1, newestRead: 0.020).rows[2][1] == "\(Format.duration(0.020)); \(Format.duration(1.1))")
     }
 }

@@ -47,6 +47,7 @@ struct IntrospectionConformanceTests {
         case .readVolatileDomain: return shape(PreferencesCall.readVolatileDomain("d"))
         case .applyIf: return shape(PreferencesCall.applyIf("d", expected: ["k": value], absent: ["a"], set: ["k": value], remove: ["j"]))
         case .history: return shape(PreferencesCall.history("d", key: "k", after: 1, limit: 2))
+        case .recentHistory: return shape(PreferencesCall.recentHistory("d", key: "k", limit: 2))
         case .revertTo: return shape(PreferencesCall.revertTo("d", sequence: 1))
         case .revertKeyTo: return shape(PreferencesCall.revertKeyTo("d", key: "k", sequence: 1))
         case .administratorDefaults: return shape(PreferencesCall.administratorDefaults("d"))

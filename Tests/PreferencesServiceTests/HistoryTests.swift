@@ -195,4 +195,36 @@ struct HistoryTests {
             "the journal's last value of each key is the stored one (\(journalled.count) journalled, \(stored.count) stored)")
         #expect(stream.acknowledged.withLock { $0.count } >= 200)
     }
+
+    @Test("RecentHistory answers the newest entries as History's last ones; prefs history --limit and undo use it")
+    func recentHistory() async throws {
+        let fixture = try await ServiceFixture()
+        let client = ServiceClient(connection: try fixture.connect())
+        let domain = "com.example.Recent"
+        for round in 0..<40 {
+            try await client.perform(PreferencesCall.apply(domain, set: ["a": .integer(Int64(round)), "b": .integer(Int64(-round))], remove: []))
+            try await client.write("com.example.Other", "k", .integer(Int64(round)))
+        }
+        let all = try await history(client, domain)
+        #expect(all.count == 80)
+        for limit in [1, 3, 7, 80] {
+            let recent = try await client.perform(PreferencesCall.recentHistory(domain, limit: UInt32(limit)))
+            #expect(recent == Array(all.suffix(limit)), "RecentHistory of \(limit)")
+        }
+        #expect(try await client.perform(PreferencesCall.recentHistory(domain, limit: 500)) == all, "all there is, when asked for more")
+        #expect(try await client.perform(PreferencesCall.recentHistory(domain, key: "b", limit: 2)).map(\.value) == [.integer(-38), .integer(-39)])
+        let everywhere = try await client.perform(PreferencesCall.recentHistory("", limit: 2))
+        #expect(everywhere.map(\.domain.rawValue) == [domain, "com.example.Other"])
+
+        // prefs history --limit prints the last lines of prefs history.
+        let full = try fixture.prefs("history", domain)
+        let three = try fixture.prefs("history", domain, "--limit", "3")
+        #expect(three.status == 0, "\(three.stderr)")
+        #expect(three.stdout.split(separator: "\n").map(String.init) == full.stdout.split(separator: "\n").suffix(3).map(String.init))
+        #expect(try fixture.prefs("history", domain, "--limit", "1000").stdout == full.stdout)
+
+        // Undo takes back the newest change.
+        #expect(try fixture.prefs("undo", domain).status == 0)
+        #expect(try fixture.prefs("read", domain, "a").stdout == "38\n")
+    }
 }
