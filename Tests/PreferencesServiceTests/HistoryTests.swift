@@ -220,7 +220,8 @@ struct HistoryTests {
         let full = try fixture.prefs("history", domain)
         let three = try fixture.prefs("history", domain, "--limit", "3")
         #expect(three.status == 0, "\(three.stderr)")
-        #expect(three.stdout.split(separator: "\n").map(String.init) == full.stdout.split(separator: "\n").suffix(3).map(String.init))
+        let lastThree: [Substring] = Array(full.stdout.split(separator: "\n").suffix(3))
+        #expect(three.stdout.split(separator: "\n") == lastThree)
         #expect(try fixture.prefs("history", domain, "--limit", "1000").stdout == full.stdout)
 
         // Undo takes back the newest change.
