@@ -59,8 +59,9 @@ run:
 
 # Each test target runs in a process of its own, one test at a time (scripts/run-tests
 # says why), then the script tests in scripts/tests (building again, formatting, make run,
-# installed man pages); the run ends with one line: "N passed, M failed". The formatting
-# test fails until the tree is formatted (`make format`).
+# installed man pages, the Debian packages in a clean root: as root, with Debian's mirror
+# reachable); the run ends with one line: "N passed, M failed". The formatting test fails
+# until the tree is formatted (`make format`).
 test:
 	scripts/install-dependencies test
 	scripts/pkg-config-shims
@@ -128,11 +129,12 @@ deb:
 	scripts/deb-version --check
 	scripts/build-deb
 
-# The packages linted, installed in a clean Debian 12 root (mmdebstrap), used and purged
-# there (as root; not yet part of `make test`, see the README's "Debian packages").
+# The packages' test alone (one of `make test`'s script tests, as root): built as `make deb`
+# builds them, linted, installed in a clean Debian 12 root (mmdebstrap), used there as a
+# user would, upgraded from an earlier version and purged.
 test-packages:
 	scripts/install-dependencies build deb
-	scripts/test-packages
+	scripts/tests/packages
 
 uninstall:
 	rm -f "$(DESTDIR)$(BINDIR)/prefsd" "$(DESTDIR)$(BINDIR)/prefs" "$(DESTDIR)$(BINDIR)/prefsd-portal" "$(DESTDIR)$(BINDIR)/prefs-settings" \
