@@ -18,6 +18,9 @@ public struct HistoryCost: Sendable, Equatable {
     /// and of the same reading the whole journal (`--since` the epoch).
     public var newestRead: Double
     public var wholeRead: Double
+    /// Median seconds of `prefs read` of one key on the same prefsd: the cost of a `prefs`
+    /// process and one call, under any history read.
+    public var readFloor: Double
 
     /// The target of a `prefs history --limit 3`, whatever the journal holds.
     public static let newestReadTarget = 0.050
@@ -28,9 +31,9 @@ public struct HistoryCost: Sendable, Equatable {
     /// Makes the figures.
     public init(
         withJournal: Double, withoutJournal: Double, changes: Int, entries: Int, bytes: Int,
-        entryBound: Int, byteBound: Int, fileBytes: Int, newestRead: Double, wholeRead: Double
+        entryBound: Int, byteBound: Int, fileBytes: Int, newestRead: Double, wholeRead: Double, readFloor: Double
     ) {
-        (self.newestRead, self.wholeRead) = (newestRead, wholeRead)
+        (self.newestRead, self.wholeRead, self.readFloor) = (newestRead, wholeRead, readFloor)
         (self.withJournal, self.withoutJournal, self.changes) = (withJournal, withoutJournal, changes)
         (self.entries, self.bytes, self.entryBound, self.byteBound, self.fileBytes) = (entries, bytes, entryBound, byteBound, fileBytes)
     }
@@ -56,8 +59,8 @@ public struct HistoryCost: Sendable, Equatable {
                 "≤ \(entryBound) entries, ≤ \(byteBound) bytes", boundMet ? "met" : "**missed**",
             ],
             [
-                "`prefs history --limit 3` (whole process) on that journal; reading all of it instead",
-                "\(Format.duration(newestRead)); \(Format.duration(wholeRead))",
+                "`prefs history --limit 3` (whole process) on that journal; reading all of it instead; the floor, `prefs read` of one key",
+                "\(Format.duration(newestRead)); \(Format.duration(wholeRead)); \(Format.duration(readFloor))",
                 "≤ \(Format.duration(Self.newestReadTarget))", newestRead <= Self.newestReadTarget ? "met" : "**missed**",
             ],
         ]

@@ -32,7 +32,7 @@ struct HistoryBench {
             withJournal: with, withoutJournal: without, changes: changes,
             entries: size.entries, bytes: size.bytes,
             entryBound: HistoryBounds.defaults.entries, byteBound: HistoryBounds.defaults.bytes,
-            fileBytes: size.fileBytes, newestRead: reads.newest, wholeRead: reads.whole)
+            fileBytes: size.fileBytes, newestRead: reads.newest, wholeRead: reads.whole, readFloor: reads.floor)
         print("| what | figure | target | |")
         print("| --- | --- | --- | --- |")
         for row in cost.rows { print("| " + row.joined(separator: " | ") + " |") }
@@ -83,9 +83,10 @@ struct HistoryBench {
     }
 
     /// Median seconds of `prefs history bench.history --limit 3` (a whole process: the
-    /// newest entries, `RecentHistory`) and of the same with `--since` the epoch (which
-    /// reads the whole journal with `History`), against a prefsd serving `store`.
-    private func measureReads(prefsd: String, store: URL, work: URL) throws -> (newest: Double, whole: Double) {
+    /// newest entries, `RecentHistory`), of the same with `--since` the epoch (which reads
+    /// the whole journal with `History`), and of `prefs read` of one key (the floor: a
+    /// `prefs` process and one call), taking turns against a prefsd serving `store`.
+    private func measureReads(prefsd: String, store: URL, work: URL) throws -> (newest: Double, whole: Double, floor: Double) {
         let bus = try PrivateBus()
         defer { bus.stop() }
         let connection = try DBusConnection.connect(address: bus.address)
@@ -95,26 +96,28 @@ struct HistoryBench {
         defer { instance.stop() }
         let prefs = try siblingExecutable("prefs")
         let environment = ["DBUS_SESSION_BUS_ADDRESS": bus.address]
-        func timed(_ arguments: [String]) throws -> Double {
+        func timed(_ arguments: [String], lines expected: Int) throws -> Double {
             let start = now()
-            let result = try runCommand(prefs, ["history", "bench.history"] + arguments, environment: environment, timeout: .seconds(120))
+            let result = try runCommand(prefs, arguments, environment: environment, timeout: .seconds(120))
             let taken = now() - start
             let lines = result.stdout.split(separator: "\n").count
-            guard result.status == 0, lines == 3 else {
-                throw BenchError("prefs history \(arguments.joined(separator: " ")) exited \(result.status) with \(lines) lines: \(result.stderr)")
+            guard result.status == 0, lines == expected else {
+                throw BenchError("prefs \(arguments.joined(separator: " ")) exited \(result.status) with \(lines) lines: \(result.stderr)")
             }
             return taken
         }
         var newest: [Double] = []
         var whole: [Double] = []
-        for _ in 0..<(quick ? 3 : 7) {
-            newest.append(try timed(["--limit", "3"]))
-            whole.append(try timed(["--limit", "3", "--since", "1970-01-01"]))
+        var floor: [Double] = []
+        for _ in 0..<(quick ? 5 : 9) {
+            newest.append(try timed(["history", "bench.history", "--limit", "3"], lines: 3))
+            whole.append(try timed(["history", "bench.history", "--limit", "3", "--since", "1970-01-01"], lines: 3))
+            floor.append(try timed(["read", "bench.history", "k"], lines: 1))
         }
-        guard let newestMedian = Summary(newest)?.median, let wholeMedian = Summary(whole)?.median else {
-            throw BenchError("no history read was timed")
-        }
-        return (newestMedian, wholeMedian)
+        guard let newestMedian = Summary(newest)?.median, let wholeMedian = Summary(whole)?.median,
+            let floorMedian = Summary(floor)?.median
+        else { throw BenchError("no history read was timed") }
+        return (newestMedian, wholeMedian, floorMedian)
     }
 
     /// Commits `changes` changes of one key to a store with the default bounds, in windows

@@ -42,7 +42,7 @@ struct HistoryCostTests {
     func cost(with: Double, without: Double, entries: Int = 10, bytes: Int = 100, newestRead: Double = 0.02) -> HistoryCost {
         HistoryCost(
             withJournal: with, withoutJournal: without, changes: 1_000_000, entries: entries, bytes: bytes,
-            entryBound: 100_000, byteBound: 32 << 20, fileBytes: 4096, newestRead: newestRead, wholeRead: 1.1)
+            entryBound: 100_000, byteBound: 32 << 20, fileBytes: 4096, newestRead: newestRead, wholeRead: 1.1, readFloor: 0.01)
     }
 
     @Test func writeRatioAgainstFivePercent() {
@@ -64,6 +64,6 @@ struct HistoryCostTests {
     @Test func newestReadAgainstFiftyMilliseconds() {
         #expect(cost(with: 1, without: 1, newestRead: 0.050).rows[2].last == "met")
         #expect(cost(with: 1, without: 1, newestRead: 0.051).rows[2].last == "**missed**")
-        #expect(cost(with: 1, without: 1, newestRead: 0.020).rows[2][1] == "\(Format.duration(0.020)); \(Format.duration(1.1))")
+        #expect(cost(with: 1, without: 1, newestRead: 0.020).rows[2][1] == "\(Format.duration(0.020)); \(Format.duration(1.1)); \(Format.duration(0.01))")
     }
 }
