@@ -399,19 +399,9 @@ public final class ClientDriver: Sendable {
     /// Reads the domain whole: `ReadDomain` and `ForcedKeys` at once for a persistent
     /// domain, `ReadVolatileDomain` for a volatile one; the engine pairs the answers.
     private func load(_ domain: ClientDomain, token: UInt64) {
-        if domain.isVolatile {
-            proxy.answer(PreferencesCall.readVolatileDomain(domain.name)) { [self] result in
-                switch result {
-                case .success(let answer):
-                    run { $0.domainRead(domain, token: token, values: answer.value, serial: answer.serial, sender: nil) }
-                case .failure(let error):
-                    loadCallFailed(domain, token: token, part: .values, error)
-                }
-                loadPartAnswered(domain, token: token)
-            }
-            return
-        }
-        proxy.answer(PreferencesCall.readDomain(domain.name)) { [self] result in
+        let values =
+            domain.isVolatile ? PreferencesCall.readVolatileDomain(domain.name) : PreferencesCall.readDomain(domain.name)
+        proxy.answer(values) { [self] result in
             switch result {
             case .success(let answer):
                 run { $0.domainRead(domain, token: token, values: answer.value, serial: answer.serial, sender: nil) }
@@ -420,6 +410,7 @@ public final class ClientDriver: Sendable {
             }
             loadPartAnswered(domain, token: token)
         }
+        guard !domain.isVolatile else { return }
         proxy.answer(PreferencesCall.forcedKeys(domain.name)) { [self] result in
             switch result {
             case .success(let answer):
