@@ -40,19 +40,19 @@ public enum VariantCoding {
             var count: gsize = 0
             guard let bytes = g_variant_get_fixed_array(wire, &count, 1) else { return .data(Data()) }
             return .data(Data(bytes: bytes, count: Int(count)))
-        case "(d)": return .date(secondsSince1970: withChild(wire, 0) { g_variant_get_double($0) })
+        case "(d)": return .date(secondsSince1970: VariantMapping.withChild(wire, 0) { g_variant_get_double($0) })
         case "v":
             let inner = g_variant_get_variant(wire)!
             defer { g_variant_unref(inner) }
             return propertyList(fromWire: inner)
         case "av":
-            return .array((0..<Int(g_variant_n_children(wire))).map { index in withChild(wire, index) { propertyList(fromWire: $0) } })
+            return .array((0..<Int(g_variant_n_children(wire))).map { index in VariantMapping.withChild(wire, index) { propertyList(fromWire: $0) } })
         case "a{sv}":
             var dictionary: [String: PropertyListValue] = [:]
             for index in 0..<Int(g_variant_n_children(wire)) {
-                withChild(wire, index) { pair in
-                    let key = withChild(pair, 0) { String(cString: g_variant_get_string($0, nil)) }
-                    dictionary[key] = withChild(pair, 1) { propertyList(fromWire: $0) }
+                VariantMapping.withChild(wire, index) { pair in
+                    let key = VariantMapping.withChild(pair, 0) { String(cString: g_variant_get_string($0, nil)) }
+                    dictionary[key] = VariantMapping.withChild(pair, 1) { propertyList(fromWire: $0) }
                 }
             }
             return .dictionary(dictionary)
@@ -89,10 +89,4 @@ public enum VariantCoding {
     private static var typeY: OpaquePointer { OpaquePointer(("y" as StaticString).utf8Start) }
     private static var typeV: OpaquePointer { OpaquePointer(("v" as StaticString).utf8Start) }
     private static var typeEntry: OpaquePointer { OpaquePointer(("{sv}" as StaticString).utf8Start) }
-
-    private static func withChild<T>(_ variant: OpaquePointer, _ index: Int, _ body: (OpaquePointer) -> T) -> T {
-        let child = g_variant_get_child_value(variant, gsize(index))!
-        defer { g_variant_unref(child) }
-        return body(child)
-    }
 }

@@ -128,7 +128,8 @@ public enum VariantMapping {
         return array(children, elementType: "v")
     }
 
-    private static func withChild<T>(_ variant: OpaquePointer, _ index: Int, _ body: (OpaquePointer) -> T) -> T {
+    /// Runs `body` with child `index` of the container `variant`, released after it.
+    public static func withChild<T>(_ variant: OpaquePointer, _ index: Int, _ body: (OpaquePointer) -> T) -> T {
         let child = g_variant_get_child_value(variant, gsize(index))!
         defer { g_variant_unref(child) }
         return body(child)
