@@ -192,21 +192,7 @@ extension DomainStore {
         if newest { return try recentHistory(from: reader, domain: domain, key: key, limit: limit, maxBytes: maxBytes) }
         do {
             return try reader.read { db in
-                var sql = """
-                    SELECT c.sequence, c.time, c.who, e.key, e.value, e.previous, c.domain
-                    FROM history_change c JOIN history_entry e ON e.sequence = c.sequence
-                    WHERE c.sequence > ?
-                    """
-                var arguments: StatementArguments = [Int64(clamping: after)]
-                if let domain {
-                    sql += " AND c.domain = ?"
-                    arguments += [domain.rawValue]
-                }
-                if let key {
-                    sql += " AND e.key = ?"
-                    arguments += [key]
-                }
-                sql += " ORDER BY c.sequence, e.key"
+                let (sql, arguments) = Self.historyQuery(domain: domain, key: key, after: after, newestFirst: false)
                 var result: [HistoryEntry] = []
                 var bytes = 0
                 // Where the change being read started in `result`: a reply never ends in
@@ -247,22 +233,7 @@ extension DomainStore {
     ) throws(StoreError) -> [HistoryEntry] {
         do {
             return try reader.read { db in
-                var sql = """
-                    SELECT c.sequence, c.time, c.who, e.key, e.value, e.previous, c.domain
-                    FROM history_change c JOIN history_entry e ON e.sequence = c.sequence
-                    """
-                var conditions: [String] = []
-                var arguments: StatementArguments = []
-                if let domain {
-                    conditions.append("c.domain = ?")
-                    arguments += [domain.rawValue]
-                }
-                if let key {
-                    conditions.append("e.key = ?")
-                    arguments += [key]
-                }
-                if !conditions.isEmpty { sql += " WHERE " + conditions.joined(separator: " AND ") }
-                sql += " ORDER BY c.sequence DESC, e.key DESC"
+                let (sql, arguments) = Self.historyQuery(domain: domain, key: key, after: 0, newestFirst: true)
                 var result: [HistoryEntry] = []
                 var bytes = 0
                 let cursor = try Row.fetchCursor(db, sql: sql, arguments: arguments)
@@ -277,6 +248,31 @@ extension DomainStore {
         } catch {
             throw .readFailed(reason: StoreError.explain(error, path: files.databasePath, directory: files.directoryPath))
         }
+    }
+
+    /// The journal's rows of `domain` (every domain when `nil`; of `key` only, when given)
+    /// with a sequence above `after`, oldest first (or newest first), keys of one change in
+    /// key order (or its reverse): what ``entry(_:)`` reads. Both orders follow the indexes
+    /// (the change's domain index, the entry's primary key), so no read sorts.
+    private static func historyQuery(
+        domain: DomainName?, key: String?, after: UInt64, newestFirst: Bool
+    ) -> (sql: String, arguments: StatementArguments) {
+        var sql = """
+            SELECT c.sequence, c.time, c.who, e.key, e.value, e.previous, c.domain
+            FROM history_change c JOIN history_entry e ON e.sequence = c.sequence
+            WHERE c.sequence > ?
+            """
+        var arguments: StatementArguments = [Int64(clamping: after)]
+        if let domain {
+            sql += " AND c.domain = ?"
+            arguments += [domain.rawValue]
+        }
+        if let key {
+            sql += " AND e.key = ?"
+            arguments += [key]
+        }
+        sql += newestFirst ? " ORDER BY c.sequence DESC, e.key DESC" : " ORDER BY c.sequence, e.key"
+        return (sql, arguments)
     }
 
     /// The entry of a journal row (sequence, time, who, key, value, previous, domain) and
