@@ -31,14 +31,14 @@ extension PreferencesProxy {
     /// This is `prefs undo` and the settings app's Undo.
     @discardableResult
     public func undoLastChange(_ domain: String, key: String? = nil) async throws(PreferencesProxyError) -> HistoryEntry? {
-        // The newest entries tell it, unless all of them are an administrator's: then the
-        // whole journal is read.
+        // The newest entries tell it, unless there are some and all are an administrator's
+        // (or the reply bound cut them short): then the whole journal is read.
         let recent = try await recentHistory(domain, key: key ?? "", limit: Self.recentEntriesForUndo)
         let found =
-            if let last = Self.lastUndoable(in: recent) {
-                last
-            } else if recent.count < Self.recentEntriesForUndo {
+            if recent.isEmpty {
                 nil as HistoryEntry?
+            } else if let last = Self.lastUndoable(in: recent) {
+                last
             } else {
                 Self.lastUndoable(in: try await fullHistory(domain, key: key ?? ""))
             }
