@@ -56,8 +56,10 @@ public final class ClientDriver: Sendable {
     private let events: @Sendable (ClientDriverEvent) -> Void
     /// Why each domain's last load failed (see ``loadFailure(of:)``).
     private let loadFailures = Mutex<[ClientDomain: PreferencesProxyError]>([:])
-    /// The first error of each load in flight that had one, by the load's token.
-    private let loadErrors = Mutex<[UInt64: PreferencesProxyError]>([:])
+    /// Each domain's load in flight (its token) and the first error of its calls, if one
+    /// failed: what ``loadFailure(of:)`` says once it ends. Answers to an older load of
+    /// the domain (which the engine ignores) are ignored here too.
+    private let loadsInFlight = Mutex<[ClientDomain: (token: UInt64, error: PreferencesProxyError?)]>([:])
     /// Threads waiting in ``waitForLoads(timeout:)``.
     private let loadWaiters = Mutex<[DispatchSemaphore]>([])
 
@@ -399,6 +401,7 @@ public final class ClientDriver: Sendable {
     /// Reads the domain whole: `ReadDomain` and `ForcedKeys` at once for a persistent
     /// domain, `ReadVolatileDomain` for a volatile one; the engine pairs the answers.
     private func load(_ domain: ClientDomain, token: UInt64) {
+        loadsInFlight.withLock { $0[domain] = (token, nil) }
         let values =
             domain.isVolatile ? PreferencesCall.readVolatileDomain(domain.name) : PreferencesCall.readDomain(domain.name)
         proxy.answer(values) { [self] result in
@@ -423,7 +426,11 @@ public final class ClientDriver: Sendable {
     }
 
     private func loadCallFailed(_ domain: ClientDomain, token: UInt64, part: ClientLoadPart, _ error: PreferencesProxyError) {
-        if error.failure?.isNotFound != true { loadErrors.withLock { $0[token] = $0[token] ?? error } }
+        if error.failure?.isNotFound != true {
+            loadsInFlight.withLock { loads in
+                if loads[domain]?.token == token, loads[domain]?.error == nil { loads[domain]?.error = error }
+            }
+        }
         run { $0.loadCallFailed(domain, token: token, part: part, failure: error.failure, reason: error.description) }
     }
 
@@ -432,8 +439,12 @@ public final class ClientDriver: Sendable {
     /// ``waitForLoads(timeout:)`` may go on.
     private func loadPartAnswered(_ domain: ClientDomain, token: UInt64) {
         guard !engine.withLock({ $0.isLoading(domain) }) else { return }
-        let error = loadErrors.withLock { $0.removeValue(forKey: token) }
-        loadFailures.withLock { $0[domain] = error }
+        let ended = loadsInFlight.withLock { loads -> (token: UInt64, error: PreferencesProxyError?)? in
+            guard let load = loads[domain], load.token == token else { return nil }
+            loads[domain] = nil
+            return load
+        }
+        if let ended { loadFailures.withLock { $0[domain] = ended.error } }
         loadEnded()
     }
 
