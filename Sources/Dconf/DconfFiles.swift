@@ -29,16 +29,30 @@ public struct DconfFiles: Sendable, Hashable {
     /// The database file's path.
     public var databasePath: String { databaseDirectory + "/" + name }
 
+    /// Where the database a dconf-service wrote is kept once prefsd has taken it in (one
+    /// copy per take-in, named by the time: `user.taken-in-20261128T104512Z`).
+    public func takenInPath(at time: String) -> String { databasePath + ".taken-in-" + time }
+
+    /// Where `prefs dconf-switch-back` keeps the database as prefsd handed it back: what a
+    /// later take-in compares dconf's file with, to tell the keys reset under dconf-service.
+    public var handedBackPath: String { databasePath + ".prefsd-handed-back" }
+
     /// The invalidation file's path.
     public var invalidationPath: String { runtimeDirectory + "/" + name }
 
     /// The database file's bytes; `nil` when there is none.
     /// - Throws: ``DconfError`` when it exists but cannot be read.
     public func readDatabase() throws(DconfError) -> [UInt8]? {
-        let descriptor = open(databasePath, O_RDONLY | O_CLOEXEC)
+        try Self.contents(of: databasePath)
+    }
+
+    /// The bytes of the file at `path`; `nil` when there is none.
+    /// - Throws: ``DconfError`` when it exists but cannot be read.
+    public static func contents(of path: String) throws(DconfError) -> [UInt8]? {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else {
             if errno == ENOENT { return nil }
-            throw DconfError("cannot read \(databasePath): \(String(cString: strerror(errno)))")
+            throw DconfError("cannot read \(path): \(String(cString: strerror(errno)))")
         }
         defer { close(descriptor) }
         var bytes: [UInt8] = []
@@ -47,7 +61,7 @@ public struct DconfFiles: Sendable, Hashable {
             let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
             if count < 0 {
                 if errno == EINTR { continue }
-                throw DconfError("cannot read \(databasePath): \(String(cString: strerror(errno)))")
+                throw DconfError("cannot read \(path): \(String(cString: strerror(errno)))")
             }
             if count == 0 { return bytes }
             bytes += chunk.prefix(count)
@@ -59,8 +73,17 @@ public struct DconfFiles: Sendable, Hashable {
     /// is the truth, and the file is made again from it at start.
     /// - Throws: ``DconfError`` when the file cannot be written.
     public func writeDatabase(_ bytes: [UInt8]) throws(DconfError) {
-        try Self.makeDirectory(databaseDirectory, mode: 0o700)
-        let temporary = databasePath + ".prefsd-new"
+        try Self.replace(databasePath, with: bytes, synced: false)
+    }
+
+    /// Replaces the file at `path` whole with `bytes` (written beside it, renamed over it),
+    /// first making its directory; with `synced`, the bytes and the rename reach the disk
+    /// before it returns.
+    /// - Throws: ``DconfError`` when the file cannot be written.
+    public static func replace(_ path: String, with bytes: [UInt8], synced: Bool) throws(DconfError) {
+        let directory = String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)])
+        try makeDirectory(directory, mode: 0o700)
+        let temporary = path + ".prefsd-new"
         let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else { throw DconfError("cannot write \(temporary): \(String(cString: strerror(errno)))") }
         var written = 0
@@ -75,11 +98,24 @@ public struct DconfFiles: Sendable, Hashable {
             }
             written += count
         }
+        if synced, fsync(descriptor) != 0 {
+            let reason = String(cString: strerror(errno))
+            close(descriptor)
+            unlink(temporary)
+            throw DconfError("cannot write \(temporary): \(reason)")
+        }
         close(descriptor)
-        guard rename(temporary, databasePath) == 0 else {
+        guard rename(temporary, path) == 0 else {
             let reason = String(cString: strerror(errno))
             unlink(temporary)
-            throw DconfError("cannot replace \(databasePath): \(reason)")
+            throw DconfError("cannot replace \(path): \(reason)")
+        }
+        if synced {
+            let folder = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+            if folder >= 0 {
+                fsync(folder)
+                close(folder)
+            }
         }
     }
 

@@ -33,12 +33,24 @@ public enum DconfMirror {
         return values
     }
 
-    /// The database file of `values`, as dconf-service writes it.
+    /// The name of the mark prefsd leaves in the files it writes (not a dconf key, so no
+    /// dconf client sees it); dconf-service drops it when it writes the file itself. A file
+    /// without it was written by someone else, and holds values to take in.
+    public static let markName = ".prefsd-mirror"
+
+    /// The database file of `values`, as dconf-service writes it, with prefsd's mark.
     /// - Throws: `GVDBError` when a value cannot be stored in GVDB.
     public static func file(_ values: [String: DconfValue]) throws -> [UInt8] {
         var entries: [String: GVDBValue] = [:]
         for (path, value) in values { entries[path] = try value.gvdbValue() }
-        return try DconfDatabaseFile.file(entries)
+        // The mark's value: a string "prefsd" in GVariant's serialisation (its bytes and a NUL).
+        let mark = try GVDBValue(typeString: "s", bytes: Array("prefsd".utf8) + [0])
+        return try DconfDatabaseFile.file(entries, annotations: [markName: mark])
+    }
+
+    /// Whether the database file `bytes` is one prefsd wrote (it has prefsd's mark).
+    public static func isMirror(_ bytes: [UInt8]) -> Bool {
+        (try? GVDBFile(bytes: bytes))?.hasValue(markName) ?? false
     }
 
     /// The values of the database file `bytes`.

@@ -26,8 +26,10 @@ public enum DconfDatabaseFile {
     /// ``file(inChangesetOrder:locks:)``).
     ///
     /// `locks`, when not empty, are stored in a nested `.locks` table, as `dconf compile`
-    /// stores the locks of a system database; a user database has none.
-    public static func file(_ values: [String: GVDBValue], locks: Set<String> = []) throws -> [UInt8] {
+    /// stores the locks of a system database; a user database has none. `annotations` are
+    /// stored at the root under names that are not dconf keys (`.name`): dconf's clients never
+    /// see them, and dconf-service drops them when it writes the file.
+    public static func file(_ values: [String: GVDBValue], locks: Set<String> = [], annotations: [String: GVDBValue] = [:]) throws -> [UInt8] {
         var table = DconfChangesetTable()
         // dconf_changeset_change sets a change's keys in strcmp order.
         for (_, key) in values.keys.map({ (Array($0.utf8), $0) }).sorted(by: { $0.0.lexicographicallyPrecedes($1.0) }) {
@@ -39,7 +41,7 @@ public enum DconfDatabaseFile {
             }
             return (key: key, value: value)
         }
-        return try file(inChangesetOrder: entries, locks: locks)
+        return try file(inChangesetOrder: entries, locks: locks, annotations: annotations)
     }
 
     /// The file dconf-service writes when its database changeset visits `entries` in this
@@ -47,7 +49,9 @@ public enum DconfDatabaseFile {
     /// gvdb-builder's table followed by those of its directories not yet there, innermost
     /// first, as `dconf_gvdb_utils_write_file` does. Throws if a key is not a dconf key or is
     /// given twice.
-    public static func file(inChangesetOrder entries: [(key: String, value: GVDBValue)], locks: Set<String> = []) throws -> [UInt8] {
+    public static func file(
+        inChangesetOrder entries: [(key: String, value: GVDBValue)], locks: Set<String> = [], annotations: [String: GVDBValue] = [:]
+    ) throws -> [UInt8] {
         var table = GVDBTableBuilder()
         for (key, value) in entries {
             guard isKey(key) else {
@@ -70,6 +74,12 @@ public enum DconfDatabaseFile {
                 try locked.insert(key, value: GVDBValue(typeString: "s", bytes: [0]))
             }
             try table.insert(locksTableName, table: locked)
+        }
+        for (name, value) in annotations.sorted(by: { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }) {
+            guard name.utf8.first == UInt8(ascii: "."), !table.contains(name) else {
+                throw GVDBError(.invalidInput, "“\(name)” cannot annotate a dconf database: an annotation's name starts with “.” and is given once")
+            }
+            try table.insert(name, value: value)
         }
         return try table.serialized()
     }

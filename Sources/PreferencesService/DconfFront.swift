@@ -49,6 +49,10 @@ final class DconfFront: Sendable {
         var nextTag: UInt64 = 0
         /// The newest dconf calls, oldest first, for `Blame`.
         var blame: [String] = []
+        /// Whether ``start(domains:types:service:)`` ran.
+        var started = false
+        /// Why prefsd does not serve dconf (see ``refuse(_:)``).
+        var refusal: String?
     }
 
     /// The files served.
@@ -104,10 +108,27 @@ final class DconfFront: Sendable {
     /// behind the store after a crash).
     func start(domains: [DomainName: [String: PropertyListValue]], types: [DomainName: [String: String]], service: any DconfFrontService) {
         self.service.withLock { $0 = service }
-        state.withLock { $0.types = types }
+        state.withLock {
+            $0.types = types
+            $0.started = true
+        }
         let values = DconfMirror.values(of: domains, types: types)
         mirror.withLock { $0 = values }
         queue.sync { write(values, reason: "start", unlessOnDisk: true) }
+    }
+
+    /// Records that prefsd does not serve dconf, and why: calls to dconf's objects are
+    /// refused with the reason, and the file is left alone.
+    func refuse(_ reason: String) {
+        state.withLock { $0.refusal = reason }
+    }
+
+    /// Whether prefsd was refused to serve dconf at start (see ``refuse(_:)``).
+    var isRefused: Bool { state.withLock { $0.refusal != nil } }
+
+    /// Why prefsd does not serve dconf's calls now; `nil` when it does.
+    var refusal: String? {
+        state.withLock { state in state.refusal ?? (state.started ? nil : "prefsd is still starting") }
     }
 
     // MARK: Changes

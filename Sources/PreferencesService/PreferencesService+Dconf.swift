@@ -36,6 +36,9 @@ extension PreferencesService: DconfFrontService {
             guard !call.noReplyExpected else { return }
             return send(answer)
         }
+        if let refusal = dconf.refusal {
+            return reply(to: call, error: StandardErrorName.failed, "prefsd does not serve dconf: \(refusal)")
+        }
         guard call.interface == nil || call.interface == interface else {
             return reply(to: call, error: StandardErrorName.unknownInterface, "the object \(call.path ?? "") has no interface \(call.interface ?? "")")
         }

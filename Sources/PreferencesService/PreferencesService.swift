@@ -98,13 +98,30 @@ public final class PreferencesService: Sendable {
     public func start(store: DomainStore) throws(StoreError) {
         // Watch before reading, so no change to the managed directory slips between the two.
         watchManagedDirectory()
-        var domains = DomainState(committed: try store.loadAll(), limits: configuration.limits)
+        var committed = try store.loadAll()
+        // A database a dconf-service wrote is taken in before anything else is written.
+        if let dconf {
+            switch takeInDconfDatabase(dconf.files, store: store, committed: committed) {
+            case .nothing:
+                break
+            case .taken(let keys, let removed, let aside):
+                logger.notice(
+                    "took in dconf's database", metadata: ["file": "\(dconf.files.databasePath)", "keys": "\(keys)", "removed": "\(removed)", "keptAside": "\(aside)"])
+                committed = try store.loadAll()
+            case .refused(let reason):
+                logger.error("prefsd does not serve dconf: \(reason)")
+                dconf.refuse(reason)
+            }
+        }
+        var domains = DomainState(committed: committed, limits: configuration.limits)
         domains.leftOut = store.leftOutKeys
         _ = domains.replaceForced(with: managed.load(previous: [:]))
         _ = domains.replaceAdministrator(with: loadAdministratorSettings())
         let count = domains.committed.count
         // dconf's file is made from the store before any call is answered.
-        dconf?.start(domains: domains.committed, types: try store.loadGVariantTypes(), service: self)
+        if let dconf, !dconf.isRefused {
+            dconf.start(domains: domains.committed, types: try store.loadGVariantTypes(), service: self)
+        }
         core.withLock { core in
             core.domains = domains
             core.store = store
@@ -188,6 +205,9 @@ public final class PreferencesService: Sendable {
             }
         }
     }
+
+    /// Whether prefsd serves dconf's protocol (started with it, and dconf's database taken in).
+    public var servesDconf: Bool { dconf.map { $0.refusal == nil } ?? false }
 
     /// Waits until every accepted write is durable and answered, then closes the store.
     public func stop() {

@@ -132,7 +132,7 @@ final class Daemon: Sendable {
         }
         // dconf's name once the store is loaded and dconf's file made from it: a dconf client
         // that finds prefsd there reads a file that holds everything.
-        if configuration.dconf != nil {
+        if service.servesDconf {
             do {
                 let reply = try await connection.requestName(DconfBus.busName, flags: flags)
                 if reply != NameReply.primaryOwner && reply != NameReply.alreadyOwner {

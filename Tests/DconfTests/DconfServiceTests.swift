@@ -1,0 +1,239 @@
+import Dconf
+import Foundation
+import PrefsdTestSupport
+import Testing
+
+/// prefsd serving dconf's name, used through Debian's `dconf` command: every value reads
+/// back as written, changes through either interface reach the other at once, and
+/// dconf-service takes the database back unchanged.
+@Suite("prefsd as dconf-service, through the dconf command", .serialized)
+struct DconfServiceTests {
+    /// Values of many GVariant types, as `dconf write` takes them and `dconf read` prints them
+    /// (GVariant's text with only the type annotations it needs).
+    static let values: [(key: String, text: String)] = [
+        ("/org/example/app/size", "42"),
+        ("/org/example/app/name", "'hello'"),
+        ("/org/example/app/idle", "uint32 600"),
+        ("/org/example/app/big", "uint64 18446744073709551615"),
+        ("/org/example/app/small", "int16 -3"),
+        ("/org/example/app/byte", "byte 0xff"),
+        ("/org/example/app/scale", "1.25"),
+        ("/org/example/app/on", "true"),
+        ("/org/example/app/list", "['a', 'b']"),
+        ("/org/example/app/pairs", "[('xkb', 'us'), ('xkb', 'de')]"),
+        ("/org/example/app/names", "{'k': 'v', 'a': 'b'}"),
+        ("/org/example/app/dict", "{'z': <'s'>, 'a': <1>}"),
+        ("/org/example/app/maybe", "@ms 'x'"),
+        ("/org/example/app/when", "(nan,)"),
+        ("/org/example/app/path", "objectpath '/org/example/x'"),
+        ("/org/example/app/any", "<(1, 'two')>"),
+        ("/org/example/app/at-text", "'@i 5'"),
+        ("/org/example/deep/er/key", "int64 -9000000000"),
+        ("/toplevel", "'root'"),
+    ]
+
+    @Test("dconf write, then dconf read: every value as written, and prefs reads the same key at once")
+    func writeAndRead() async throws {
+        let server = try await DconfServer()
+        for (key, text) in Self.values {
+            let written = try server.dconf(["write", key, text])
+            #expect(written.status == 0, "dconf write \(key) \(text): \(written.stderr)")
+        }
+        for (key, text) in Self.values {
+            let read = try server.read(key)
+            #expect(read == text, "dconf read \(key): \(read)")
+        }
+        // The stored value, as the GSettings module stores it (an `i` as an integer).
+        let size = try server.prefs("read", "org.example.app", "size")
+        #expect(size.status == 0 && size.stdout == "42\n", "\(size.stdout)\(size.stderr)")
+        let deep = try server.prefs("read", "org.example.deep", "er/key")
+        #expect(deep.stdout == "-9000000000\n", "\(deep.stdout)\(deep.stderr)")
+        let listed = try server.dconf(["list", "/org/example/"])
+        #expect(listed.stdout == "app/\ndeep/\n", "\(listed.stdout)")
+    }
+
+    @Test("prefs write reaches dconf read at once, and dconf watch sees it")
+    func nativeWriteReachesDconf() async throws {
+        let server = try await DconfServer()
+        #expect(try server.dconf(["write", "/org/example/app/size", "42"]).status == 0)
+        let seen = try WatchOutput(server)
+        defer { seen.stop() }
+        // The watch is subscribed once it sees a change made after it started.
+        var subscribed = false
+        for attempt in 0..<200 where !subscribed {
+            #expect(try server.dconf(["write", "/org/example/probe", "\(attempt)"]).status == 0)
+            subscribed = seen.waitFor("/org/example/probe", timeout: 0.05)
+        }
+        #expect(subscribed, "dconf watch never saw a change")
+
+        // A key dconf wrote keeps the type it was written with while the value fits it.
+        let written = try server.prefs("write", "org.example.app", "size", "-int", "7")
+        #expect(written.status == 0, "\(written.stderr)")
+        #expect(try server.read("/org/example/app/size") == "7", "the size keeps dconf's int32 type")
+        #expect(seen.waitFor("/org/example/app/size\n  7", timeout: 10), "\(seen.text)")
+        // A key only prefs wrote has its value's natural type.
+        #expect(try server.prefs("write", "org.example.app", "fresh", "-int", "5").status == 0)
+        #expect(try server.read("/org/example/app/fresh") == "int64 5")
+        #expect(try server.prefs("write", "org.example.app", "title", "-string", "x").status == 0)
+        #expect(seen.waitFor("/org/example/app/title\n  'x'", timeout: 10), "\(seen.text)")
+    }
+
+    @Test("dconf reset, reset -f, dump and load")
+    func resetDumpLoad() async throws {
+        let server = try await DconfServer()
+        let keyfile = """
+            [org/example/app]
+            a=1
+            b=['x', 'y']
+            c=(1, 'two')
+
+            [org/example/app/sub]
+            d=uint32 4
+
+            """
+        let loaded = try server.dconf(["load", "/"], input: keyfile)
+        #expect(loaded.status == 0, "\(loaded.stderr)")
+        #expect(try server.dconf(["dump", "/"]).stdout == keyfile)
+        #expect(try server.dconf(["reset", "/org/example/app/a"]).status == 0)
+        #expect(try server.read("/org/example/app/a") == "")
+        #expect(try server.prefs("read", "org.example.app", "a").status != 0)
+        #expect(try server.dconf(["reset", "-f", "/org/example/app/"]).status == 0)
+        #expect(try server.dconf(["dump", "/"]).stdout == "")
+        let domains = try server.prefs("domains")
+        #expect(!domains.stdout.contains("org.example.app"), "\(domains.stdout)")
+    }
+
+    @Test("a change that changes nothing rewrites nothing")
+    func unchangedKeepsFile() async throws {
+        let server = try await DconfServer()
+        #expect(try server.dconf(["write", "/org/example/app/size", "42"]).status == 0)
+        let before = try FileManager.default.attributesOfItem(atPath: server.databaseFile.path)
+        #expect(try server.prefs("write", "org.example.app", "size", "-int", "42").status == 0)
+        // dconf's answer comes once the file holds every change before it: the sentinel.
+        #expect(try server.dconf(["write", "/org/example/app/size", "42"]).status == 0)
+        let after = try FileManager.default.attributesOfItem(atPath: server.databaseFile.path)
+        #expect(after[.systemFileNumber] as? UInt64 == before[.systemFileNumber] as? UInt64, "the file was replaced")
+        #expect(after[.modificationDate] as? Date == before[.modificationDate] as? Date, "the file was rewritten")
+        #expect(try server.dconf(["write", "/org/example/other/k", "1"]).status == 0)
+        let changed = try FileManager.default.attributesOfItem(atPath: server.databaseFile.path)
+        #expect(changed[.systemFileNumber] as? UInt64 != before[.systemFileNumber] as? UInt64, "a change replaces the file")
+        #expect(try server.read("/org/example/app/size") == "42")
+    }
+
+    @Test("dconf-service takes the database back: every value as it was, exact to the GVariant bytes")
+    func handBack() async throws {
+        let server = try await DconfServer()
+        for (key, text) in Self.values { #expect(try server.dconf(["write", key, text]).status == 0) }
+        let underPrefsd = try server.dconf(["dump", "/"]).stdout
+        let bytes = try server.databaseValues()
+        #expect(server.service.stopService() == 0)
+        // prefsd gone: the next call activates Debian's dconf-service on the same file.
+        #expect(try server.dconf(["dump", "/"]).stdout == underPrefsd)
+        #expect(try server.dconf(["write", "/org/example/app/after", "1"]).status == 0)
+        var written = try server.databaseValues()
+        #expect(written.removeValue(forKey: "/org/example/app/after") != nil)
+        #expect(written == bytes, "dconf-service rewrote values differently")
+    }
+
+    @Test("a database dconf-service wrote is taken in whole at start, exact, and kept aside; a second start takes nothing")
+    func takeIn() async throws {
+        let server = try await DconfServer(startingPrefsd: false)
+        for (key, text) in Self.values {
+            let written = try server.dconf(["write", key, text])
+            #expect(written.status == 0, "dconf-service: \(written.stderr)")
+        }
+        let underDconf = try server.dconf(["dump", "/"]).stdout
+        let original = try Data(contentsOf: server.databaseFile)
+        let values = try server.databaseValues()
+        server.stopDconfService()
+
+        try await server.startPrefsd()
+        #expect(try server.dconf(["dump", "/"]).stdout == underDconf)
+        #expect(try server.databaseValues() == values)
+        let aside = try FileManager.default.contentsOfDirectory(atPath: server.databaseFile.deletingLastPathComponent().path)
+            .filter { $0.hasPrefix("user.taken-in-") }
+        #expect(aside.count == 1, "\(aside)")
+        if let name = aside.first {
+            #expect(try Data(contentsOf: server.databaseFile.deletingLastPathComponent().appendingPathComponent(name)) == original)
+        }
+        let history = try server.prefs("history", "org.example.app")
+        #expect(history.stdout.contains("dconf-service"), "\(history.stdout)")
+
+        #expect(server.service.stopService() == 0)
+        try await server.startPrefsd()
+        let again = try FileManager.default.contentsOfDirectory(atPath: server.databaseFile.deletingLastPathComponent().path)
+            .filter { $0.hasPrefix("user.taken-in-") }
+        #expect(again.count == 1, "a second start took prefsd's own file in: \(again)")
+        #expect(try server.dconf(["dump", "/"]).stdout == underDconf)
+    }
+
+    @Test("a key locked by a dconf system database is refused, and nothing of the change is written")
+    func lockedKeyRefused() async throws {
+        let server = try await DconfServer(startingPrefsd: false)
+        let admin = server.service.administratorDirectory
+        let database = admin.appendingPathComponent("db/site.d")
+        try FileManager.default.createDirectory(at: database.appendingPathComponent("locks"), withIntermediateDirectories: true)
+        try "[org/example/app]\nlocked=1\n".write(to: database.appendingPathComponent("00-site"), atomically: true, encoding: .utf8)
+        try "/org/example/app/locked\n".write(to: database.appendingPathComponent("locks/site"), atomically: true, encoding: .utf8)
+        try "user-db:user\nsystem-db:site\n".write(to: admin.appendingPathComponent("profile"), atomically: true, encoding: .utf8)
+        try await server.startPrefsd(arguments: ["--allow-unowned-managed-dir"])
+        let keyfile = "[org/example/app]\nfree=2\nlocked=3\n"
+        let loaded = try server.dconf(["load", "/"], input: keyfile)
+        #expect(loaded.status != 0)
+        #expect(loaded.stderr.contains("locked by the administrator"), "\(loaded.stderr)")
+        #expect(try server.read("/org/example/app/free") == "")
+        #expect(try server.prefs("read", "org.example.app", "free").status != 0)
+    }
+
+    @Test("Blame tells the recent dconf calls: sender, program, path and what changed")
+    func blame() async throws {
+        let server = try await DconfServer()
+        #expect(try server.dconf(["write", "/org/example/app/size", "42"]).status == 0)
+        let blame = try server.dconf(["blame"])
+        #expect(blame.status == 0, "\(blame.stderr)")
+        #expect(blame.stdout.contains("Object path: /ca/desrt/dconf/Writer/user"), "\(blame.stdout)")
+        #expect(blame.stdout.contains("Method: Change"), "\(blame.stdout)")
+        #expect(blame.stdout.contains("/org/example/app/size = 42"), "\(blame.stdout)")
+        #expect(blame.stdout.contains("Program: dconf"), "\(blame.stdout)")
+    }
+}
+
+/// A running `dconf watch /`, its output going to a file that is read as it grows.
+final class WatchOutput: Sendable {
+    private let process: Process
+    private let file: URL
+
+    /// Starts `dconf watch /` for `server`'s clients.
+    init(_ server: DconfServer) throws {
+        file = server.service.bus.directory.appendingPathComponent("watch-\(UUID().uuidString)")
+        FileManager.default.createFile(atPath: file.path, contents: nil)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        process.arguments = ["-c", "exec dconf watch / > \"$0\" 2>&1 < /dev/null", file.path]
+        process.environment = helperEnvironment.merging(server.environment) { $1 }
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        self.process = process
+    }
+
+    /// Ends the watch.
+    func stop() {
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+    }
+
+    /// Everything printed so far.
+    var text: String { (try? String(contentsOf: file, encoding: .utf8)) ?? "" }
+
+    /// Waits until the output holds `expected`, at most `timeout` seconds.
+    func waitFor(_ expected: String, timeout: Double) -> Bool {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            if text.contains(expected) { return true }
+            usleep(5_000)
+        }
+        return text.contains(expected)
+    }
+}
