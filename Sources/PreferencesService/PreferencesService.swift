@@ -106,7 +106,8 @@ public final class PreferencesService: Sendable {
                 break
             case .taken(let keys, let removed, let aside):
                 logger.notice(
-                    "took in dconf's database", metadata: ["file": "\(dconf.files.databasePath)", "keys": "\(keys)", "removed": "\(removed)", "keptAside": "\(aside)"])
+                    "took in dconf's database",
+                    metadata: ["file": "\(dconf.files.databasePath)", "keys": "\(keys)", "removed": "\(removed)", "keptAside": "\(aside)"])
                 committed = try store.loadAll()
             case .refused(let reason):
                 logger.error("prefsd does not serve dconf: \(reason)")
