@@ -185,7 +185,7 @@ final class CallerGate: Sendable {
             switch reply {
             case .success(let pid):
                 read(sender, pid)
-            case .failure(.remote(name: StandardErrorName.nameHasNoOwner, _)):
+            case .failure(let error) where error.isRemote(named: StandardErrorName.nameHasNoOwner):
                 // The bus forgot the name: the sender left.
                 finish(sender, .departed("the bus no longer knows \(sender)"))
             case .failure(let error):

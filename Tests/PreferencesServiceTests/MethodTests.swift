@@ -253,8 +253,8 @@ struct MethodTests {
         do {
             try await client.call("Set", [.string(PreferencesBus.interface), .string("Version"), .variant(.string("9"))], interface: properties)
             Issue.record("Set on Version succeeded")
-        } catch let DBusError.remote(name, _) {
-            #expect(name == StandardErrorName.propertyReadOnly)
+        } catch let error as DBusError where error.code == .remote {
+            #expect(error.name == StandardErrorName.propertyReadOnly)
         }
         let ping = try await client.call("Ping", [], interface: StandardInterface.peer)
         #expect(ping.isEmpty)
