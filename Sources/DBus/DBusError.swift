@@ -4,8 +4,8 @@
 ///
 /// A struct of static members, as swift-system's `Errno` is, not an enum: a kind of failure
 /// a later version adds is one more ``Code`` and breaks no client's `switch`. Match one by
-/// its code: `case .remote:` or `catch let error as DBusError where error.code == .remote`
-/// compares ``code``. The error reply's name is ``name``, its message ``message``.
+/// its code: `case .remote:`, `catch DBusError.disconnected` and
+/// `catch let error as DBusError where error.code == .remote` compare ``code``. The error reply's name is ``name``, its message ``message``.
 public struct DBusError: Error, Sendable, Hashable, CustomStringConvertible {
     /// What kind of failure an error is.
     public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
@@ -82,7 +82,6 @@ public struct DBusError: Error, Sendable, Hashable, CustomStringConvertible {
 
     /// ``Code/noSessionBus``, for patterns.
     public static var noSessionBus: Code { .noSessionBus }
-
     /// ``Code/connectionFailed``, for patterns.
     public static var connectionFailed: Code { .connectionFailed }
     /// ``Code/remote``, for patterns.
