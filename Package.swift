@@ -79,6 +79,7 @@ let package = Package(
             name: "PreferencesService",
             dependencies: [
                 "DBus",
+                "Dconf",
                 "GSettingsPaths",
                 "GVariantCoding",
                 "PreferencesModel",
@@ -182,6 +183,13 @@ let package = Package(
             dependencies: ["CGLib", "GVariantMapping", "PreferencesModel"],
             swiftSettings: strict
         ),
+        // dconf's protocol and files as prefsd speaks them: changesets, notifications, values
+        // with their GVariant types, the database file dconf's clients map.
+        .target(
+            name: "Dconf",
+            dependencies: ["CGLib", "GSettingsPaths", "GVDB", "GVariantCoding", "GVariantMapping", "PreferencesModel"],
+            swiftSettings: strict
+        ),
         // The installed GSettings schemas through GIO's schema API (the settings app's schema
         // pages, the schema types `prefs dconf-import` checks against).
         .target(
@@ -197,6 +205,7 @@ let package = Package(
             name: "prefsd",
             dependencies: [
                 "DBus",
+                "Dconf",
                 "PreferencesProtocol",
                 "PreferencesRoaming",
                 "PreferencesService",
@@ -267,7 +276,7 @@ let package = Package(
                 "BusTestSupport",
                 "CGLib",
                 "DBus",
-                "GVariantMapping",
+                "Dconf",
                 "Preferences",
                 "PreferencesModel",
                 "PreferencesProtocol",
@@ -443,6 +452,13 @@ let package = Package(
         .testTarget(
             name: "GVariantMappingTests",
             dependencies: ["CGLib", "GVariantMapping"],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "DconfTests",
+            // Debian's dconf command, dconf-service and GSettings' dconf module against a
+            // prefsd that serves dconf's name, each on the test's private bus.
+            dependencies: ["CGLib", "Dconf", "GVDB", "PreferencesModel", "PrefsdTestSupport"],
             swiftSettings: strict
         ),
         .testTarget(

@@ -32,7 +32,7 @@ extension DomainState {
             // changes nothing readers see.
             case .remove(_, let key): if PreferenceKey.storedKeyProblem(key) == nil { remove.append(key) }
             case .removeDomain: remove.append(contentsOf: (committed[batch.domain] ?? [:]).keys.sorted())
-            case .note: break
+            case .note, .setGVariantType: break
             }
         }
         return (set, remove)

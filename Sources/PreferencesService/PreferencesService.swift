@@ -1,4 +1,5 @@
 import DBus
+import Dconf
 import Logging
 import PreferencesModel
 import PreferencesProtocol
@@ -47,6 +48,8 @@ public final class PreferencesService: Sendable {
     let administration = AdministratorWatch()
     /// The snapshots of loaded domains GSettings programs map (see `SnapshotKeeper`).
     let snapshots: SnapshotKeeper?
+    /// dconf's protocol and database file, when prefsd serves dconf (see `PreferencesService+Dconf.swift`).
+    let dconf: DconfFront?
     private var managed: ManagedDomains {
         ManagedDomains(
             directory: configuration.managedDirectory,
@@ -70,6 +73,7 @@ public final class PreferencesService: Sendable {
         self.logger = logger
         standardInterfaces = .preferences(version: configuration.version)
         snapshots = configuration.snapshotDirectory.map { SnapshotKeeper(directory: $0, logger: logger) }
+        dconf = configuration.dconf.map { DconfFront(files: $0, logger: logger) }
     }
 
     /// Exports the object on the connection. Calls that arrive before `start(store:)`
@@ -81,6 +85,7 @@ public final class PreferencesService: Sendable {
             receive(call)
         }
         try registerDoor()
+        try registerDconf()
     }
 
     /// Flips stale and removes the snapshots an earlier prefsd left on this bus (call before
@@ -99,6 +104,8 @@ public final class PreferencesService: Sendable {
         _ = domains.replaceForced(with: managed.load(previous: [:]))
         _ = domains.replaceAdministrator(with: loadAdministratorSettings())
         let count = domains.committed.count
+        // dconf's file is made from the store before any call is answered.
+        dconf?.start(domains: domains.committed, types: try store.loadGVariantTypes(), service: self)
         core.withLock { core in
             core.domains = domains
             core.store = store
@@ -237,6 +244,7 @@ public final class PreferencesService: Sendable {
             guard !call.noReplyExpected else { return }
             return send(answer, over: door.connection)
         }
+        if isDconfCall(call) { return handleDconfCall(call, as: caller) }
         if let answer = standardInterfaces.answer(call) {
             guard !call.noReplyExpected else { return }
             return send(answer)
@@ -413,7 +421,7 @@ public final class PreferencesService: Sendable {
     }
 
     /// Reads from the running state.
-    private func read<Result: Sendable>(_ body: (DomainState) -> Result) -> Result {
+    func read<Result: Sendable>(_ body: (DomainState) -> Result) -> Result {
         core.withLock { core in
             guard let domains = core.domains else { preconditionFailure("calls are dispatched only once the store is loaded") }
             return body(domains)
@@ -504,9 +512,14 @@ public final class PreferencesService: Sendable {
     /// Emits `Changed` for a committed change of a persistent domain, or `VolatileChanged`
     /// for a change of a volatile one, its body bounded as the contract says.
     ///
-    /// `encoded` is that signal encoded ahead (see ``EarlySignal``), if it was.
-    func emit(_ change: Change, volatile: Bool, encoded: EncodedMessage? = nil) {
+    /// `encoded` is that signal encoded ahead (see ``EarlySignal``), if it was. A persistent
+    /// change goes to dconf's file and its clients too, unless `toDconf` is off (a `Change`
+    /// of dconf's, which tells them itself).
+    func emit(_ change: Change, volatile: Bool, encoded: EncodedMessage? = nil, toDconf: Bool = true) {
         if !volatile { roaming.withLock { $0 }?.committed(change) }
+        if !volatile, toDconf, let dconf {
+            dconf.enqueue(DconfFront.Job(touched: [change.domain: Array(change.changed.keys) + change.removed]))
+        }
         emitSignal(encoded?.message ?? changedSignal(change, volatile: volatile), encoded: encoded)
     }
 
@@ -566,7 +579,7 @@ public final class PreferencesService: Sendable {
         door?.forward(signal)
     }
 
-    private func send(_ message: DBusMessage, over connection: (any ServiceConnection)? = nil) {
+    func send(_ message: DBusMessage, over connection: (any ServiceConnection)? = nil) {
         do {
             try (connection ?? self.connection).send(message)
         } catch {

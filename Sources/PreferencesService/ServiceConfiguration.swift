@@ -1,3 +1,4 @@
+import Dconf
 import Foundation
 import GSettingsPaths
 import PreferencesModel
@@ -36,6 +37,9 @@ public struct ServiceConfiguration: Sendable {
     /// Where the snapshots of loaded domains go, for GSettings programs to map
     /// (`SnapshotLayout.directory`: under `$XDG_RUNTIME_DIR`, named by the bus); `nil`: none.
     public var snapshotDirectory: String?
+    /// The dconf database prefsd serves as `ca.desrt.dconf` and keeps as a mirror of the
+    /// store (`prefsd --dconf`); `nil`: prefsd does not speak dconf's protocol.
+    public var dconf: DconfFiles?
 
     /// Sets ``snapshotDirectory`` for a prefsd serving the bus at `busAddress` (`nil`: the
     /// session bus `environment` names), under the user's runtime directory: none without one.

@@ -7,6 +7,9 @@ import DBus
 /// a `DBusConnection` in prefsd, an in-memory connection in tests that send calls and read
 /// the answers and signals with no bus (`ServiceTestSupport`'s `InMemoryConnection`).
 public protocol ServiceConnection: Sendable {
+    /// The unique name the bus gave the connection (like `:1.42`).
+    var uniqueName: String { get }
+
     /// Sets the largest incoming message the connection accepts.
     func setMaximumMessageSize(_ bytes: Int)
 

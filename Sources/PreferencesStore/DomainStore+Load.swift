@@ -89,6 +89,27 @@ extension DomainStore {
         return result
     }
 
+    /// The GVariant types keys were last given through dconf's protocol (see
+    /// ``StoreMutation/setGVariantType(_:key:type:)``), per domain; rows with an invalid
+    /// domain name are skipped.
+    /// - Throws: ``StoreError/readFailed(reason:)`` when SQLite cannot read the database,
+    ///   ``StoreError/closed`` after ``close()``.
+    public func loadGVariantTypes() throws(StoreError) -> [DomainName: [String: String]] {
+        if writer.withLock({ $0.closed }) { throw .closed }
+        do {
+            return try database.read { db in
+                var types: [DomainName: [String: String]] = [:]
+                for row in try Row.fetchAll(db, sql: StoreSchema.selectTypes) {
+                    guard let domain = try? DomainName(row[0] as String) else { continue }
+                    types[domain, default: [:]][row[1] as String] = row[2] as String
+                }
+                return types
+            }
+        } catch {
+            throw .readFailed(reason: StoreError.explain(error, path: files.databasePath, directory: files.directoryPath))
+        }
+    }
+
     /// The keys the latest ``loadAll()`` left out because they or their values break the
     /// store's rules or do not decode, as stored (their bytes as they are), per domain.
     public var leftOutKeys: [DomainName: [String]] { leftOutRows.withLock { $0 } }

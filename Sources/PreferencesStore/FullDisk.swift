@@ -134,7 +134,7 @@ extension DomainStore {
                 let pages = (payload + usable - 1) / usable + 1
                 dataPages += pages
                 walPages += pages + 2
-            case .remove, .removeDomain, .note:
+            case .remove, .removeDomain, .note, .setGVariantType:
                 walPages += 3
             }
         }

@@ -72,8 +72,8 @@ extension DomainStore {
     /// `.failure(.refused(...))`, at once, on the calling thread, whatever its source.
     ///
     /// Each batch that changes something is recorded in the journal, in the same
-    /// transaction, as one change made by `who` (see `Journal.swift`); the journal's oldest
-    /// changes are dropped to keep it within the store's ``HistoryBounds``.
+    /// transaction, as one change made by `who` per domain it changes (see `Journal.swift`);
+    /// the journal's oldest changes are dropped to keep it within the store's ``HistoryBounds``.
     public func commit(
         _ mutations: [StoreMutation], who: String = "unknown", completion: @escaping @Sendable (Result<Void, StoreError>) -> Void
     ) {
@@ -197,6 +197,10 @@ extension DomainStore {
                                 try deleteDomain.execute(arguments: [domain.rawValue])
                             case .note:
                                 break
+                            case .setGVariantType(let domain, let key, let type?):
+                                try db.cachedStatement(sql: StoreSchema.upsertType).execute(arguments: [domain.rawValue, key, type])
+                            case .setGVariantType(let domain, let key, nil):
+                                try db.cachedStatement(sql: StoreSchema.deleteType).execute(arguments: [domain.rawValue, key])
                             }
                         }
                         totals.entries += added.entries

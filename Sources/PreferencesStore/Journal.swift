@@ -37,6 +37,30 @@ public enum Journal {
     }
 }
 
+/// What one batch changes in one domain, as the journal records it: one change.
+struct JournalChange {
+    let domain: DomainName
+    /// key → (new value, previous value); the first previous of a key wins.
+    var entries: [String: (value: [UInt8]?, previous: [UInt8]?)] = [:]
+    /// The keys in the order first touched.
+    var order: [String] = []
+    /// Whether the change stores something (else it only notes what readers see).
+    var stored = false
+
+    init(domain: DomainName) {
+        self.domain = domain
+    }
+
+    mutating func note(_ key: String, value: [UInt8]?, previous: [UInt8]?) {
+        if let old = entries[key] {
+            entries[key] = (value, old.previous)
+        } else {
+            entries[key] = (value, previous)
+            order.append(key)
+        }
+    }
+}
+
 /// The journal's totals, kept beside the database by the writer.
 struct JournalTotals: Sendable {
     var entries = 0
@@ -45,8 +69,9 @@ struct JournalTotals: Sendable {
 
 extension DomainStore {
     /// Writes the journal of `batch` (its mutations applied meanwhile with `apply`), in the
-    /// transaction under way: reads each key's previous value before its mutation runs.
-    /// Returns what the change added to the journal. Without `recording` (on a full disk)
+    /// transaction under way: reads each key's previous value before its mutation runs, and
+    /// records one change per domain the batch touches.
+    /// Returns what the changes added to the journal. Without `recording` (on a full disk)
     /// it only applies the mutations. `apply` gets each mutation with the encoding of the
     /// value it sets (``PropertyListValue/encoded()``, made once for both), nil for others.
     func journal(
@@ -59,73 +84,73 @@ extension DomainStore {
             }
             return JournalTotals()
         }
-        // key → (new value, previous value); the first previous of a key wins.
-        var entries: [String: (value: [UInt8]?, previous: [UInt8]?)] = [:]
-        var order: [String] = []
-        var domain: DomainName?
-        var stored = false
+        // Per domain, in the order first touched: one change of the journal each.
+        var changes: [JournalChange] = []
         let select = try db.cachedStatement(sql: StoreSchema.selectValue)
         func previous(_ domain: DomainName, _ key: String) throws -> [UInt8]? {
             try Data.fetchOne(select, arguments: [domain.rawValue, key]).map { [UInt8]($0) }
         }
-        func note(_ key: String, value: [UInt8]?, previous: [UInt8]?) {
-            if let old = entries[key] {
-                entries[key] = (value, old.previous)
-            } else {
-                entries[key] = (value, previous)
-                order.append(key)
-            }
+        func change(_ domain: DomainName) -> Int {
+            if let index = changes.lastIndex(where: { $0.domain == domain }) { return index }
+            changes.append(JournalChange(domain: domain))
+            return changes.count - 1
         }
         for mutation in batch.mutations {
             var encoded: [UInt8]?
             switch mutation {
             case .set(let name, let key, let value):
-                domain = name
-                stored = true
                 encoded = value.encoded()
-                note(key, value: encoded, previous: try previous(name, key))
+                let index = change(name)
+                changes[index].stored = true
+                changes[index].note(key, value: encoded, previous: try previous(name, key))
             case .remove(let name, let key):
-                domain = name
-                stored = true
-                if let old = try previous(name, key) { note(key, value: nil, previous: old) }
+                let index = change(name)
+                changes[index].stored = true
+                if let old = try previous(name, key) { changes[index].note(key, value: nil, previous: old) }
             case .removeDomain(let name):
-                domain = name
-                stored = true
+                let index = change(name)
+                changes[index].stored = true
                 let rows = try Row.fetchAll(db.cachedStatement(sql: StoreSchema.selectDomain), arguments: [name.rawValue])
                 for row in rows {
                     let key: String = row[0]
                     let old: Data = row[1]
-                    note(key, value: nil, previous: [UInt8](old))
+                    changes[index].note(key, value: nil, previous: [UInt8](old))
                 }
             case .note(let name, let key, let value, let previous):
-                domain = name
-                note(key, value: value?.encoded(), previous: previous?.encoded())
+                changes[change(name)].note(key, value: value?.encoded(), previous: previous?.encoded())
+            case .setGVariantType:
+                break
             }
             try apply(mutation, encoded)
         }
-        guard let domain else { return JournalTotals() }
-        // A key set back to the value it had is no change (a removal then a set, say).
-        let changed = order.filter { entries[$0]?.value != entries[$0]?.previous }
-        if changed.isEmpty { return JournalTotals() }
-        // Keys a settings bundle marks IsSecure: recorded as changed, their values as the
-        // empty blob (no value's encoding is empty), never the values themselves.
-        if let hidden = secure[domain] {
-            for key in changed where hidden.contains(key) { entries[key] = (Journal.secureMarker, Journal.secureMarker) }
+        var totals = JournalTotals()
+        for var journalChange in changes {
+            let domain = journalChange.domain
+            // A key set back to the value it had is no change (a removal then a set, say).
+            let changed = journalChange.order.filter { journalChange.entries[$0]?.value != journalChange.entries[$0]?.previous }
+            if changed.isEmpty { continue }
+            // Keys a settings bundle marks IsSecure: recorded as changed, their values as the
+            // empty blob (no value's encoding is empty), never the values themselves.
+            if let hidden = secure[domain] {
+                for key in changed where hidden.contains(key) { journalChange.entries[key] = (Journal.secureMarker, Journal.secureMarker) }
+            }
+            var bytes = Journal.changeOverhead + domain.rawValue.utf8.count + batch.who.utf8.count
+            for key in changed {
+                guard let entry = journalChange.entries[key] else { continue }
+                bytes += Journal.entryBytes(key: key, value: entry.value, previous: entry.previous)
+            }
+            try db.cachedStatement(sql: StoreSchema.insertChange).execute(
+                arguments: [time, domain.rawValue, batch.who, journalChange.stored ? 1 : 0, changed.count, bytes])
+            let sequence = db.lastInsertedRowID
+            let insert = try db.cachedStatement(sql: StoreSchema.insertEntry)
+            for key in changed {
+                guard let entry = journalChange.entries[key] else { continue }
+                try insert.execute(arguments: [sequence, key, entry.value.map { Data($0) }, entry.previous.map { Data($0) }])
+            }
+            totals.entries += changed.count
+            totals.bytes += bytes
         }
-        var bytes = Journal.changeOverhead + domain.rawValue.utf8.count + batch.who.utf8.count
-        for key in changed {
-            guard let entry = entries[key] else { continue }
-            bytes += Journal.entryBytes(key: key, value: entry.value, previous: entry.previous)
-        }
-        try db.cachedStatement(sql: StoreSchema.insertChange).execute(
-            arguments: [time, domain.rawValue, batch.who, stored ? 1 : 0, changed.count, bytes])
-        let sequence = db.lastInsertedRowID
-        let insert = try db.cachedStatement(sql: StoreSchema.insertEntry)
-        for key in changed {
-            guard let entry = entries[key] else { continue }
-            try insert.execute(arguments: [sequence, key, entry.value.map { Data($0) }, entry.previous.map { Data($0) }])
-        }
-        return JournalTotals(entries: changed.count, bytes: bytes)
+        return totals
     }
 
     /// Drops the oldest changes, whole, until `totals` is within `bounds`, in the

@@ -13,6 +13,10 @@ public enum StoreMutation: Sendable, Hashable {
     /// went from `previous` to `value` (`nil`: absent): an administrator's managed file
     /// changed. A revert never undoes such a note.
     case note(DomainName, key: String, value: PropertyListValue?, previous: PropertyListValue?)
+    /// Changes no stored value, only records the GVariant type `key`'s value was given
+    /// through dconf's protocol (`nil`: forgets it), which dconf's database file gives the
+    /// value back in. Not recorded in the journal.
+    case setGVariantType(DomainName, key: String, type: String?)
 }
 
 extension StoreMutation {
@@ -31,7 +35,7 @@ extension StoreMutation {
                 if let problem = noted?.storeProblem { return "a value noted for \(domain) \(key.debugDescription): \(problem)" }
             }
             return nil
-        case .remove, .removeDomain:
+        case .remove, .removeDomain, .setGVariantType:
             return nil
         }
     }

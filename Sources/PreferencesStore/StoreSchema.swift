@@ -77,6 +77,20 @@ enum StoreSchema {
                     CREATE INDEX history_change_domain ON history_change(domain, sequence);
                     """)
         }
+        // v4: the GVariant type each key was last given through dconf's protocol, so that
+        // dconf's database file holds it back exactly as written (`i`, `u`, `as`, …; the
+        // stored value keeps prefsd's canonical form). Not journaled: a revert keeps types.
+        migrator.registerMigration("v4-gvariant-type") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE gvariant_type(
+                        domain TEXT NOT NULL,
+                        key TEXT NOT NULL,
+                        type TEXT NOT NULL,
+                        PRIMARY KEY(domain, key)
+                    ) WITHOUT ROWID
+                    """)
+        }
         return migrator
     }
 
@@ -95,4 +109,7 @@ enum StoreSchema {
         """
     static let insertEntry = "INSERT OR REPLACE INTO history_entry(sequence, key, value, previous) VALUES (?, ?, ?, ?)"
     static let selectAll = "SELECT domain, key, value FROM preference ORDER BY domain"
+    static let upsertType = "INSERT INTO gvariant_type(domain, key, type) VALUES (?, ?, ?) ON CONFLICT(domain, key) DO UPDATE SET type = excluded.type"
+    static let deleteType = "DELETE FROM gvariant_type WHERE domain = ? AND key = ?"
+    static let selectTypes = "SELECT domain, key, type FROM gvariant_type"
 }

@@ -1,6 +1,6 @@
 import CGLib
 import DBus
-import GVariantMapping
+import Dconf
 import PreferencesModel
 import PreferencesProtocol
 import PreferencesProxy

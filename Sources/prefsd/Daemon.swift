@@ -1,4 +1,5 @@
 import DBus
+import Dconf
 import Dispatch
 import Foundation
 import Logging
@@ -91,12 +92,13 @@ final class Daemon: Sendable {
             connection: doorConnection, version: configuration.version, logger: logger,
             subscriptionsPerApplication: configuration.limits.applicationSubscriptions)
         let service = PreferencesService(connection: connection, door: door, configuration: configuration, logger: logger)
+        let flags: UInt32
         do {
             try service.register()
             try await service.followDepartures()
             // What an earlier prefsd on this bus left is never read as this one's.
             service.clearSnapshots()
-            let flags = NameFlag.allowReplacement | NameFlag.doNotQueue | (replace ? NameFlag.replaceExisting : 0)
+            flags = NameFlag.allowReplacement | NameFlag.doNotQueue | (replace ? NameFlag.replaceExisting : 0)
             let reply = try await connection.requestName(PreferencesBus.busName, flags: flags)
             guard reply == NameReply.primaryOwner || reply == NameReply.alreadyOwner else {
                 connection.close()
@@ -127,6 +129,20 @@ final class Daemon: Sendable {
             connection.close()
             doorConnection.close()
             throw StartupError.store(error)
+        }
+        // dconf's name once the store is loaded and dconf's file made from it: a dconf client
+        // that finds prefsd there reads a file that holds everything.
+        if configuration.dconf != nil {
+            do {
+                let reply = try await connection.requestName(DconfBus.busName, flags: flags)
+                if reply != NameReply.primaryOwner && reply != NameReply.alreadyOwner {
+                    logger.error(
+                        "another process owns \(DconfBus.busName) (dconf-service?): dconf's clients do not reach this prefsd; stop it and start prefsd again"
+                    )
+                }
+            } catch {
+                logger.error("could not take \(DconfBus.busName): \(error)")
+            }
         }
         if let recovered = store.recoveredFrom {
             logger.error(

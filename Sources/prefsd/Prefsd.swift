@@ -1,5 +1,6 @@
 import ArgumentParser
 import DBus
+import Dconf
 import Foundation
 import Logging
 import PreferencesModel
@@ -65,6 +66,12 @@ struct Prefsd: AsyncParsableCommand {
 
     @Flag(help: "Take the bus name over from a running prefsd, which finishes its writes and exits.")
     var replace = false
+
+    @Flag(
+        help: ArgumentHelp(
+            "Also serve dconf's protocol as ca.desrt.dconf, in dconf-service's place, and keep dconf's user database ($XDG_CONFIG_HOME/dconf/user) a mirror of the store."
+        ))
+    var dconf = false
 
     @Option(help: ArgumentHelp("Largest value, in bytes as marshalled on the bus.", valueName: "bytes"))
     var maxValueSize = ServiceLimits.default.valueBytes
@@ -272,6 +279,7 @@ struct Prefsd: AsyncParsableCommand {
         roaming.applyDelayMilliseconds = max(0, roamingApplyDelay)
         roaming.limits.fileBytes = maxRoamingFileSize
         configuration.roaming = roaming
+        if dconf { configuration.dconf = DconfFiles(name: "user", environment: ProcessInfo.processInfo.environment) }
         do {
             let daemon = try await Daemon.start(
                 configuration: configuration, busAddress: busAddress, replace: replace, shutdown: shutdown, logger: logger

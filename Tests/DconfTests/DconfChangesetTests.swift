@@ -1,5 +1,5 @@
 import CGLib
-import GVariantMapping
+import Dconf
 import Testing
 
 /// dconf's `a{smv}` changeset, checked byte for byte against bytes derived by hand from the

@@ -1,13 +1,11 @@
 import CGLib
 
-/// dconf's changeset: the `a{smv}` that dconf's writer (`ca.desrt.dconf.Writer.Change`)
-/// takes as its serialised bytes, each dconf key with the value to set it to, or Nothing to
-/// reset it. Built by GLib, so its bytes are GVariant's normal form by construction.
-public enum DconfChangeset {
-    /// The bytes of the changeset of `changes`, in order, as `g_variant_get_data` gives them:
-    /// each full dconf key (`/org/gnome/desktop/interface/gtk-theme`) with the GVariant to
+extension DconfChangeset {
+    /// The serialised changeset of `changes`, as dconf's engine sends it to `Change`, in
+    /// order, as `g_variant_get_data` gives them: each full dconf key (`/org/gnome/desktop/interface/gtk-theme`) with the GVariant to
     /// set it to (borrowed; a floating one is consumed, as GLib's constructors consume it),
-    /// or `nil` to reset it. An empty changeset is no bytes.
+    /// or `nil` to reset it. Built by GLib, so the bytes are in GVariant's normal form. An
+    /// empty changeset is no bytes.
     public static func serialized(_ changes: [(path: String, value: OpaquePointer?)]) -> [UInt8] {
         let entries: [OpaquePointer?] = changes.map { change in
             g_variant_new_dict_entry(g_variant_new_string(change.path), g_variant_new_maybe(typeV, change.value.map { g_variant_new_variant($0) }))

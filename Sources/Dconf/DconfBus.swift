@@ -1,0 +1,82 @@
+/// dconf's names on the bus, as dconf-service (0.40) exports them, and their introspection.
+public enum DconfBus {
+    /// The bus name dconf's clients call.
+    public static let busName = "ca.desrt.dconf"
+    /// The writer's interface: `Init()`, `Change(ay) → s`, the signal `Notify(s, as, s)`.
+    public static let writerInterface = "ca.desrt.dconf.Writer"
+    /// Where a database's writer lives: this prefix and the database's name (`user`).
+    public static let writerPathPrefix = "/ca/desrt/dconf/Writer/"
+    /// The interface of `Blame() → s`.
+    public static let serviceInfoInterface = "ca.desrt.dconf.ServiceInfo"
+    /// The object answering ``serviceInfoInterface``.
+    public static let serviceInfoPath = "/ca/desrt/dconf"
+    /// `Init()`: makes sure the database file exists.
+    public static let initMethod = "Init"
+    /// `Change(ay blob) → s tag`.
+    public static let changeMethod = "Change"
+    /// `Blame() → s`.
+    public static let blameMethod = "Blame"
+    /// `Notify(s prefix, as changes, s tag)`.
+    public static let notifySignal = "Notify"
+
+    /// The writer's object path for the database `name`.
+    public static func writerPath(database name: String) -> String { writerPathPrefix + name }
+
+    /// What `Introspect` answers for a writer object.
+    public static let writerIntrospectionXML = """
+        <!DOCTYPE node PUBLIC "-//freedesktop//DTD D-BUS Object Introspection 1.0//EN"
+         "http://www.freedesktop.org/standards/dbus/1.0/introspect.dtd">
+        <node>
+          <interface name="ca.desrt.dconf.Writer">
+            <method name="Init"/>
+            <method name="Change">
+              <arg name="blob" type="ay" direction="in"/>
+              <arg name="tag" type="s" direction="out"/>
+            </method>
+            <signal name="Notify">
+              <arg name="prefix" type="s"/>
+              <arg name="changes" type="as"/>
+              <arg name="tag" type="s"/>
+            </signal>
+          </interface>
+          <interface name="org.freedesktop.DBus.Introspectable">
+            <method name="Introspect">
+              <arg name="xml_data" type="s" direction="out"/>
+            </method>
+          </interface>
+          <interface name="org.freedesktop.DBus.Peer">
+            <method name="Ping"/>
+            <method name="GetMachineId">
+              <arg name="machine_uuid" type="s" direction="out"/>
+            </method>
+          </interface>
+        </node>
+
+        """
+
+    /// What `Introspect` answers for the service-information object.
+    public static let serviceInfoIntrospectionXML = """
+        <!DOCTYPE node PUBLIC "-//freedesktop//DTD D-BUS Object Introspection 1.0//EN"
+         "http://www.freedesktop.org/standards/dbus/1.0/introspect.dtd">
+        <node>
+          <interface name="ca.desrt.dconf.ServiceInfo">
+            <method name="Blame">
+              <arg name="blame" type="s" direction="out"/>
+            </method>
+          </interface>
+          <interface name="org.freedesktop.DBus.Introspectable">
+            <method name="Introspect">
+              <arg name="xml_data" type="s" direction="out"/>
+            </method>
+          </interface>
+          <interface name="org.freedesktop.DBus.Peer">
+            <method name="Ping"/>
+            <method name="GetMachineId">
+              <arg name="machine_uuid" type="s" direction="out"/>
+            </method>
+          </interface>
+          <node name="Writer"/>
+        </node>
+
+        """
+}

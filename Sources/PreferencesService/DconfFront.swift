@@ -1,0 +1,193 @@
+import Dconf
+import Dispatch
+import Foundation
+import Logging
+import PreferencesModel
+import Synchronization
+
+/// What ``DconfFront`` asks of the service it serves for.
+protocol DconfFrontService: AnyObject, Sendable {
+    /// The committed values of `keys` of `domain` (`nil`: not stored).
+    func storedValues(domain: DomainName, keys: [String]) -> [String: PropertyListValue?]
+    /// Emits dconf's `Notify` with `tag`.
+    func notify(_ notification: DconfNotification, tag: String)
+}
+
+/// prefsd as dconf-service: keeps dconf's database file a mirror of the store and tells
+/// dconf's clients of every change, whichever interface made it.
+///
+/// Every committed change of a persistent domain becomes a job on one serial queue. The
+/// queue takes every job waiting, brings the mirror's values up to date for the keys they
+/// touched (read from the committed state), replaces the file once if anything in it
+/// changed, sets dconf's invalidation flag, and then, job by job in order, answers the
+/// `Change` that made it (if one did) and emits `Notify` for what it changed. So a
+/// `dconf read` after `dconf write` returns reads the new value, and a burst of native
+/// writes rewrites the file once.
+final class DconfFront: Sendable {
+    /// A change waiting for the mirror.
+    struct Job: Sendable {
+        /// The keys touched, per domain (stored keys, as the store spells them).
+        var touched: [DomainName: [String]]
+        /// Directories a `Change` reset, for its `Notify`.
+        var directories: [String] = []
+        /// The tag of the `Change` that made it; `""` for a change through prefsd's own interface.
+        var tag: String = ""
+        /// Runs once the file holds the change, before `Notify` (the `Change`'s reply).
+        var answer: (@Sendable () -> Void)?
+    }
+
+    /// What the mirror's queue and the connection's queue share, under a lock never held
+    /// across I/O.
+    private struct State: Sendable {
+        /// The GVariant types keys were last given through dconf, per domain.
+        var types: [DomainName: [String: String]] = [:]
+        /// Jobs not yet taken by the queue.
+        var pending: [Job] = []
+        /// Whether the queue is scheduled or running.
+        var draining = false
+        /// The number of the next `Change`'s tag.
+        var nextTag: UInt64 = 0
+        /// The newest dconf calls, oldest first, for `Blame`.
+        var blame: [String] = []
+    }
+
+    /// The files served.
+    let files: DconfFiles
+    private let logger: Logger
+    private let queue = DispatchQueue(label: "prefsd.dconf-mirror")
+    private let state = Mutex(State())
+    /// The file's values by dconf key, as last written; touched by the queue only.
+    private let mirror = Mutex<[String: DconfValue]>([:])
+    /// What the front asks of the service, given at ``start(domains:types:service:)``.
+    private let service = Mutex<(any DconfFrontService)?>(nil)
+
+    /// The most `Blame` keeps.
+    static let blameRecords = 64
+
+    init(files: DconfFiles, logger: Logger) {
+        self.files = files
+        self.logger = logger
+    }
+
+    /// The GVariant type `key` of `domain` was last given through dconf, if any.
+    func type(domain: DomainName, key: String) -> String? {
+        state.withLock { $0.types[domain]?[key] }
+    }
+
+    /// A new tag for a `Change`, as dconf-service makes them: the connection's unique name,
+    /// the database and a counter.
+    func nextTag(uniqueName: String) -> String {
+        let number = state.withLock { state -> UInt64 in
+            defer { state.nextTag += 1 }
+            return state.nextTag
+        }
+        return "\(uniqueName):\(files.name):\(number)"
+    }
+
+    /// Keeps a call for `Blame`, the newest ``blameRecords``.
+    func recordBlame(_ record: String) {
+        state.withLock { state in
+            state.blame.append(record)
+            if state.blame.count > Self.blameRecords { state.blame.removeFirst(state.blame.count - Self.blameRecords) }
+        }
+    }
+
+    /// What `Blame` answers: the kept calls, oldest first, as dconf-service separates them.
+    var blame: String {
+        state.withLock { $0.blame }.joined(separator: "\n====================================================================\n")
+    }
+
+    // MARK: Starting
+
+    /// Makes the mirror's first state: the types the store keeps, and the file made from the
+    /// store's `domains`, written only when the file on disk differs (missing, damaged, or
+    /// behind the store after a crash).
+    func start(domains: [DomainName: [String: PropertyListValue]], types: [DomainName: [String: String]], service: any DconfFrontService) {
+        self.service.withLock { $0 = service }
+        state.withLock { $0.types = types }
+        let values = DconfMirror.values(of: domains, types: types)
+        mirror.withLock { $0 = values }
+        queue.sync { write(values, reason: "start", unlessOnDisk: true) }
+    }
+
+    // MARK: Changes
+
+    /// Records the types a committed `Change` gave (`nil`: forgotten), before its job.
+    func setTypes(_ types: [(domain: DomainName, key: String, type: String?)]) {
+        state.withLock { state in
+            for (domain, key, type) in types {
+                state.types[domain, default: [:]][key] = type
+                if state.types[domain]?.isEmpty == true { state.types[domain] = nil }
+            }
+        }
+    }
+
+    /// Queues `job`; the queue runs it after every job queued before.
+    func enqueue(_ job: Job) {
+        let schedule = state.withLock { state -> Bool in
+            state.pending.append(job)
+            defer { state.draining = true }
+            return !state.draining
+        }
+        if schedule { queue.async { [self] in drain() } }
+    }
+
+    /// Runs on the queue: every waiting job, one file write for all of them.
+    private func drain() {
+        while true {
+            let (jobs, types) = state.withLock { state -> ([Job], [DomainName: [String: String]]) in
+                if state.pending.isEmpty { state.draining = false }
+                defer { state.pending = [] }
+                return (state.pending, state.types)
+            }
+            guard !jobs.isEmpty, let service = service.withLock({ $0 }) else { return }
+            // What each job changed in the file, worked out in order.
+            var changedPaths: [[String]] = []
+            var values = mirror.withLock { $0 }
+            var fileChanged = false
+            for job in jobs {
+                var paths: [String] = []
+                for (domain, keys) in job.touched {
+                    let stored = service.storedValues(domain: domain, keys: keys)
+                    for key in keys {
+                        guard let path = DconfMirror.path(domain: domain, key: key) else { continue }
+                        let new = (stored[key] ?? nil).flatMap { value in
+                            types[domain]?[key].flatMap { DconfValue(storedValue: value, type: $0) } ?? DconfValue(storedValue: value, type: nil)
+                        }
+                        guard values[path] != new else { continue }
+                        values[path] = new
+                        paths.append(path)
+                    }
+                }
+                // A directory reset is told as the directory, as dconf-service tells it.
+                let reset = job.directories.filter { directory in paths.contains { $0.hasPrefix(directory) } }
+                paths.removeAll { path in reset.contains { path.hasPrefix($0) } }
+                changedPaths.append(paths + reset)
+                fileChanged = fileChanged || !paths.isEmpty || !reset.isEmpty
+            }
+            if fileChanged {
+                mirror.withLock { $0 = values }
+                write(values, reason: "change")
+            }
+            for (job, paths) in zip(jobs, changedPaths) {
+                job.answer?()
+                if let notification = DconfNotification(paths: paths) { service.notify(notification, tag: job.tag) }
+            }
+        }
+    }
+
+    /// Writes the file of `values`, then flags it; with `unlessOnDisk`, only when the file
+    /// on disk differs.
+    private func write(_ values: [String: DconfValue], reason: String, unlessOnDisk: Bool = false) {
+        do {
+            let bytes = try DconfMirror.file(values)
+            if unlessOnDisk, (try? files.readDatabase()) == bytes { return }
+            try files.writeDatabase(bytes)
+            files.invalidate()
+        } catch {
+            logger.error(
+                "dconf's database file could not be written; dconf's clients read it as it was",
+                metadata: ["file": "\(files.databasePath)", "when": "\(reason)", "error": "\(error)"])
+        }
+    }
+}

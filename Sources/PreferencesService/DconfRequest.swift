@@ -1,0 +1,97 @@
+import Dconf
+import GSettingsPaths
+import PreferencesModel
+
+/// A dconf `Change` as prefsd carries it out: each dconf key through the GSettings path rule
+/// to a domain and key, each value as the GSettings module stores it, grouped per domain,
+/// with the GVariant types to keep so that dconf's file gives every value back exactly.
+struct DconfRequest: Sendable {
+    /// What the change does to one domain.
+    struct Part: Sendable {
+        var domain: DomainName
+        var set: [String: PropertyListValue] = [:]
+        var remove: [String] = []
+    }
+
+    /// The domains' parts, in the order the changeset first names them.
+    private(set) var parts: [Part] = []
+    /// The types to record (`nil`: a value of its natural type, or a key reset).
+    private(set) var types: [(domain: DomainName, key: String, type: String?)] = []
+    /// The directories the changeset resets.
+    private(set) var directories: [String] = []
+
+    /// The keys the change touches, per domain.
+    var touched: [DomainName: [String]] {
+        var touched: [DomainName: [String]] = [:]
+        for part in parts { touched[part.domain, default: []] += Array(part.set.keys) + part.remove }
+        return touched
+    }
+
+    /// Reads the serialised changeset `blob` for `caller`.
+    /// - Parameter storedKeys: every persistent domain with its keys (staged ones included),
+    ///   asked for only when the changeset resets a directory.
+    /// - Throws: ``PreferencesServiceError`` `InvalidArgs` for a changeset dconf's engine
+    ///   would not send, `InvalidName` for a key prefsd cannot store, `InvalidValue` or
+    ///   `QuotaExceeded` for a value past the limits, `AccessDenied` for a sandboxed caller
+    ///   reaching past its own domains.
+    init(
+        serialised blob: [UInt8], limits: ServiceLimits, caller: CallerIdentity, storedKeys: () -> [(DomainName, [String])]
+    ) throws(PreferencesServiceError) {
+        let changeset: DconfChangeset
+        do { changeset = try DconfChangeset(serialised: blob) } catch { throw .invalidArguments(error.description) }
+        var listed: [(DomainName, [String])]?
+        for entry in changeset.entries {
+            switch entry {
+            case .set(let path, let value):
+                let (domain, key) = try Self.location(path, caller: caller)
+                let stored = value.storedValue
+                try limits.check(stored, subject: "the value of \(path)")
+                self[domain].set[key] = stored
+                types.append((domain, key, value.type == DconfValue.naturalType(of: stored) ? nil : value.type))
+            case .reset(let path):
+                // A key the path rule cannot reach is stored nowhere: nothing to reset.
+                guard GSettingsPath(settingsKey: path) != nil else { continue }
+                let (domain, key) = try Self.location(path, caller: caller)
+                self[domain].remove.append(key)
+                types.append((domain, key, nil))
+            case .resetDirectory(let directory):
+                directories.append(directory)
+                if listed == nil { listed = storedKeys() }
+                for (domain, keys) in listed ?? [] {
+                    let under = keys.filter { DconfMirror.path(domain: domain, key: $0)?.hasPrefix(directory) ?? false }
+                    guard !under.isEmpty else { continue }
+                    guard caller.mayWrite(domain.rawValue) else {
+                        throw .accessDenied("\(caller) may not reset \(directory): it holds keys of \(domain), which is not its own")
+                    }
+                    self[domain].remove += under
+                    types += under.map { (domain, $0, nil) }
+                }
+            }
+        }
+    }
+
+    /// The part of `domain`, made when first asked for.
+    private subscript(domain: DomainName) -> Part {
+        get { parts.first { $0.domain == domain } ?? Part(domain: domain) }
+        set {
+            if let index = parts.firstIndex(where: { $0.domain == domain }) {
+                parts[index] = newValue
+            } else {
+                parts.append(newValue)
+            }
+        }
+    }
+
+    /// The domain and key of the dconf key `path`, which `caller` may change.
+    private static func location(_ path: String, caller: CallerIdentity) throws(PreferencesServiceError) -> (DomainName, String) {
+        guard let location = GSettingsPath(settingsKey: path), let domain = try? DomainName(location.domain) else {
+            throw .invalidName(
+                "prefsd cannot store the dconf key \(path): its key would be empty, longer than \(PreferenceKey.maximumLength) bytes or not in Unicode normal form C"
+            )
+        }
+        guard caller.mayWrite(domain.rawValue) else {
+            throw .accessDenied("\(caller) may not change \(path): it lies in \(domain), which is not its own")
+        }
+        return (domain, location.key)
+    }
+}

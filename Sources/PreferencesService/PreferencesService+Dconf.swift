@@ -1,0 +1,177 @@
+import DBus
+import Dconf
+import Foundation
+import PreferencesModel
+import PreferencesProtocol
+import PreferencesStore
+
+/// dconf's protocol (`prefsd --dconf`): the writer `ca.desrt.dconf.Writer` of the user
+/// database and `ca.desrt.dconf.ServiceInfo`, served from the same store and state as
+/// prefsd's own interface. A `Change` is one batch of the store, durable before it is
+/// answered, and answered once dconf's database file holds it.
+extension PreferencesService: DconfFrontService {
+    /// Exports the writer and service-information objects, when prefsd serves dconf.
+    func registerDconf() throws(DBusError) {
+        guard let dconf else { return }
+        for path in [DconfBus.writerPath(database: dconf.files.name), DconfBus.serviceInfoPath] {
+            try connection.registerObject(path: path) { [self] call in receive(call) }
+        }
+    }
+
+    /// Whether `call` is for one of dconf's objects.
+    func isDconfCall(_ call: DBusMessage) -> Bool {
+        guard let dconf, let path = call.path else { return false }
+        return path == DconfBus.writerPath(database: dconf.files.name) || path == DconfBus.serviceInfoPath
+    }
+
+    /// Answers a call to one of dconf's objects.
+    func handleDconfCall(_ call: DBusMessage, as caller: CallerIdentity) {
+        guard let dconf else { return }
+        let writer = call.path != DconfBus.serviceInfoPath
+        let interface = writer ? DconfBus.writerInterface : DconfBus.serviceInfoInterface
+        let standard = StandardInterfaces(
+            path: call.path ?? "", introspectionXML: writer ? DconfBus.writerIntrospectionXML : DconfBus.serviceInfoIntrospectionXML,
+            interfaceProperties: [interface: [:]])
+        if let answer = standard.answer(call) {
+            guard !call.noReplyExpected else { return }
+            return send(answer)
+        }
+        guard call.interface == nil || call.interface == interface else {
+            return reply(to: call, error: StandardErrorName.unknownInterface, "the object \(call.path ?? "") has no interface \(call.interface ?? "")")
+        }
+        switch (writer, call.member, call.signature) {
+        case (true, DconfBus.initMethod?, ""):
+            dconf.recordBlame(blameRecord(call, as: caller))
+            // The file is written at start and after every change: answered once the changes
+            // before this call are in it.
+            dconf.enqueue(DconfFront.Job(touched: [:], answer: { [self] in reply(to: call, []) }))
+        case (true, DconfBus.changeMethod?, "ay"):
+            dconf.recordBlame(blameRecord(call, as: caller))
+            guard case .bytes(let blob)? = call.body.first else { return }
+            change(blob, for: call, as: caller)
+        case (false, DconfBus.blameMethod?, ""):
+            reply(to: call, [.string(dconf.blame)])
+        case (_, let member?, _) where [DconfBus.initMethod, DconfBus.changeMethod, DconfBus.blameMethod].contains(member):
+            reply(to: call, error: StandardErrorName.invalidArgs, "\(member) of \(interface) does not take arguments of type (\(call.signature))")
+        default:
+            reply(to: call, error: StandardErrorName.unknownMethod, "\(interface) has no method \(call.member ?? "(none)")")
+        }
+    }
+
+    /// `Change`: the changeset's keys as prefsd stores them, one batch per domain, committed
+    /// together; forced keys and other applications' domains refused, the whole change then.
+    private func change(_ blob: [UInt8], for call: DBusMessage, as caller: CallerIdentity) {
+        guard let dconf else { return }
+        let tag = dconf.nextTag(uniqueName: connection.uniqueName)
+        let request: DconfRequest
+        do {
+            request = try DconfRequest(
+                serialised: blob, limits: configuration.limits, caller: caller,
+                storedKeys: {
+                    read { state in Set(state.committed.keys).union(state.staged.keys).map { ($0, Array(state.projectedEntries(domain: $0).keys)) } }
+                })
+        } catch {
+            return reply(to: call, error: error.busErrorName, error.description)
+        }
+        let application: String? = if case .application(let id) = caller { id } else { nil }
+        let staged: (batches: [Batch], store: DomainStore)
+        do {
+            staged = try stage(request, as: application)
+        } catch {
+            return reply(to: call, error: error.busErrorName, error.description)
+        }
+        let typeMutations = request.types.map { StoreMutation.setGVariantType($0.domain, key: $0.key, type: $0.type) }
+        let job = DconfFront.Job(
+            touched: request.touched, directories: request.directories, tag: tag,
+            answer: { [self] in reply(to: call, [.string(tag)]) })
+        let batches = staged.batches
+        let mutations = batches.flatMap(\.mutations) + typeMutations
+        staged.store.commit(mutations, who: gate.who(call, as: caller)) { [self] result in
+            let changes = core.withLock { core -> [Change] in
+                switch result {
+                case .success: return batches.compactMap { core.domains?.committed($0) }
+                case .failure:
+                    for batch in batches { core.domains?.failed(batch) }
+                    return []
+                }
+            }
+            switch result {
+            case .success:
+                dconf.setTypes(request.types)
+                for change in changes where !change.isEmpty { emit(change, volatile: false, toDconf: false) }
+                dconf.enqueue(job)
+            case .failure(let error):
+                logger.error("store write failed", metadata: ["error": "\(error)"])
+                let refusal = PreferencesServiceError.storageFailed("the change was not saved: \(error)")
+                reply(to: call, error: refusal.busErrorName, refusal.description)
+            }
+        }
+    }
+
+    /// Stages every domain's part of `request`; if one is refused, the parts staged before
+    /// it are dropped again and nothing is changed.
+    private func stage(_ request: DconfRequest, as application: String?) throws(PreferencesServiceError) -> (batches: [Batch], store: DomainStore) {
+        do {
+            return try core.withLock { core in
+                guard core.domains != nil, let store = core.store else {
+                    preconditionFailure("calls are dispatched only once the store is loaded")
+                }
+                if let application { core.domains!.followApplication(application) }
+                core.domains!.actingApplication = application
+                defer { core.domains!.actingApplication = nil }
+                var batches: [Batch] = []
+                do {
+                    for part in request.parts {
+                        if case .persistent(let batch) = try core.domains!.apply(domain: part.domain, set: part.set, remove: part.remove) {
+                            batches.append(batch)
+                        }
+                    }
+                } catch {
+                    for batch in batches { core.domains!.failed(batch) }
+                    throw error
+                }
+                return (batches, store)
+            }
+        } catch let error as PreferencesServiceError {
+            throw error
+        } catch {
+            throw .invalidArguments("\(error)")
+        }
+    }
+
+    /// What `Blame` keeps of a call.
+    private func blameRecord(_ call: DBusMessage, as caller: CallerIdentity) -> String {
+        var parameters = "()"
+        if case .bytes(let blob)? = call.body.first {
+            parameters = (try? DconfChangeset(serialised: blob)).map(\.text) ?? "(\(blob.count) bytes that are not a changeset)"
+        }
+        return """
+            Sender: \(call.sender ?? "")
+            Program: \(gate.who(call, as: caller))
+            Time: \(Date().ISO8601Format())
+            Object path: \(call.path ?? "")
+            Method: \(call.member ?? "")
+            Parameters: \(parameters)
+
+            """
+    }
+
+    // MARK: DconfFrontService
+
+    func storedValues(domain: DomainName, keys: [String]) -> [String: PropertyListValue?] {
+        core.withLock { core in
+            let entries = core.domains?.committed[domain]
+            var values: [String: PropertyListValue?] = [:]
+            for key in keys { values[key] = .some(entries?[key]) }
+            return values
+        }
+    }
+
+    func notify(_ notification: DconfNotification, tag: String) {
+        guard let dconf else { return }
+        emitSignal(
+            .signal(
+                path: DconfBus.writerPath(database: dconf.files.name), interface: DconfBus.writerInterface, member: DconfBus.notifySignal,
+                body: [.string(notification.prefix), .stringArray(notification.changes), .string(tag)]))
+    }
+}
