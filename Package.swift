@@ -315,6 +315,15 @@ let package = Package(
             dependencies: ["BusTestSupport", "DBus", "PreferencesModel", "PreferencesProtocol", "PreferencesProxy"],
             swiftSettings: strict
         ),
+        // The service in the test's own process, on an in-memory connection: no bus, no prefsd.
+        .target(
+            name: "ServiceTestSupport",
+            dependencies: [
+                "DBus", "PreferencesModel", "PreferencesService", "PreferencesStore",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
 
         // MARK: Tests
         .executableTarget(
@@ -407,6 +416,7 @@ let package = Package(
             name: "PreferencesServiceTests",
             dependencies: [
                 "DBus", "PrefsdTestSupport", "PreferencesModel", "PreferencesProtocol", "PreferencesProxy", "PreferencesService",
+                "ServiceTestSupport",
             ],
             swiftSettings: strict
         ),

@@ -64,7 +64,7 @@ private final class ResultBox: Sendable {
     func set(_ value: Result<DBusMessage, DBusError>) { result.withLock { $0 = value } }
 
     func get() throws(DBusError) -> DBusMessage {
-        guard let value = result.withLock({ $0 }) else { throw .disconnected }
+        guard let value = result.withLock({ $0 }) else { throw DBusError(code: .disconnected) }
         return try value.get()
     }
 }

@@ -109,9 +109,9 @@ final class ConnectionCore: Sendable {
             throw .connectionFailed(address: address, reason: "could not make the pipe that wakes the connection's event thread")
         }
         try performOnQueue { () throws(DBusError) in
-            guard let connection = state.withLock({ $0.connection })?.pointer else { throw .disconnected }
+            guard let connection = state.withLock({ $0.connection })?.pointer else { throw DBusError(code: .disconnected) }
             guard installMainLoop(on: connection), installFilter(on: connection) else {
-                throw .outOfMemory
+                throw DBusError(code: .outOfMemory)
             }
         }
         try startEventThread()
@@ -152,7 +152,7 @@ final class ConnectionCore: Sendable {
         }
         switch route {
         case .closed:
-            throw .disconnected
+            throw DBusError(code: .disconnected)
         case .queue:
             queue.async { [self] in
                 state.withLock { $0.queuedSends -= 1 }

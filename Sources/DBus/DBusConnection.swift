@@ -65,9 +65,9 @@ public final class DBusConnection: Sendable {
     /// Like ``connect(address:)`` with the address in `DBUS_SESSION_BUS_ADDRESS`; throws
     /// ``DBusError/noSessionBus`` when it is unset or empty.
     public static func connectToSessionBus() throws(DBusError) -> DBusConnection {
-        guard let value = getenv("DBUS_SESSION_BUS_ADDRESS") else { throw .noSessionBus }
+        guard let value = getenv("DBUS_SESSION_BUS_ADDRESS") else { throw DBusError(code: .noSessionBus) }
         let address = String(cString: value)
-        guard !address.isEmpty else { throw .noSessionBus }
+        guard !address.isEmpty else { throw DBusError(code: .noSessionBus) }
         return try connect(address: address)
     }
 

@@ -16,6 +16,13 @@ public final class EncodedMessage: Sendable {
         self.raw = Mutex(raw)
     }
 
+    /// Encodes `message` for sending later on a connection, with the checks of
+    /// ``DBusConnection/send(_:)-(DBusMessage)``: throws ``DBusError/invalidMessage(_:)``
+    /// for a message libdbus would refuse. Encoding needs no connection.
+    public convenience init(encoding message: DBusMessage) throws(DBusError) {
+        self.init(message: message, raw: try MessageEncoder.encode(message))
+    }
+
     /// The libdbus message, handed out once.
     func take() -> RawMessage? {
         raw.withLock { raw in
@@ -30,7 +37,7 @@ extension DBusConnection {
     /// checks as ``send(_:)-(DBusMessage)``: throws ``DBusError/invalidMessage(_:)`` for a
     /// message libdbus would refuse.
     public func encode(_ message: DBusMessage) throws(DBusError) -> EncodedMessage {
-        EncodedMessage(message: message, raw: try MessageEncoder.encode(message))
+        try EncodedMessage(encoding: message)
     }
 
     /// Sends a message encoded by ``encode(_:)``, like ``send(_:)-(DBusMessage)``. Throws

@@ -8,7 +8,7 @@ func libdbusBodyLength(of body: [DBusValue]) throws(DBusError) -> Int {
     var buffer: UnsafeMutablePointer<CChar>? = nil
     var length: Int32 = 0
     guard dbus_message_marshal(raw.pointer, &buffer, &length) != 0, let buffer, length >= 16 else {
-        throw .outOfMemory
+        throw DBusError(code: .outOfMemory)
     }
     defer { dbus_free(buffer) }
     let bytes = UnsafeRawPointer(buffer).assumingMemoryBound(to: UInt8.self)

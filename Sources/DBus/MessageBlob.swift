@@ -11,7 +11,7 @@ extension DBusMessage {
         var buffer: UnsafeMutablePointer<CChar>? = nil
         var length: Int32 = 0
         guard dbus_message_marshal(raw.pointer, &buffer, &length) != 0, let buffer, length > 0 else {
-            throw .outOfMemory
+            throw DBusError(code: .outOfMemory)
         }
         defer { dbus_free(buffer) }
         return Array(UnsafeRawBufferPointer(start: buffer, count: Int(length)))

@@ -106,7 +106,7 @@ enum MessageDecoder {
 
     /// The signature of the value the iterator points at.
     private static func currentSignature(_ iter: UnsafeMutablePointer<DBusMessageIter>) throws(DBusError) -> String {
-        guard let cString = dbus_message_iter_get_signature(iter) else { throw .outOfMemory }
+        guard let cString = dbus_message_iter_get_signature(iter) else { throw DBusError(code: .outOfMemory) }
         defer { dbus_free(cString) }
         return String(cString: cString)
     }

@@ -25,7 +25,7 @@ enum MessageEncoder {
         // a shorter one after the fields, which calls and signals get from their constructor.
         let bodyFirst = message.body.count >= 2
         guard let pointer = bodyFirst ? dbus_message_new(messageType(message.kind)) : newMessage(message) else {
-            throw .outOfMemory
+            throw DBusError(code: .outOfMemory)
         }
         let raw = RawMessage(owning: pointer)
         if bodyFirst { try appendBody(message.body, to: pointer) }
@@ -35,7 +35,7 @@ enum MessageEncoder {
         let constructed = !bodyFirst && (message.kind == .methodCall || message.kind == .signal)
         func set(_ value: String?, _ setter: (OpaquePointer, UnsafePointer<CChar>) -> dbus_bool_t) throws(DBusError) {
             guard let value else { return }
-            if value.withCString({ setter(pointer, $0) }) == 0 { throw .outOfMemory }
+            if value.withCString({ setter(pointer, $0) }) == 0 { throw DBusError(code: .outOfMemory) }
         }
         if !constructed {
             try set(message.path) { dbus_message_set_path($0, $1) }
@@ -45,7 +45,7 @@ enum MessageEncoder {
         try set(message.errorName) { dbus_message_set_error_name($0, $1) }
         if !constructed || message.kind != .methodCall { try set(message.destination) { dbus_message_set_destination($0, $1) } }
         if let replySerial = message.replySerial, dbus_message_set_reply_serial(pointer, replySerial) == 0 {
-            throw .outOfMemory
+            throw DBusError(code: .outOfMemory)
         }
         dbus_message_set_no_reply(pointer, message.noReplyExpected ? 1 : 0)
         dbus_message_set_auto_start(pointer, message.autoStart ? 1 : 0)
@@ -71,12 +71,12 @@ enum MessageEncoder {
         case .methodCall, .signal:
             throw .invalidMessage("only a method return or an error can answer a call")
         }
-        guard let pointer = made else { throw .outOfMemory }
+        guard let pointer = made else { throw DBusError(code: .outOfMemory) }
         let raw = RawMessage(owning: pointer)
         // Fields a reply does not usually carry, set only when a caller gave them.
         func set(_ value: String?, _ setter: (OpaquePointer, UnsafePointer<CChar>) -> dbus_bool_t) throws(DBusError) {
             guard let value else { return }
-            if value.withCString({ setter(pointer, $0) }) == 0 { throw .outOfMemory }
+            if value.withCString({ setter(pointer, $0) }) == 0 { throw DBusError(code: .outOfMemory) }
         }
         try set(message.path) { dbus_message_set_path($0, $1) }
         try set(message.interface) { dbus_message_set_interface($0, $1) }
@@ -98,7 +98,7 @@ enum MessageEncoder {
             for value in body where !append(value, to: iter) { return false }
             return true
         }
-        if !ok { throw .outOfMemory }
+        if !ok { throw DBusError(code: .outOfMemory) }
     }
 
     /// libdbus's type code of `kind`.

@@ -51,7 +51,7 @@ extension ConnectionCore {
         }
         let box = ObjectHandlerBox(handler: handler)
         try performOnQueue { () throws(DBusError) in
-            guard let connection = liveConnection else { throw .disconnected }
+            guard let connection = liveConnection else { throw DBusError(code: .disconnected) }
             var vtable = DBusObjectPathVTable()
             vtable.message_function = objectMessage
             vtable.unregister_function = objectUnregister
@@ -65,7 +65,7 @@ extension ConnectionCore {
                 if error.isSet {
                     throw .remote(name: error.name, message: error.message)
                 }
-                throw .outOfMemory
+                throw DBusError(code: .outOfMemory)
             }
         }
     }

@@ -47,10 +47,10 @@ extension ConnectionCore {
             state.queuedSends += 1
             return true
         }
-        guard open else { return completion(.failure(.disconnected)) }
+        guard open else { return completion(.failure(DBusError(code: .disconnected))) }
         queue.async { [self] in
             state.withLock { $0.queuedSends -= 1 }
-            guard let connection = liveConnection else { return completion(.failure(.disconnected)) }
+            guard let connection = liveConnection else { return completion(.failure(DBusError(code: .disconnected))) }
             send(message, on: connection, timeout: timeout, completion: completion)
         }
     }
@@ -90,7 +90,7 @@ extension ConnectionCore {
             return .direct(connection)
         }
         switch route {
-        case .closed: return completion(.failure(.disconnected))
+        case .closed: return completion(.failure(DBusError(code: .disconnected)))
         case .queue: return startCall(message, timeout: timeout, completion: completion)
         case .direct(let connection):
             send(message, on: connection, timeout: timeout, direct: true, completion: completion)
@@ -120,12 +120,12 @@ extension ConnectionCore {
                 // Replies kept for calls being sent: once none is, the rest answer nobody.
                 if state.sendsInFlight == 0 { swap(&dropped, &state.earlyReplies) }
             }
-            guard sent else { return (.failed(connected ? .outOfMemory : .disconnected), dropped) }
+            guard sent else { return (.failed(DBusError(code: connected ? .outOfMemory : .disconnected)), dropped) }
             if let reply = state.earlyReplies.removeValue(forKey: serial) ?? dropped.removeValue(forKey: serial) {
                 return (.answered(reply), dropped)
             }
             // Closed or lost meanwhile: no reply will come and nobody else would fail the call.
-            guard state.connection != nil, !state.lost else { return (.failed(.disconnected), dropped) }
+            guard state.connection != nil, !state.lost else { return (.failed(DBusError(code: .disconnected)), dropped) }
             state.pendingCalls[serial] = PendingReply(deadline: deadline, completion: completion)
             if state.replyDeadline.map({ deadline < $0 }) ?? true {
                 // Under the mutex, so that the timer's deadline always matches replyDeadline.
@@ -198,7 +198,7 @@ extension ConnectionCore {
             }
             return Array(state.pendingCalls.values)
         }
-        for call in leftovers { call.completion(.failure(.disconnected)) }
+        for call in leftovers { call.completion(.failure(DBusError(code: .disconnected))) }
     }
 
     private static func result(ofReply reply: OpaquePointer) -> Result<DBusMessage, DBusError> {

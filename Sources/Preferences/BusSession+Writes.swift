@@ -79,7 +79,7 @@ extension BusSession {
             if completion != nil { writes.withLock { $0.registering -= 1 } }
             let forced = driver.forcedKeys(in: domain)
             report(
-                .refused(
+                PreferencesError(
                     .forced(
                         "\(domain.name) has keys the administrator's managed preferences force (\(forced.sorted().joined(separator: ", "))); they cannot be changed"
                     )), to: completion)

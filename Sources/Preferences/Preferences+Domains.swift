@@ -50,7 +50,7 @@ extension Preferences {
     public func setVolatileDomain(_ domain: [String: Any], forName domainName: String) {
         if ownVolatileDomain(domainName) != nil {
             return session.recordRefusal(
-                .refused(.exists("\(domainName) is this object's own volatile domain; use register(defaults:) for the registration domain")))
+                PreferencesError(.exists("\(domainName) is this object's own volatile domain; use register(defaults:) for the registration domain")))
         }
         guard let name = validated(domainName), let values = propertyList(domain) else { return }
         // prefsd refuses it when a volatile domain of the name exists (this process's

@@ -68,7 +68,7 @@ extension Preferences {
 
     private func send(_ value: PropertyListValue?, forKey key: String, completion: BusSession.Completion?) {
         if let problem = PreferenceKey.problem(with: key) {
-            let error = PreferencesError.refused(.invalidName("invalid key \"\(key.prefix(80))\": \(problem)"))
+            let error = PreferencesError(.invalidName("invalid key \"\(key.prefix(80))\": \(problem)"))
             session.recordRefusal(error)
             completion?(.failure(error))
             return
@@ -77,7 +77,7 @@ extension Preferences {
         let clientDomain = ClientDomain(domain.rawValue)
         session.ensureLoaded([clientDomain])
         if session.currentDriver?.isForced(PreferenceKey.normalized(key), in: clientDomain) == true {
-            let error = PreferencesError.refused(.forced("\(domainName) \"\(key)\" is forced by the administrator's managed preferences and cannot be changed"))
+            let error = PreferencesError(.forced("\(domainName) \"\(key)\" is forced by the administrator's managed preferences and cannot be changed"))
             session.recordRefusal(error)
             completion?(.failure(error))
             return

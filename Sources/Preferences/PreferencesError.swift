@@ -3,9 +3,9 @@ import PreferencesProtocol
 import PreferencesProxy
 
 /// Why a preferences operation failed, in words a person can act on: the proxy's one
-/// error for every client of prefsd (a refusal of the service,
-/// `PreferencesProxyError.refused(_:)` carrying the `PreferencesRefusal`, and
-/// `PreferencesProxyError.serviceUnavailable(_:)` for a prefsd that cannot be reached).
+/// error for every client of prefsd (a refusal of the service, of code `refused`, carrying
+/// the `PreferencesRefusal`, and of code `serviceUnavailable` for a prefsd that cannot be
+/// reached).
 public typealias PreferencesError = PreferencesProxyError
 
 extension PreferencesProxyError {

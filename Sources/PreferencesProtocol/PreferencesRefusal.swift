@@ -43,9 +43,8 @@ public struct PreferencesRefusal: Error, Sendable, Hashable, CustomStringConvert
     /// (`org.freedesktop.DBus.Error.InvalidArgs`).
     public static func invalidArguments(_ message: String) -> Self { Self(.invalidArguments, message) }
 
-    // The names again, as members of the refusal: what `case .notFound:` and
-    // `.refused(.notFound)` find in a pattern (beside the functions above of the same base
-    // name, which make refusals).
+    // The names again, as members of the refusal: what `case .notFound:` finds in a
+    // pattern (beside the functions above of the same base name, which make refusals).
 
     /// ``PreferencesErrorName/notFound``, for patterns.
     public static var notFound: PreferencesErrorName { .notFound }

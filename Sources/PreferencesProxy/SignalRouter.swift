@@ -129,7 +129,7 @@ final class SignalRouter: Sendable {
             do {
                 _ = try DomainName(domain)
             } catch {
-                completion(.failure(.refused(.invalidName(error.description))))
+                completion(.failure(PreferencesProxyError(.invalidName(error.description))))
                 return nil
             }
         }

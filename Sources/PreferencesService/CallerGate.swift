@@ -73,7 +73,7 @@ final class CallerGate: Sendable {
         var gone: Set<String> = []
     }
 
-    private let connection: DBusConnection
+    private let connection: any ServiceConnection
     private let logger: Logger
     private let bounds: Bounds
     private let state = Mutex(State())
@@ -81,11 +81,11 @@ final class CallerGate: Sendable {
     private let readers: ProcessRootReaders
     private let trustsDeparted: @Sendable (DBusMessage) -> Bool
 
-    /// A gate asking the bus of `connection`; `procRoot` is where process roots are read
+    /// A gate asking the bus driver of `connection`; `procRoot` is where process roots are read
     /// (`reader`, when given, replaces the read: for tests). `trustsDeparted` says whether a
     /// call whose sender left before it could be identified runs as the host's.
     init(
-        connection: DBusConnection, logger: Logger, procRoot: String = "/proc", bounds: Bounds,
+        connection: any ServiceConnection, logger: Logger, procRoot: String = "/proc", bounds: Bounds,
         trustsDeparted: @escaping @Sendable (DBusMessage) -> Bool = { _ in false },
         reader: (@Sendable (UInt32) -> Identification)? = nil
     ) {
@@ -185,7 +185,7 @@ final class CallerGate: Sendable {
             switch reply {
             case .success(let pid):
                 read(sender, pid)
-            case .failure(.remote(name: StandardErrorName.nameHasNoOwner, _)):
+            case .failure(let error) where error.isRemote(named: StandardErrorName.nameHasNoOwner):
                 // The bus forgot the name: the sender left.
                 finish(sender, .departed("the bus no longer knows \(sender)"))
             case .failure(let error):

@@ -23,7 +23,7 @@ extension PreferencesService {
     }
 
     /// The connection that received `call`, which must send its answer.
-    func connection(answering call: DBusMessage) -> DBusConnection {
+    func connection(answering call: DBusMessage) -> any ServiceConnection {
         if let door, door.serves(call) { return door.connection }
         return connection
     }

@@ -30,7 +30,8 @@ public final class PreferencesService: Sendable {
         var store: DomainStore?
     }
 
-    let connection: DBusConnection
+    /// The connection the service is registered on (the bus in prefsd).
+    let connection: any ServiceConnection
     /// The door for sandboxed applications, when the service has one.
     let door: SandboxDoor?
     /// Who is behind each sender; every call waits for its sender to be known.
@@ -60,7 +61,7 @@ public final class PreferencesService: Sendable {
 
     /// Makes a service for `connection` (and `door`, for sandboxed applications). Call
     /// `register()` and then `start(store:)`.
-    public init(connection: DBusConnection, door: SandboxDoor? = nil, configuration: ServiceConfiguration, logger: Logger) {
+    public init(connection: any ServiceConnection, door: SandboxDoor? = nil, configuration: ServiceConfiguration, logger: Logger) {
         self.connection = connection
         self.door = door
         // A sender that left before it was identified runs as the host's on the main name
@@ -599,7 +600,7 @@ public final class PreferencesService: Sendable {
         door?.forward(signal)
     }
 
-    func send(_ message: DBusMessage, over connection: DBusConnection? = nil) {
+    func send(_ message: DBusMessage, over connection: (any ServiceConnection)? = nil) {
         do {
             try (connection ?? self.connection).send(message)
         } catch {

@@ -105,8 +105,8 @@ extension Prefs {
             let undone: HistoryEntry?
             do throws(PreferencesProxyError) {
                 undone = try await client.proxy.undoLastChange(domain, key: key)
-            } catch .refused(let refusal) where refusal.name == .notFound {
-                throw PrefsError.noHistory(refusal.message)
+            } catch let error where error.refusal?.name == .notFound {
+                throw PrefsError.noHistory(error.message)
             } catch {
                 throw PrefsClient.map(error, domain: domain, key: nil)
             }
@@ -208,8 +208,8 @@ extension PrefsClient {
     func revert(_ request: PreferencesRequest<Void>, domain: String) async throws(PrefsError) {
         do {
             try await proxy.perform(request)
-        } catch .refused(let refusal) where refusal.name == .notFound {
-            throw .noHistory(refusal.message)
+        } catch let error where error.refusal?.name == .notFound {
+            throw .noHistory(error.message)
         } catch {
             throw Self.map(error, domain: domain, key: nil)
         }

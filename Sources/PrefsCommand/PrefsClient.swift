@@ -74,7 +74,8 @@ public struct PrefsClient: Sendable {
     /// The ``PrefsError`` for a failed call about `domain` (and `key`).
     static func map(_ error: PreferencesProxyError, domain: String?, key: String?) -> PrefsError {
         switch error {
-        case .refused(let refusal):
+        case .refused:
+            guard let refusal = error.refusal else { return .unexpectedReply(error.description) }
             let detail = refusal.message
             switch refusal {
             case .notFound:
@@ -92,11 +93,13 @@ public struct PrefsClient: Sendable {
             }
         case .invalidRequest:
             return .invalid(detail: error.description)
-        case .limitsExceeded(let detail): return .quotaExceeded(detail: detail)
+        case .limitsExceeded: return .quotaExceeded(detail: error.message)
         case .serviceUnavailable: return .serviceUnavailable(detail: error.description)
-        case .contended(let detail): return .serviceUnavailable(detail: detail)
-        case .unexpectedReply(let detail): return .unexpectedReply(detail)
-        case .busError: return .unexpectedReply(error.description)
+        case .contended: return .serviceUnavailable(detail: error.message)
+        case .unexpectedReply: return .unexpectedReply(error.message)
+        default:
+            // Another bus error, or a failure a newer proxy added.
+            return .unexpectedReply(error.description)
         }
     }
 }

@@ -31,8 +31,8 @@ public struct ServiceClient {
         do {
             try await call(method, body)
             return nil
-        } catch let DBusError.remote(name, _) {
-            return name
+        } catch let error as DBusError where error.code == .remote {
+            return error.name ?? ""
         } catch {
             return "unexpected: \(error)"
         }

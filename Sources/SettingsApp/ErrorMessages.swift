@@ -20,13 +20,13 @@ enum ErrorMessages {
         let reason: String
         switch error {
         case .refused(.forced): reason = "an administrator has locked this setting"
-        case .refused(let refusal) where refusal.name == .quotaExceeded:
-            reason = "it is too large for the preferences store (\(refusal.message))"
-        case .refused(let refusal) where refusal.name == .invalidValue || refusal.name == .invalidName:
-            reason = "prefsd refused it as invalid (\(refusal.message))"
-        case .refused(let refusal) where refusal.name == .storageFailed:
-            reason = "the preferences store could not save it (\(refusal.message))"
-        case .serviceUnavailable(let message): reason = "the preferences service is not reachable (\(message))"
+        case .refused(.quotaExceeded):
+            reason = "it is too large for the preferences store (\(error.message))"
+        case .refused(.invalidValue), .refused(.invalidName):
+            reason = "prefsd refused it as invalid (\(error.message))"
+        case .refused(.storageFailed):
+            reason = "the preferences store could not save it (\(error.message))"
+        case .serviceUnavailable: reason = "the preferences service is not reachable (\(error.message))"
         default: reason = error.description
         }
         return reason

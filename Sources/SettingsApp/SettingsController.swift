@@ -187,7 +187,7 @@ final class SettingsController {
     private func refusedAtOnce(_ domain: String, _ label: String) {
         let error: PreferencesProxyError =
             driver.phase(of: ClientDomain(domain)) == .loaded
-            ? .refused(.forced("an administrator forces it")) : .serviceUnavailable("the domain is not loaded")
+            ? PreferencesProxyError(.forced("an administrator forces it")) : .serviceUnavailable("the domain is not loaded")
         window?.showError(ErrorMessages.refused(label, error))
         window?.valuesChanged(in: domain)
     }

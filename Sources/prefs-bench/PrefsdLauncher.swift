@@ -25,7 +25,7 @@ final class PrefsdInstance {
             do {
                 _ = try probe.callBlocking(read, timeout: .seconds(5))
                 break
-            } catch let DBusError.remote(name, _) where name.hasPrefix("io.github.prefsd.") {
+            } catch let error as DBusError where error.code == .remote && error.name?.hasPrefix("io.github.prefsd.") == true {
                 break
             } catch {
                 if !child.process.isRunning { throw BenchError("prefsd exited at start; see \(log.path)") }

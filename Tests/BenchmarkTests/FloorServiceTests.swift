@@ -118,7 +118,7 @@ struct FloorServiceTests {
         // Other members and wrong arguments are refused, not answered.
         for (member, body) in [("Write", [DBusValue.string("d")]), ("Read", [.string("d")]), ("Remove", [.string("d"), .string("k")])] {
             let error = #expect(throws: DBusError.self) { try client.callBlocking(Self.call(member, body)) }
-            guard case .remote(let name, _) = error else {
+            guard let error, error.code == .remote, let name = error.name else {
                 Issue.record("\(member): \(String(describing: error))")
                 continue
             }

@@ -120,7 +120,7 @@ final class NewsLog: Sendable {
         let refused = try #require(driver.submit([("B", .integer(2))], in: Self.domain))
         let second = await prefsd.waitForCalls(2)
         try prefsd.connection.send(second[1].makeError(name: PreferencesErrorName.quotaExceeded.busName, message: "too big"))
-        let expected = "writeEnded com.example.Driver [\(refused)] \(PreferencesProxyError.refused(.quotaExceeded("too big")))"
+        let expected = "writeEnded com.example.Driver [\(refused)] \(PreferencesProxyError(.quotaExceeded("too big")))"
         #expect(await log.wait(for: expected))
         #expect(driver.value("B", in: Self.domain) == nil, "the refused value is taken back")
     }
@@ -172,7 +172,7 @@ final class NewsLog: Sendable {
         _ = await eventually(timeout: .seconds(10)) { waited.withLock { $0 } != nil }
         #expect(waited.withLock { $0 } == true)
         #expect(driver.phase(of: Self.domain) == .unavailable)
-        #expect(driver.loadFailure(of: Self.domain) == .refused(.accessDenied("not yours")))
+        #expect(driver.loadFailure(of: Self.domain) == PreferencesProxyError(.accessDenied("not yours")))
         #expect(driver.waitForLoads(timeout: .seconds(1)), "nothing on its way: at once")
     }
 

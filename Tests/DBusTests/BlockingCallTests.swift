@@ -26,7 +26,8 @@ import Testing
             try fixture.client.callBlocking(
                 .methodCall(destination: fixture.server.uniqueName, path: "/echo", interface: "com.example.Echo", member: "Fail"))
         } throws: { error in
-            guard case DBusError.remote(let name, let message) = error else { return false }
+            guard let error = error as? DBusError, error.code == .remote, let name = error.name else { return false }
+            let message = error.message
             return name == "com.example.Error.Failed" && message == "it failed"
         }
     }
@@ -37,7 +38,7 @@ import Testing
         #expect {
             try fixture.client.callBlocking(Self.ignored(fixture), timeout: .milliseconds(300))
         } throws: { error in
-            guard case DBusError.remote(let name, _) = error else { return false }
+            guard let error = error as? DBusError, error.code == .remote, let name = error.name else { return false }
             return name == "org.freedesktop.DBus.Error.NoReply"
         }
         let elapsed = ContinuousClock.now - start

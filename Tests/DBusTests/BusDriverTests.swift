@@ -21,7 +21,7 @@ import Testing
         let owner: Result<String, DBusError> = await withCheckedContinuation { continuation in
             fixture.client.getNameOwner("com.example.Nobody") { continuation.resume(returning: $0) }
         }
-        guard case .failure(.remote(let errorName, _)) = owner else {
+        guard case .failure(let error) = owner, error.code == .remote, let errorName = error.name else {
             Issue.record("GetNameOwner of an unowned name answered \(owner)")
             return
         }

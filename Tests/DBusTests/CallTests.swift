@@ -10,7 +10,8 @@ import Testing
         await #expect {
             _ = try await fixture.call("Fail")
         } throws: { error in
-            guard case DBusError.remote(let name, let message) = error else { return false }
+            guard let error = error as? DBusError, error.code == .remote, let name = error.name else { return false }
+            let message = error.message
             return name == "com.example.Error.Failed" && message == "it failed"
         }
     }
@@ -24,7 +25,7 @@ import Testing
                 .methodCall(destination: fixture.server.uniqueName, path: "/nowhere", interface: "x.Y", member: "Z"),
                 timeout: .seconds(5))
         } throws: { error in
-            guard case DBusError.remote(let name, _) = error else { return false }
+            guard let error = error as? DBusError, error.code == .remote, let name = error.name else { return false }
             return name.hasPrefix("org.freedesktop.DBus.Error.Unknown")
         }
     }
@@ -50,7 +51,7 @@ import Testing
         await #expect {
             _ = try await fixture.call("Ignore", timeout: .milliseconds(300))
         } throws: { error in
-            guard case DBusError.remote(let name, _) = error else { return false }
+            guard let error = error as? DBusError, error.code == .remote, let name = error.name else { return false }
             return name == "org.freedesktop.DBus.Error.NoReply"
         }
         let elapsed = clock.now - start
@@ -116,7 +117,7 @@ import Testing
         await #expect {
             _ = try await fixture.echo([.bytes(Array(repeating: 1, count: 100_000))])
         } throws: { error in
-            guard case DBusError.remote(let name, _) = error else { return false }
+            guard let error = error as? DBusError, error.code == .remote, let name = error.name else { return false }
             return name == "org.freedesktop.DBus.Error.NoReply"
         }
         let deadline = ContinuousClock.now + .seconds(5)

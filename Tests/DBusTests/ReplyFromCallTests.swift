@@ -117,7 +117,8 @@ import Testing
         await #expect {
             _ = try await fixture.call("Get")
         } throws: { error in
-            guard case DBusError.remote(let name, let message) = error else { return false }
+            guard let error = error as? DBusError, error.code == .remote, let name = error.name else { return false }
+            let message = error.message
             return name == "com.example.Error.NotFound" && message == "no key \"k\" ✓"
         }
         let built = try fixture.only()
@@ -139,10 +140,11 @@ import Testing
         let built = fixture.recorder.all
         try #require(!built.isEmpty)
         for result in [built[0].fromCall, built[0].fieldByField] {
-            guard case .failure(.invalidMessage(let reason)) = result else {
+            guard case .failure(let error) = result, error.code == .invalidMessage else {
                 Issue.record("an invalid error name was not refused: \(result)")
                 continue
             }
+            let reason = error.message
             #expect(reason.contains("not a valid error name"))
         }
     }

@@ -19,11 +19,11 @@ import Testing
         for refusal in refusals {
             #expect(PreferencesRefusal(busErrorName: refusal.busErrorName, message: "m") == refusal)
             let proxied = PreferencesProxyError(errorName: refusal.busErrorName, message: "m")
-            #expect(proxied == .refused(refusal) && proxied.refusal == refusal)
+            #expect(proxied == PreferencesProxyError(refusal) && proxied.refusal == refusal)
             #expect(proxied.description == "m")
             #expect(!proxied.isServiceUnavailable)
         }
-        #expect(PreferencesProxyError(errorName: PreferencesErrorName.forced.busName, message: "locked") == .refused(.forced("locked")))
+        #expect(PreferencesProxyError(errorName: PreferencesErrorName.forced.busName, message: "locked") == PreferencesProxyError(.forced("locked")))
         #expect(PreferencesRefusal(busErrorName: "org.example.Other", message: "m") == nil)
         #expect(PreferencesRefusal(PreferencesModelError.invalidKey("", reason: "empty")).busErrorName == PreferencesErrorName.invalidName.busName)
     }

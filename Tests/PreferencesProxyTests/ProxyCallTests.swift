@@ -135,19 +135,19 @@ struct ProxyCallTests {
         for name in unavailable {
             #expect(PreferencesProxyError(errorName: name, message: "m").isServiceUnavailable, "\(name)")
         }
-        #expect(PreferencesProxyError(.noSessionBus).isServiceUnavailable)
-        #expect(PreferencesProxyError(.disconnected).isServiceUnavailable)
+        #expect(PreferencesProxyError(DBusError(code: .noSessionBus)).isServiceUnavailable)
+        #expect(PreferencesProxyError(DBusError(code: .disconnected)).isServiceUnavailable)
         let cases: [(String, PreferencesProxyError)] = [
-            ("io.github.prefsd.Preferences1.Error.NotFound", .refused(.notFound("m"))),
-            ("io.github.prefsd.Preferences1.Error.InvalidName", .refused(.invalidName("m"))),
-            ("io.github.prefsd.Preferences1.Error.InvalidValue", .refused(.invalidValue("m"))),
-            ("io.github.prefsd.Preferences1.Error.Forced", .refused(.forced("m"))),
-            ("io.github.prefsd.Preferences1.Error.Exists", .refused(.exists("m"))),
-            ("io.github.prefsd.Preferences1.Error.QuotaExceeded", .refused(.quotaExceeded("m"))),
-            ("io.github.prefsd.Preferences1.Error.StorageFailed", .refused(.storageFailed("m"))),
-            ("io.github.prefsd.Preferences1.Error.AccessDenied", .refused(.accessDenied("m"))),
-            ("org.freedesktop.DBus.Error.AccessDenied", .refused(.accessDenied("m"))),
-            ("org.freedesktop.DBus.Error.InvalidArgs", .refused(.invalidArguments("m"))),
+            ("io.github.prefsd.Preferences1.Error.NotFound", PreferencesProxyError(.notFound("m"))),
+            ("io.github.prefsd.Preferences1.Error.InvalidName", PreferencesProxyError(.invalidName("m"))),
+            ("io.github.prefsd.Preferences1.Error.InvalidValue", PreferencesProxyError(.invalidValue("m"))),
+            ("io.github.prefsd.Preferences1.Error.Forced", PreferencesProxyError(.forced("m"))),
+            ("io.github.prefsd.Preferences1.Error.Exists", PreferencesProxyError(.exists("m"))),
+            ("io.github.prefsd.Preferences1.Error.QuotaExceeded", PreferencesProxyError(.quotaExceeded("m"))),
+            ("io.github.prefsd.Preferences1.Error.StorageFailed", PreferencesProxyError(.storageFailed("m"))),
+            ("io.github.prefsd.Preferences1.Error.AccessDenied", PreferencesProxyError(.accessDenied("m"))),
+            ("org.freedesktop.DBus.Error.AccessDenied", PreferencesProxyError(.accessDenied("m"))),
+            ("org.freedesktop.DBus.Error.InvalidArgs", PreferencesProxyError(PreferencesRefusal.invalidArguments("m"))),
             ("org.freedesktop.DBus.Error.LimitsExceeded", .limitsExceeded("m")),
             ("com.example.Other", .busError(name: "com.example.Other", message: "m")),
         ]

@@ -96,7 +96,7 @@ struct ProxySignalTests {
         do {
             try await connection.removeMatch(rule)
             return true
-        } catch DBusError.remote(name: "org.freedesktop.DBus.Error.MatchRuleNotFound", _) {
+        } catch let error as DBusError where error.isRemote(named: "org.freedesktop.DBus.Error.MatchRuleNotFound") {
             return false
         }
     }

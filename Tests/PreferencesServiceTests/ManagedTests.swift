@@ -17,36 +17,6 @@ struct ManagedTests {
 
     private let forced = PreferencesErrorName.forced.busName
 
-    @Test("a forced value wins over the user's, and every call that would change it is refused")
-    func forcedWins() async throws {
-        let (fixture, directory) = try await managedFixture(files: ["com.example.Lab": .dictionary(["Proxy": .string("lab-proxy")])])
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let client = ServiceClient(connection: try fixture.connect())
-        #expect(try await client.readValue("com.example.Lab", "Proxy") == .string("lab-proxy"))
-        #expect(try await client.call("IsForced", [.string("com.example.Lab"), .string("Proxy")]) == [.boolean(true)])
-        #expect(try await client.readDomain("com.example.Lab") == ["Proxy": .string("lab-proxy")])
-        let lookup = try await client.call("Lookup", [.stringArray(["com.example.Lab", "NSGlobalDomain"]), .string("Proxy")])
-        #expect(lookup == [.string("com.example.Lab"), .variant(.string("lab-proxy"))])
-
-        try await client.write("com.example.Lab", "Mine", .integer(1))
-        #expect(await client.refusal("Write", [.string("com.example.Lab"), .string("Proxy"), .variant(.string("x"))]) == forced)
-        #expect(await client.refusal("Remove", [.string("com.example.Lab"), .string("Proxy")]) == forced)
-        #expect(
-            await client.refusal(
-                "Apply", [.string("com.example.Lab"), ServiceClient.values(["Mine": .integer(2), "Proxy": .string("x")]), .stringArray([])]) == forced)
-        #expect(await client.refusal("Apply", [.string("com.example.Lab"), ServiceClient.values([:]), .stringArray(["Proxy"])]) == forced)
-        #expect(await client.refusal("ReplaceDomain", [.string("com.example.Lab"), ServiceClient.values(["Proxy": .string("x")])]) == forced)
-        // ApplyIf refuses a forced key as Forced, whatever it expected (a reader never sees the stored value).
-        #expect(
-            await client.refusal(
-                "ApplyIf",
-                [
-                    .string("com.example.Lab"), ServiceClient.values(["Proxy": .string("lab-proxy")]), .stringArray([]),
-                    ServiceClient.values(["Proxy": .string("x")]), .stringArray([]),
-                ]) == forced)
-        #expect(try await client.readDomain("com.example.Lab") == ["Proxy": .string("lab-proxy"), "Mine": .integer(1)])
-    }
-
     @Test("files added, edited and removed while prefsd runs take effect and emit Changed; the user's value comes back")
     func liveChanges() async throws {
         let (fixture, directory) = try await managedFixture()

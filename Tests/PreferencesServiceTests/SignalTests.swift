@@ -44,22 +44,6 @@ struct SignalTests {
         #expect(signals[4].changed == [:] && signals[4].removed == ["c"])
     }
 
-    @Test("volatile changes emit VolatileChanged, never Changed")
-    func volatileSignals() async throws {
-        let fixture = try await ServiceFixture()
-        let writer = ServiceClient(connection: try fixture.connect())
-        let watcher = try await ChangedCollector(connection: try fixture.connect(), domains: ["com.example.V"])
-        try await writer.call("SetVolatileDomain", [.string("com.example.V"), ServiceClient.values(["k": .integer(1)])])
-        try await writer.call("RemoveVolatileDomain", [.string("com.example.V")])
-        try await writer.write("com.example.V", "k", .integer(2))  // the persistent domain of the same name
-        try await watcher.wait(for: 3)
-        let signals = watcher.signals
-        #expect(signals.map(\.member) == ["VolatileChanged", "VolatileChanged", "Changed"])
-        #expect(signals.map(\.changed) == [["k": .integer(1)], [:], ["k": .integer(2)]])
-        #expect(signals.map(\.removed) == [[], ["k"], []])
-        #expect(signals.allSatisfy { $0.invalidated.isEmpty })
-    }
-
     @Test("the signal arrives before the writer's reply")
     func signalBeforeReply() async throws {
         let fixture = try await ServiceFixture()

@@ -86,8 +86,8 @@ struct ReadWriteTests {
         await #expect(throws: PreferencesError.self) { try await preferences.write(.data(Data(count: 5000)), forKey: "k") }
         do {
             try await preferences.write(.data(Data(count: 5000)), forKey: "k")
-        } catch .refused(let refusal) where refusal.name == .quotaExceeded {
-            #expect(refusal.message.contains("1000"))
+        } catch let error where error.refusal?.name == .quotaExceeded {
+            #expect(error.message.contains("1000"))
         } catch {
             Issue.record("expected quotaExceeded, got \(error)")
         }

@@ -115,7 +115,7 @@ struct SearchListTests {
         #expect(!preferences.synchronize())
         #expect(preferences.string(forKey: "Proxy") == "lab")
         await #expect(
-            throws: PreferencesError.refused(.forced("com.example.Lab \"Proxy\" is forced by the administrator's managed preferences and cannot be changed"))
+            throws: PreferencesError(.forced("com.example.Lab \"Proxy\" is forced by the administrator's managed preferences and cannot be changed"))
         ) {
             try await preferences.write(.string("mine"), forKey: "Proxy")
         }

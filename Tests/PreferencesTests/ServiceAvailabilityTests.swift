@@ -34,8 +34,8 @@ struct ServiceAvailabilityTests {
         do {
             try await preferences.write(.string("value"), forKey: "Key")
             Issue.record("a write without a bus succeeded")
-        } catch .serviceUnavailable(let reason) {
-            #expect(reason.contains("/nonexistent/prefsd-test-bus"))
+        } catch let error where error.code == .serviceUnavailable {
+            #expect(error.message.contains("/nonexistent/prefsd-test-bus"))
         } catch {
             Issue.record("unexpected error \(error)")
         }
@@ -52,8 +52,8 @@ struct ServiceAvailabilityTests {
         do {
             try await preferences.write(.integer(1), forKey: "Key")
             Issue.record("a write without prefsd succeeded")
-        } catch .serviceUnavailable(let reason) {
-            #expect(reason.contains("ServiceUnknown") || reason.contains("activat"))
+        } catch let error where error.code == .serviceUnavailable {
+            #expect(error.message.contains("ServiceUnknown") || error.message.contains("activat"))
         } catch {
             Issue.record("unexpected error \(error)")
         }

@@ -50,7 +50,7 @@ extension Reliability {
             func contents(_ reader: ServiceClient) async throws -> [String: PropertyListValue] {
                 do {
                     return try await reader.readDomain("com.example.Vanish")
-                } catch DBusError.remote(let name, _) where name == PreferencesErrorName.notFound.busName {
+                } catch let error as DBusError where error.isRemote(named: PreferencesErrorName.notFound.busName) {
                     return [:]
                 }
             }

@@ -28,8 +28,8 @@ extension Reliability {
                 do {
                     try await client.write(domain, key, value(index))
                     keys.append(key)
-                } catch DBusError.remote(let name, _) {
-                    refusal = name
+                } catch let error as DBusError where error.code == .remote {
+                    refusal = error.name
                     break
                 }
             }

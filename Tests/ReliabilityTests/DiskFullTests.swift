@@ -31,10 +31,11 @@ extension Reliability {
         static func checkRefusedAndIntact(
             _ fixture: ServiceFixture, _ client: ServiceClient, refusal: DBusError?, domain: String, keys: [String]
         ) async throws {
-            guard case .remote(let name, let message)? = refusal else {
+            guard let refusal, refusal.code == .remote, let name = refusal.name else {
                 Issue.record("no write was refused: \(String(describing: refusal))")
                 return
             }
+            let message = refusal.message
             #expect(name == PreferencesErrorName.storageFailed.busName)
             #expect(message.contains("not saved"), "unclear message: \(message)")
             print("reliability.diskfull refusal=\(name) message=\"\(message)\"")

@@ -215,8 +215,8 @@ extension Reliability {
                         member: "Write", body: [.string("com.example.Huge"), .string("k"), .variant(value)]
                     ), timeout: .seconds(120))
                 return "success"
-            } catch .remote(let name, _) {
-                return name
+            } catch let error where error.code == .remote {
+                return error.name ?? ""
             } catch {
                 return "\(error)"
             }

@@ -47,8 +47,8 @@ extension Reliability {
             do {
                 try await client.write("com.example.D99", "k", .integer(1))
                 Issue.record("the 41st domain was accepted")
-            } catch DBusError.remote(_, let message) {
-                #expect(message.contains("--max-domains"), "the refusal does not name its flag: \(message)")
+            } catch let error as DBusError where error.code == .remote {
+                #expect(error.message.contains("--max-domains"), "the refusal does not name its flag: \(error.message)")
             }
         }
 
@@ -90,8 +90,8 @@ extension Reliability {
                         interface: PreferencesBus.interface, member: "Domains"
                     ), timeout: .seconds(60))
                 answer = "a reply"
-            } catch DBusError.remote(let name, _) {
-                answer = name
+            } catch let error as DBusError where error.code == .remote {
+                answer = error.name ?? ""
             } catch {
                 answer = "\(error)"
             }

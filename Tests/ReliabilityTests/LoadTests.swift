@@ -54,7 +54,7 @@ extension Reliability {
                                 figures.reads += 1
                             } catch {
                                 // Another client may not have written its domain yet: NotFound is an answer.
-                                if case DBusError.remote(PreferencesErrorName.notFound.busName, _) = error {
+                                if let error = error as? DBusError, error.isRemote(named: PreferencesErrorName.notFound.busName) {
                                     figures.reads += 1
                                 } else {
                                     figures.failedReads.append("ReadDomain \(other): \(error)")

@@ -26,7 +26,7 @@ extension Reliability {
                         ), timeout: .seconds(10)
                     ).body)
             } catch {
-                if case .remote(let name, _) = error { return .failure(CallFailure(name)) }
+                if error.code == .remote, let name = error.name { return .failure(CallFailure(name)) }
                 return .failure(CallFailure("\(error)"))
             }
         }

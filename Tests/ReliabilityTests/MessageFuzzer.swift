@@ -234,13 +234,13 @@ struct MessageFuzzer {
         let name: String?
         switch answer {
         case .success: name = nil
-        case .failure(.remote(name: "org.freedesktop.DBus.Error.LimitsExceeded", message: let message)) where message.hasPrefix("prefsd holds at most"):
+        case .failure(let error) where error.isRemote(named: "org.freedesktop.DBus.Error.LimitsExceeded") && error.message.hasPrefix("prefsd holds at most"):
             // The door's bound on calls held while prefsd learns who a new connection is
             // (`--max-held-calls`): it answers before any method is looked at, so it is the
             // right answer whatever the message (a loaded machine identifies callers slower,
             // and the fuzzer's reconnecting clients then reach it).
             return nil
-        case .failure(.remote(let errorName, _)): name = errorName
+        case .failure(let error) where error.code == .remote: name = error.name
         case .failure(let error): return "not a reply: \(error)"
         }
         // The decoder refuses a body nested past its limit, before any method sees it.

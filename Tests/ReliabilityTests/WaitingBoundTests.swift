@@ -80,7 +80,7 @@ extension Reliability {
                         let outcome: String
                         switch result {
                         case .success: outcome = "stored"
-                        case .failure(.remote(let name, _)): outcome = name
+                        case .failure(let error) where error.code == .remote: outcome = error.name ?? ""
                         case .failure(let error): outcome = "\(error)"
                         }
                         outcomes.withLock { $0[outcome, default: 0] += 1 }
@@ -136,7 +136,8 @@ extension Reliability {
                     let outcome: String
                     switch result {
                     case .success: outcome = "stored"
-                    case .failure(.remote(let name, let message)): outcome = name + (message.contains("--max-waiting-calls") ? " (names the flag)" : "")
+                    case .failure(let error) where error.code == .remote:
+                        outcome = (error.name ?? "") + (error.message.contains("--max-waiting-calls") ? " (names the flag)" : "")
                     case .failure(let error): outcome = "\(error)"
                     }
                     smallOutcomes.withLock { $0[outcome, default: 0] += 1 }

@@ -30,7 +30,7 @@ import PreferencesProxy
 
 /// The name of the error's case (of prefsd's refusal, for a refusal), as the tests match it.
 func caseName(_ error: PreferencesProxyError) -> String {
-    guard let refusal = error.refusal else { return Mirror(reflecting: error).children.first?.label ?? "?" }
+    guard let refusal = error.refusal else { return error.code.rawValue }
     if refusal.name == .invalidArguments { return "invalidArguments" }
     // prefsd's own name, as the refusal's member is spelled: `AccessDenied` → `accessDenied`.
     let name = refusal.name.shortName ?? refusal.name.rawValue
@@ -63,8 +63,8 @@ if arguments[0] == "subscribe", arguments.count == 4, let connections = Int(argu
                     destination: SandboxBus.busName, path: PreferencesBus.objectPath, interface: SandboxBus.interface,
                     member: SandboxBus.subscribeMethod, body: [.stringArray(domains)]))
             say("subscribed \(index)")
-        } catch DBusError.remote(let name, let message) {
-            say("refused \(index) \(name): \(message)")
+        } catch let error as DBusError where error.code == .remote {
+            say("refused \(index) \(error.name ?? ""): \(error.message)")
         } catch {
             say("refused \(index) \(error)")
         }

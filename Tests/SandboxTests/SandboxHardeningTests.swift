@@ -171,7 +171,7 @@ struct SandboxHardeningTests {
         for answer in answers.withLock({ $0 }) {
             switch answer {
             case .success: continue
-            case .failure(.remote(let name, let message)) where name == "org.freedesktop.DBus.Error.LimitsExceeded" && message.contains("--max-held-calls"):
+            case .failure(let error) where error.isRemote(named: "org.freedesktop.DBus.Error.LimitsExceeded") && error.message.contains("--max-held-calls"):
                 refused += 1
             case .failure(let error): Issue.record("unexpected answer: \(error)")
             }

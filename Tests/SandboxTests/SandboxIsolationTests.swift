@@ -225,8 +225,8 @@ struct SandboxIsolationTests {
         do {
             try await body()
             return nil
-        } catch DBusError.remote(let name, _) {
-            return name
+        } catch let error as DBusError where error.code == .remote {
+            return error.name ?? ""
         } catch {
             return "\(error)"
         }

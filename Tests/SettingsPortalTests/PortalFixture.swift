@@ -140,8 +140,8 @@ final class PortalFixture: Sendable {
                 ), timeout: .seconds(30)
             ).body
             throw FixtureError("Read \(namespace) \(key) answered \(reply)")
-        } catch DBusError.remote(let name, _) {
-            return name
+        } catch let error as DBusError where error.code == .remote {
+            return error.name ?? ""
         } catch let error as DBusError {
             throw FixtureError("Read \(namespace) \(key) failed without an answer: \(error)\n\(logs)")
         }

@@ -1,0 +1,70 @@
+import DBus
+import Foundation
+import Logging
+import PreferencesModel
+import PreferencesService
+import PreferencesStore
+
+/// A ``PreferencesService`` served on an ``InMemoryConnection`` in the test's own process:
+/// its store, managed directory and administrator's directories in a temporary directory
+/// of its own, no bus and no prefsd process.
+///
+/// The service is registered at once; ``start()`` loads the store and starts answering
+/// (calls delivered before wait, as in prefsd). ``stop()`` stops it and removes the
+/// directory.
+public final class InProcessService: Sendable {
+    /// The connection the service is registered on: deliver calls and read answers here.
+    public let connection: InMemoryConnection
+    /// The service.
+    public let service: PreferencesService
+    /// The temporary directory holding everything the service reads and writes.
+    public let directory: URL
+    /// The managed (forced) domains' directory, `<domain>.plist` files.
+    public var managedDirectory: URL { directory.appendingPathComponent("managed", isDirectory: true) }
+    private var storeDirectory: URL { directory.appendingPathComponent("store", isDirectory: true) }
+
+    /// A service with `limits`, forcing `managed` (values by key, by domain); registered,
+    /// started when `start` is true.
+    public init(limits: ServiceLimits = .default, managed: [String: [String: PropertyListValue]] = [:], start: Bool = true) throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("prefsd-inprocess-\(UUID().uuidString)", isDirectory: true)
+        let managedDirectory = directory.appendingPathComponent("managed", isDirectory: true)
+        try FileManager.default.createDirectory(at: managedDirectory, withIntermediateDirectories: true)
+        var configuration = ServiceConfiguration(
+            storeDirectory: directory.appendingPathComponent("store", isDirectory: true), limits: limits, version: "0.0.0-test",
+            managedDirectory: managedDirectory, requireRootOwnedManagedDirectory: false)
+        // The machine's administrator settings stay out: directories and a profile that do not exist.
+        configuration.defaultsDirectory = directory.appendingPathComponent("defaults", isDirectory: true)
+        configuration.dconfProfile = directory.appendingPathComponent("dconf-profile").path
+        configuration.dconfDatabaseDirectory = directory.appendingPathComponent("dconf-db", isDirectory: true)
+        connection = InMemoryConnection()
+        service = PreferencesService(connection: connection, configuration: configuration, logger: Self.logger)
+        for (domain, values) in managed { try place(values, managedDomain: domain) }
+        try service.register()
+        if start { try self.start() }
+    }
+
+    /// Opens the store and starts answering, the calls that waited first.
+    public func start() throws {
+        let store = try DomainStore(directory: storeDirectory, logger: Self.logger)
+        try service.start(store: store)
+    }
+
+    /// Writes `values` as the managed domain `domain`'s file, renamed into place as
+    /// configuration management does (the service follows the directory).
+    public func place(_ values: [String: PropertyListValue], managedDomain domain: String) throws {
+        let temporary = managedDirectory.appendingPathComponent(".\(domain).tmp")
+        try PropertyListValue.dictionary(values).xmlPropertyListData().write(to: temporary)
+        guard rename(temporary.path, managedDirectory.appendingPathComponent("\(domain).plist").path) == 0 else {
+            throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)
+        }
+    }
+
+    /// Stops the service (every accepted write durable and answered) and removes its directory.
+    public func stop() {
+        service.stop()
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    /// Logs nothing: the tests read answers and signals, not the log.
+    private static let logger = Logger(label: "prefsd.in-process") { _ in SwiftLogNoOpLogHandler() }
+}
