@@ -225,6 +225,8 @@ let package = Package(
         .target(
             name: "PrefsCommand",
             dependencies: [
+                "DBus",
+                "Dconf",
                 "GSettingsPaths",
                 "GSettingsSchemas",
                 "GVariantCoding",

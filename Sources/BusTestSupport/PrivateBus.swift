@@ -29,9 +29,13 @@ public final class PrivateBus: Sendable {
         self.directory = directory
         let services = directory.appendingPathComponent("services")
         try FileManager.default.createDirectory(at: services, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(at: Self.userServiceDirectory(in: directory), withIntermediateDirectories: true)
         let config = directory.appendingPathComponent("bus.conf")
-        try Self.configuration(socket: directory.appendingPathComponent("bus").path, services: services.path)
-            .write(to: config, atomically: true, encoding: .utf8)
+        try Self.configuration(
+            socket: directory.appendingPathComponent("bus").path, services: services.path,
+            userServices: Self.userServiceDirectory(in: directory).path
+        )
+        .write(to: config, atomically: true, encoding: .utf8)
 
         let process = Process()
         process.executableURL = URL(fileURLWithPath: try findExecutable("dbus-daemon"))
@@ -119,13 +123,23 @@ public final class PrivateBus: Sendable {
         Self.processID(owning: name, onBusAt: address)
     }
 
-    private static func configuration(socket: String, services: String) -> String {
+    /// The user's own service files (`$XDG_DATA_HOME/dbus-1/services` of a test whose data
+    /// home is `data/` in the bus's directory), which come before ``serviceDirectory``'s,
+    /// as a session bus reads the user's folder before the system's.
+    public var userServiceDirectory: URL { Self.userServiceDirectory(in: directory) }
+
+    private static func userServiceDirectory(in directory: URL) -> URL {
+        directory.appendingPathComponent("data/dbus-1/services")
+    }
+
+    private static func configuration(socket: String, services: String, userServices: String) -> String {
         """
         <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
          "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
         <busconfig>
           <type>session</type>
           <listen>unix:path=\(socket)</listen>
+          <servicedir>\(userServices)</servicedir>
           <servicedir>\(services)</servicedir>
           <auth>EXTERNAL</auth>
           <policy context="default">

@@ -143,6 +143,12 @@ final class DconfFront: Sendable {
         }
     }
 
+    /// Waits until every queued job has run: the file holds every committed change. Call
+    /// once no more changes commit (the store is closed).
+    func finish() {
+        queue.sync {}
+    }
+
     /// Queues `job`; the queue runs it after every job queued before.
     func enqueue(_ job: Job) {
         let schedule = state.withLock { state -> Bool in

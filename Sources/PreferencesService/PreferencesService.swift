@@ -218,6 +218,8 @@ public final class PreferencesService: Sendable {
         stopRoaming()
         administration.stop()
         core.withLock { $0.store }?.close()
+        // The last commits' jobs are queued by now: dconf's file is left holding them.
+        dconf?.finish()
         connection.flush()
     }
 

@@ -1,0 +1,79 @@
+import Dconf
+import Foundation
+import PrefsdTestSupport
+import Testing
+
+/// `prefs dconf-switch` and `prefs dconf-switch-back` on a session where Debian's
+/// dconf-service runs: the user's service files (which the bus reads before the system's)
+/// start prefsd in its place, and removing them hands dconf back.
+@Suite("prefs dconf-switch and dconf-switch-back", .serialized)
+struct DconfSwitchTests {
+    @Test("switch: prefsd takes over from a running dconf-service, every value kept; back: dconf-service again, every value kept; both idempotent")
+    func switchAndBack() async throws {
+        let server = try await DconfServer(startingPrefsd: false)
+        let bus = server.service.bus
+        var environment = server.environment
+        environment["XDG_DATA_HOME"] = bus.directory.appendingPathComponent("data").path
+        // What a desktop session gives the services the bus starts.
+        let update = try runCommand(
+            "dbus-send",
+            [
+                "--bus=\(bus.address)", "--print-reply", "--dest=org.freedesktop.DBus", "/org/freedesktop/DBus",
+                "org.freedesktop.DBus.UpdateActivationEnvironment",
+            ]
+                + ["dict:string:string:" + environment.filter { $0.key != "DBUS_SESSION_BUS_ADDRESS" }.map { "\($0.key),\($0.value)" }.joined(separator: ",")])
+        #expect(update.status == 0, "\(update.stderr)")
+        func prefs(_ arguments: String...) throws -> (status: Int32, stdout: String, stderr: String) {
+            try runCommand(ServiceFixture.prefsBinary.path, arguments, environment: environment)
+        }
+        func ownerCommandLine() -> String {
+            guard let pid = bus.processID(owning: DconfBus.busName), let data = try? Data(contentsOf: URL(fileURLWithPath: "/proc/\(pid)/cmdline")) else {
+                return ""
+            }
+            return String(decoding: data.map { $0 == 0 ? UInt8(ascii: " ") : $0 }, as: UTF8.self)
+        }
+        defer {
+            if let pid = bus.processID(owning: DconfBus.busName) { kill(pid, SIGKILL) }
+            if let pid = bus.processID(owning: "io.github.prefsd.Preferences1") { kill(pid, SIGKILL) }
+        }
+
+        let keyfile = "[org/example/app]\nidle=uint32 600\npairs=[('a', 1)]\nsize=42\n\n[org/gnome/desktop/interface]\ncolor-scheme='prefer-dark'\n"
+        #expect(try server.dconf(["load", "/"], input: keyfile).status == 0)
+        #expect(ownerCommandLine().contains("dconf-service"), "\(ownerCommandLine())")
+
+        let switched = try prefs("dconf-switch", "--prefsd", ServiceFixture.binary.path)
+        #expect(switched.status == 0, "\(switched.stdout)\(switched.stderr)")
+        #expect(switched.stdout.contains("stopped /usr/libexec/dconf-service"), "\(switched.stdout)")
+        #expect(switched.stdout.contains("kept in"), "\(switched.stdout)")
+        #expect(ownerCommandLine().contains("prefsd --dconf"), "\(ownerCommandLine())")
+        let dumped = try server.dconf(["dump", "/"]).stdout
+        #expect(dumped == keyfile, "\(dumped)")
+        #expect(try server.dconf(["write", "/org/example/app/size", "43"]).status == 0)
+        #expect(try prefs("read", "org.example.app", "size").stdout == "43\n")
+
+        let again = try prefs("dconf-switch", "--prefsd", ServiceFixture.binary.path)
+        #expect(again.status == 0, "\(again.stderr)")
+        #expect(again.stdout.contains("already start prefsd --dconf") && !again.stdout.contains("stopped"), "\(again.stdout)")
+
+        let back = try prefs("dconf-switch-back")
+        #expect(back.status == 0, "\(back.stdout)\(back.stderr)")
+        #expect(back.stdout.contains("holds every value"), "\(back.stdout)")
+        #expect(bus.processID(owning: DconfBus.busName) == nil)
+        // The next dconf client starts dconf-service, on the file prefsd left.
+        let expected = keyfile.replacingOccurrences(of: "size=42", with: "size=43")
+        #expect(try server.dconf(["dump", "/"]).stdout == expected)
+        #expect(try server.dconf(["reset", "/org/example/app/idle"]).status == 0)
+        #expect(ownerCommandLine().contains("dconf-service"), "\(ownerCommandLine())")
+
+        let backAgain = try prefs("dconf-switch-back")
+        #expect(backAgain.status == 0 && backAgain.stdout.contains("no service file"), "\(backAgain.stdout)\(backAgain.stderr)")
+        #expect(ownerCommandLine().contains("dconf-service"))
+
+        // Switching once more takes in what changed under dconf-service, the reset included.
+        let third = try prefs("dconf-switch", "--prefsd", ServiceFixture.binary.path)
+        #expect(third.status == 0, "\(third.stdout)\(third.stderr)")
+        #expect(try server.dconf(["read", "/org/example/app/idle"]).stdout == "")
+        #expect(try prefs("read", "org.example.app", "idle").status != 0)
+        #expect(try server.dconf(["dump", "/"]).stdout == expected.replacingOccurrences(of: "idle=uint32 600\n", with: ""))
+    }
+}
