@@ -24,6 +24,10 @@ extension PreferencesService {
         case nothing
         /// Values were taken in (the store changed).
         case taken(keys: Int, removed: Int, keptAside: String)
+        /// The file does not read as a dconf database (a power cut, a stray write): it was
+        /// moved aside, as dconf-service moves a damaged database aside, and the file is
+        /// made again from the store.
+        case damaged(movedTo: String, reason: String)
         /// The file cannot be taken in; prefsd must not serve dconf, and leaves it alone.
         case refused(String)
     }
@@ -39,11 +43,16 @@ extension PreferencesService {
             return .refused(error.description)
         }
         if DconfMirror.isMirror(bytes) { return .nothing }
+        let time = Date().ISO8601Format().replacingOccurrences(of: "-", with: "").replacingOccurrences(of: ":", with: "")
         let values: [String: DconfValue]
         do {
             values = try DconfMirror.values(inFile: bytes)
         } catch {
-            return .refused("\(files.databasePath) is damaged (\(error)); move it away to start prefsd's dconf on the store alone")
+            let aside = files.databasePath + ".damaged-" + time
+            guard rename(files.databasePath, aside) == 0 else {
+                return .refused("\(files.databasePath) is damaged (\(error)) and could not be moved aside: \(String(cString: strerror(errno)))")
+            }
+            return .damaged(movedTo: aside, reason: "\(error)")
         }
         // The keys the user reset under dconf-service: in the file handed back, gone now.
         var reset: [String] = []
@@ -70,7 +79,6 @@ extension PreferencesService {
             mutations.append(.remove(domain, key: location.key))
             mutations.append(.setGVariantType(domain, key: location.key, type: nil))
         }
-        let time = Date().ISO8601Format().replacingOccurrences(of: "-", with: "").replacingOccurrences(of: ":", with: "")
         let aside = files.takenInPath(at: time)
         do {
             // Kept aside first, durably: whatever happens next, the file is not lost.

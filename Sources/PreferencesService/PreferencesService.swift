@@ -110,6 +110,10 @@ public final class PreferencesService: Sendable {
                     "took in dconf's database",
                     metadata: ["file": "\(dconf.files.databasePath)", "keys": "\(keys)", "removed": "\(removed)", "keptAside": "\(aside)"])
                 committed = try store.loadAll()
+            case .damaged(let aside, let reason):
+                logger.error(
+                    "dconf's database did not read as one and was moved aside; it is made again from the store",
+                    metadata: ["file": "\(dconf.files.databasePath)", "movedTo": "\(aside)", "error": "\(reason)"])
             case .refused(let reason):
                 logger.error("prefsd does not serve dconf: \(reason)")
                 dconf.refuse(reason)

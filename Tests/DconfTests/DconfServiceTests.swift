@@ -167,6 +167,25 @@ struct DconfServiceTests {
         #expect(try server.dconf(["dump", "/"]).stdout == underDconf)
     }
 
+    @Test("a damaged or missing database file is made again from the store at start; a damaged one is moved aside")
+    func damagedFileRemade() async throws {
+        let server = try await DconfServer()
+        #expect(try server.dconf(["write", "/org/example/app/size", "42"]).status == 0)
+        #expect(server.service.stopService() == 0)
+        // What a power cut can leave of a file renamed in before its data reached the disk.
+        try Data().write(to: server.databaseFile)
+        try await server.startPrefsd()
+        #expect(try server.read("/org/example/app/size") == "42")
+        let names = try FileManager.default.contentsOfDirectory(atPath: server.databaseFile.deletingLastPathComponent().path)
+        #expect(names.contains { $0.hasPrefix("user.damaged-") }, "\(names)")
+        #expect(!names.contains { $0.hasPrefix("user.taken-in-") }, "\(names)")
+
+        #expect(server.service.stopService() == 0)
+        try FileManager.default.removeItem(at: server.databaseFile)
+        try await server.startPrefsd()
+        #expect(try server.read("/org/example/app/size") == "42")
+    }
+
     @Test("a key locked by a dconf system database is refused, and nothing of the change is written")
     func lockedKeyRefused() async throws {
         let server = try await DconfServer(startingPrefsd: false)
