@@ -22,6 +22,21 @@ public enum DconfBus {
     /// The writer's object path for the database `name`.
     public static func writerPath(database name: String) -> String { writerPathPrefix + name }
 
+    /// The interfaces every object answers besides its own (Peer is libdbus's).
+    private static let standardInterfacesXML = """
+          <interface name="org.freedesktop.DBus.Introspectable">
+            <method name="Introspect">
+              <arg name="xml_data" type="s" direction="out"/>
+            </method>
+          </interface>
+          <interface name="org.freedesktop.DBus.Peer">
+            <method name="Ping"/>
+            <method name="GetMachineId">
+              <arg name="machine_uuid" type="s" direction="out"/>
+            </method>
+          </interface>
+        """
+
     /// What `Introspect` answers for a writer object.
     public static let writerIntrospectionXML = """
         <!DOCTYPE node PUBLIC "-//freedesktop//DTD D-BUS Object Introspection 1.0//EN"
@@ -39,17 +54,7 @@ public enum DconfBus {
               <arg name="tag" type="s"/>
             </signal>
           </interface>
-          <interface name="org.freedesktop.DBus.Introspectable">
-            <method name="Introspect">
-              <arg name="xml_data" type="s" direction="out"/>
-            </method>
-          </interface>
-          <interface name="org.freedesktop.DBus.Peer">
-            <method name="Ping"/>
-            <method name="GetMachineId">
-              <arg name="machine_uuid" type="s" direction="out"/>
-            </method>
-          </interface>
+        \(standardInterfacesXML)
         </node>
 
         """
@@ -64,17 +69,7 @@ public enum DconfBus {
               <arg name="blame" type="s" direction="out"/>
             </method>
           </interface>
-          <interface name="org.freedesktop.DBus.Introspectable">
-            <method name="Introspect">
-              <arg name="xml_data" type="s" direction="out"/>
-            </method>
-          </interface>
-          <interface name="org.freedesktop.DBus.Peer">
-            <method name="Ping"/>
-            <method name="GetMachineId">
-              <arg name="machine_uuid" type="s" direction="out"/>
-            </method>
-          </interface>
+        \(standardInterfacesXML)
           <node name="Writer"/>
         </node>
 

@@ -103,10 +103,8 @@ extension PreferencesService: DconfFrontService {
                 dconf.setTypes(request.types)
                 for change in changes where !change.isEmpty { emit(change, volatile: false, toDconf: false) }
                 dconf.enqueue(job)
-            case .failure(let error):
-                logger.error("store write failed", metadata: ["error": "\(error)"])
-                let refusal = PreferencesServiceError.storageFailed("the change was not saved: \(error)")
-                reply(to: call, error: refusal.busErrorName, refusal.description)
+            case .failure:
+                answer(call, [], after: result)
             }
         }
     }
@@ -114,31 +112,19 @@ extension PreferencesService: DconfFrontService {
     /// Stages every domain's part of `request`; if one is refused, the parts staged before
     /// it are dropped again and nothing is changed.
     private func stage(_ request: DconfRequest, as application: String?) throws(PreferencesServiceError) -> (batches: [Batch], store: DomainStore) {
-        do {
-            return try core.withLock { core in
-                guard core.domains != nil, let store = core.store else {
-                    preconditionFailure("calls are dispatched only once the store is loaded")
-                }
-                if let application { core.domains!.followApplication(application) }
-                core.domains!.actingApplication = application
-                defer { core.domains!.actingApplication = nil }
-                var batches: [Batch] = []
-                do {
-                    for part in request.parts {
-                        if case .persistent(let batch) = try core.domains!.apply(domain: part.domain, set: part.set, remove: part.remove) {
-                            batches.append(batch)
-                        }
+        try acting(as: application) { domains, store in
+            var batches: [Batch] = []
+            do {
+                for part in request.parts {
+                    if case .persistent(let batch) = try domains.apply(domain: part.domain, set: part.set, remove: part.remove) {
+                        batches.append(batch)
                     }
-                } catch {
-                    for batch in batches { core.domains!.failed(batch) }
-                    throw error
                 }
-                return (batches, store)
+            } catch {
+                for batch in batches { domains.failed(batch) }
+                throw error
             }
-        } catch let error as PreferencesServiceError {
-            throw error
-        } catch {
-            throw .invalidArguments("\(error)")
+            return (batches, store)
         }
     }
 

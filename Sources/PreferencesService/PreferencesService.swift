@@ -464,6 +464,24 @@ public final class PreferencesService: Sendable {
     func change(
         as application: String?, answer: [DBusValue], otherwise: [DBusValue], _ body: (inout DomainState) throws -> Effect?
     ) throws(PreferencesServiceError) -> Outcome {
+        try acting(as: application) { domains, store in
+            guard let effect = try body(&domains) else {
+                // Declined, perhaps because of a change still on its way to disk: answer
+                // once what is in flight is durable, so a Read after the answer sees it
+                // (else a read-modify-write would read the old value and lose again).
+                let pending = domains.batchesInFlight > 0
+                return pending ? .effect(.unchanged(afterPending: true), store, answer: otherwise) : .answer(otherwise)
+            }
+            return .effect(effect, store, answer: answer)
+        }
+    }
+
+    /// Runs `body` on the running state and the store, with `application` (`nil` for the
+    /// host) as the one acting, under the lock; an error that is not a refusal becomes
+    /// `InvalidArgs`.
+    func acting<Result: Sendable>(
+        as application: String?, _ body: (inout DomainState, DomainStore) throws -> Result
+    ) throws(PreferencesServiceError) -> Result {
         do {
             return try core.withLock { core in
                 guard core.domains != nil, let store = core.store else {
@@ -472,14 +490,7 @@ public final class PreferencesService: Sendable {
                 if let application { core.domains!.followApplication(application) }
                 core.domains!.actingApplication = application
                 defer { core.domains!.actingApplication = nil }
-                guard let effect = try body(&core.domains!) else {
-                    // Declined, perhaps because of a change still on its way to disk: answer
-                    // once what is in flight is durable, so a Read after the answer sees it
-                    // (else a read-modify-write would read the old value and lose again).
-                    let pending = core.domains!.batchesInFlight > 0
-                    return pending ? .effect(.unchanged(afterPending: true), store, answer: otherwise) : .answer(otherwise)
-                }
-                return .effect(effect, store, answer: answer)
+                return try body(&core.domains!, store)
             }
         } catch let error as PreferencesServiceError {
             throw error
@@ -523,7 +534,7 @@ public final class PreferencesService: Sendable {
         }
     }
 
-    private func answer(_ call: DBusMessage, _ body: [DBusValue], after result: Result<Void, StoreError>) {
+    func answer(_ call: DBusMessage, _ body: [DBusValue], after result: Result<Void, StoreError>) {
         switch result {
         case .success:
             reply(to: call, body)
