@@ -7,6 +7,60 @@ import Testing
 /// `GSETTINGS_BACKEND=prefsd`) against prefsd serving dconf's name (`prefsd --dconf`).
 @Suite("GSettings' own dconf backend against prefsd as dconf-service", .serialized)
 struct DconfServedTests {
+    /// prefsd serving dconf on a private bus, and the environment of a GSettings program on
+    /// dconf's module that shares prefsd's configuration and runtime directories.
+    struct Served {
+        let service: ServiceFixture
+        let settings: GSettingsFixture
+        let environment: [String: String]
+
+        init() async throws {
+            service = try await ServiceFixture(arguments: ["--dconf"])
+            let deadline = ContinuousClock.now + .seconds(30)
+            while service.bus.processID(owning: "ca.desrt.dconf") != service.pid, ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            guard service.bus.processID(owning: "ca.desrt.dconf") == service.pid else {
+                throw FixtureError("prefsd did not take ca.desrt.dconf: \(service.log.suffix(2000))")
+            }
+            settings = try GSettingsFixture(service: service)
+            let module = try DconfFixture(settings: settings, service: service)
+            let profile = settings.directory.appendingPathComponent("dconf-profile")
+            try "user-db:user\n".write(to: profile, atomically: true, encoding: .utf8)
+            environment = module.environment.merging([
+                "XDG_CONFIG_HOME": service.bus.directory.appendingPathComponent("config").path,
+                "XDG_RUNTIME_DIR": service.runtimeDirectory.path,
+                "DCONF_PROFILE": profile.path,
+            ]) { $1 }
+        }
+
+        func run(_ tool: String, _ arguments: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
+            try runCommand(tool == "prefs" ? ServiceFixture.prefsBinary.path : tool, arguments, environment: environment)
+        }
+
+        /// Runs a PyGObject script (`Gio` and `GLib` imported) on dconf's module.
+        func python(_ script: String) throws -> (status: Int32, stdout: String, stderr: String) {
+            try run("/usr/bin/python3", ["-c", Self.prelude + script])
+        }
+
+        /// Starts a PyGObject script in the background, its output going to a file.
+        func startPython(_ script: String) throws -> (Process, URL) {
+            let output = settings.directory.appendingPathComponent("out-\(UUID().uuidString)")
+            _ = FileManager.default.createFile(atPath: output.path, contents: nil)
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/bin/sh")
+            process.arguments = ["-c", "exec /usr/bin/python3 -u -c \"$1\" > \"$0\" 2>&1 < /dev/null", output.path, Self.prelude + script]
+            process.environment = helperEnvironment.merging(environment) { $1 }
+            process.standardInput = FileHandle.nullDevice
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            return (process, output)
+        }
+
+        static let prelude = "import sys\nimport gi\ngi.require_version('Gio', '2.0')\nfrom gi.repository import Gio, GLib\n"
+    }
+
     @Test("gsettings set and get through dconf's module: the same lines as under dconf-service, the values in prefsd, prefsd's writes seen by GSettings")
     func sameAsDconfService() async throws {
         // The reference: Debian's dconf-service.
@@ -16,39 +70,76 @@ struct DconfServedTests {
         defer { dconf.stop() }
         let expected = try DconfMigrationTests.filled(dconf, referenceSettings)
 
-        let service = try await ServiceFixture(arguments: ["--dconf"])
-        let deadline = ContinuousClock.now + .seconds(30)
-        while service.bus.processID(owning: "ca.desrt.dconf") != service.pid, ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(20))
-        }
-        #expect(service.bus.processID(owning: "ca.desrt.dconf") == service.pid, "prefsd did not take ca.desrt.dconf: \(service.log.suffix(2000))")
-        let settings = try GSettingsFixture(service: service)
-        let module = try DconfFixture(settings: settings, service: service)
-        let profile = settings.directory.appendingPathComponent("dconf-profile")
-        try "user-db:user\n".write(to: profile, atomically: true, encoding: .utf8)
-        // dconf's clients and prefsd share the user's configuration and runtime directories.
-        let environment = module.environment.merging([
-            "XDG_CONFIG_HOME": service.bus.directory.appendingPathComponent("config").path,
-            "XDG_RUNTIME_DIR": service.runtimeDirectory.path,
-            "DCONF_PROFILE": profile.path,
-        ]) { $1 }
-        func gsettings(_ arguments: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
-            try runCommand("gsettings", arguments, environment: environment)
-        }
+        let served = try await Served()
         for value in DconfMigrationTests.values {
-            let set = try gsettings(["set", value.schema, value.key, value.text])
+            let set = try served.run("gsettings", ["set", value.schema, value.key, value.text])
             #expect(set.status == 0, "gsettings set \(value.schema) \(value.key) \(value.text): \(set.stderr)")
         }
-        let served = try DconfMigrationTests.listing { try gsettings($0) }
+        let listed = try DconfMigrationTests.listing { try served.run("gsettings", $0) }
         for schema in DconfMigrationTests.schemas {
-            #expect(served[schema] == expected[schema], "\(schema)\nprefsd:\n\(served[schema] ?? "")\ndconf-service:\n\(expected[schema] ?? "")")
+            #expect(listed[schema] == expected[schema], "\(schema)\nprefsd:\n\(listed[schema] ?? "")\ndconf-service:\n\(expected[schema] ?? "")")
         }
 
-        let prefs = { (arguments: [String]) in try runCommand(ServiceFixture.prefsBinary.path, arguments, environment: environment) }
-        #expect(try prefs(["read", "org.gnome.desktop", "interface/cursor-size"]).stdout == "33\n")
-        #expect(try prefs(["write", "org.gnome.desktop", "interface/cursor-size", "-int", "48"]).status == 0)
-        #expect(try gsettings(["get", "org.gnome.desktop.interface", "cursor-size"]).stdout == "48\n")
-        #expect(try prefs(["write", "org.gnome.desktop", "session/idle-delay", "-int", "900"]).status == 0)
-        #expect(try gsettings(["get", "org.gnome.desktop.session", "idle-delay"]).stdout == "uint32 900\n")
+        #expect(try served.run("prefs", ["read", "org.gnome.desktop", "interface/cursor-size"]).stdout == "33\n")
+        #expect(try served.run("prefs", ["write", "org.gnome.desktop", "interface/cursor-size", "-int", "48"]).status == 0)
+        #expect(try served.run("gsettings", ["get", "org.gnome.desktop.interface", "cursor-size"]).stdout == "48\n")
+        #expect(try served.run("prefs", ["write", "org.gnome.desktop", "session/idle-delay", "-int", "900"]).status == 0)
+        #expect(try served.run("gsettings", ["get", "org.gnome.desktop.session", "idle-delay"]).stdout == "uint32 900\n")
+    }
+
+    @Test("delay-apply is one change; a GSettings program's changed signal fires for another's writes and for prefsd's; writers at once all land")
+    func changesAndWriters() async throws {
+        let served = try await Served()
+        let (watcher, output) = try served.startPython(
+            """
+            s = Gio.Settings.new('org.example.Test')
+            def changed(settings, key):
+                print('changed', key, settings.get_value(key).print_(False), flush=True)
+            s.connect('changed', changed)
+            print('ready', flush=True)
+            GLib.MainLoop().run()
+            """)
+        defer {
+            kill(watcher.processIdentifier, SIGKILL)
+            watcher.waitUntilExit()
+        }
+        try await waitFor("ready", in: output)
+
+        let applied = try served.python(
+            """
+            s = Gio.Settings.new('org.example.Test')
+            s.delay()
+            s.set_string('text', 'delayed')
+            s.set_int('int32', 12)
+            s.apply()
+            Gio.Settings.sync()
+            """)
+        #expect(applied.status == 0, "\(applied.stderr)")
+        try await waitFor("changed text 'delayed'", in: output)
+        try await waitFor("changed int32 12", in: output)
+        #expect(try served.run("prefs", ["read", "org.example.Test", "text"]).stdout == "delayed\n")
+        let history = try served.run("prefs", ["history", "org.example.Test"]).stdout
+        #expect(history.split(separator: "\n").filter { $0.contains("python") }.count == 2, "the Apply is one change of two keys:\n\(history)")
+
+        #expect(try served.run("prefs", ["write", "org.example.Test", "text", "-string", "from prefs"]).status == 0)
+        try await waitFor("changed text 'from prefs'", in: output)
+
+        // Eight dconf writers at once, each its own process and key.
+        let writers = (0..<8).map { index in
+            Task.detached { try served.run("dconf", ["write", "/org/example/Test/extra\(index)", "\(index)"]) }
+        }
+        for writer in writers { #expect(try await writer.value.status == 0) }
+        for index in 0..<8 {
+            #expect(try served.run("dconf", ["read", "/org/example/Test/extra\(index)"]).stdout == "\(index)\n")
+        }
+    }
+
+    private func waitFor(_ text: String, in file: URL, timeout: Duration = .seconds(30)) async throws {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            if let output = try? String(contentsOf: file, encoding: .utf8), output.contains(text) { return }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        throw FixtureError("\"\(text)\" did not appear within \(timeout); the output was:\n\((try? String(contentsOf: file, encoding: .utf8)) ?? "")")
     }
 }
