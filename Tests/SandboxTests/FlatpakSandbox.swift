@@ -12,6 +12,8 @@ struct FlatpakSandbox {
     let applicationID: String
     /// Holds the `.flatpak-info` file given to the sandbox.
     let directory: URL
+    /// The names the proxy lets the application talk to (Flatpak's `--talk-name`).
+    var talkNames = [SandboxBus.busName]
     /// What is bound at `/.flatpak-info` inside.
     var infoFile: URL { directory.appendingPathComponent("flatpak-info") }
 
@@ -35,11 +37,13 @@ struct FlatpakSandbox {
     /// Where the proxy listens inside the sandbox.
     static let proxySocket = "/run/flatpak/bus"
 
-    /// The script run inside: starts xdg-dbus-proxy on the real bus ($1), waits for its
-    /// socket, runs the rest of the arguments with it as the session bus, and stops it.
-    private static let script = """
+    /// The script run inside: starts xdg-dbus-proxy on the real bus ($1), letting the
+    /// application talk to `names`, waits for its socket, runs the rest of the arguments
+    /// with it as the session bus, and stops it.
+    private static func script(talkingTo names: [String]) -> String {
+        """
         proxy_bus="$1"; shift
-        xdg-dbus-proxy "$proxy_bus" \(proxySocket) --filter --talk=\(SandboxBus.busName) &
+        xdg-dbus-proxy "$proxy_bus" \(proxySocket) --filter \(names.map { "--talk=\($0)" }.joined(separator: " ")) &
         proxy=$!
         tries=0
         while [ ! -S \(proxySocket) ]; do
@@ -52,6 +56,7 @@ struct FlatpakSandbox {
         kill "$proxy"
         exit "$status"
         """
+    }
 
     /// The command line that runs `arguments` inside the sandbox: behind xdg-dbus-proxy, as
     /// Flatpak runs an application, or (`throughProxy: false`) on the bus's socket itself.
@@ -81,7 +86,7 @@ struct FlatpakSandbox {
         }
         bwrap += [
             "--unsetenv", "DBUS_SESSION_BUS_ADDRESS",
-            "/bin/sh", "-c", Self.script, "sh", fixture.bus.address,
+            "/bin/sh", "-c", Self.script(talkingTo: talkNames), "sh", fixture.bus.address,
         ]
         return bwrap + arguments
     }
