@@ -90,11 +90,11 @@ extension PreferencesService: DconfFrontService {
         let batches = staged.batches
         let mutations = batches.flatMap(\.mutations) + typeMutations
         staged.store.commit(mutations, who: gate.who(call, as: caller)) { [self] result in
-            let changes = core.withLock { core -> [Change] in
+            let changes = state.withLock { state -> [Change] in
                 switch result {
-                case .success: return batches.compactMap { core.domains?.committed($0) }
+                case .success: return batches.compactMap { state.domains?.committed($0) }
                 case .failure:
-                    for batch in batches { core.domains?.failed(batch) }
+                    for batch in batches { state.domains?.failed(batch) }
                     return []
                 }
             }
@@ -148,8 +148,8 @@ extension PreferencesService: DconfFrontService {
     // MARK: DconfFrontService
 
     func storedValues(domain: DomainName, keys: [String]) -> [String: PropertyListValue?] {
-        core.withLock { core in
-            let entries = core.domains?.committed[domain]
+        state.withLock { state in
+            let entries = state.domains?.committed[domain]
             var values: [String: PropertyListValue?] = [:]
             for key in keys { values[key] = .some(entries?[key]) }
             return values

@@ -30,8 +30,8 @@ extension PreferencesService: RoamingHost {
     }
 
     func roamingSnapshot() -> RoamingSnapshot {
-        core.withLock { core in
-            guard let domains = core.domains else {
+        state.withLock { state in
+            guard let domains = state.domains else {
                 return RoamingSnapshot(selection: RoamingSelection(), problems: [], local: [:], forced: [])
             }
             var problems: [String] = []
@@ -52,16 +52,16 @@ extension PreferencesService: RoamingHost {
     func applyRoaming(_ request: RoamingApplyRequest, completion: @escaping @Sendable (RoamingApplyOutcome) -> Void) {
         let staged: (Effect, DomainStore)?
         do {
-            staged = try core.withLock { core -> (Effect, DomainStore)? in
-                guard core.domains != nil, let store = core.store else { return nil }
+            staged = try state.withLock { state -> (Effect, DomainStore)? in
+                guard state.domains != nil, let store = state.store else { return nil }
                 // Judged on the user's own values (committed and staged), as the plan was:
                 // an administrator's default neither roams nor stands in for a user's value.
-                let domains = core.domains!
+                let domains = state.domains!
                 let holds =
                     request.expected.allSatisfy { domains.projected(domain: request.domain, key: $0.key) == $0.value }
                     && request.absent.allSatisfy { domains.projected(domain: request.domain, key: $0) == nil }
                 guard holds else { return nil }
-                return (try core.domains!.apply(domain: request.domain, set: request.set, remove: request.remove), store)
+                return (try state.domains!.apply(domain: request.domain, set: request.set, remove: request.remove), store)
             }
         } catch {
             return completion(.failed("\(error)"))
@@ -72,10 +72,10 @@ extension PreferencesService: RoamingHost {
             completion(.applied)
         case .persistent(let batch):
             store.commit(batch.mutations, who: request.who) { [self] result in
-                let change = core.withLock { core -> Change? in
+                let change = state.withLock { state -> Change? in
                     switch result {
-                    case .success: return core.domains?.committed(batch)
-                    case .failure: core.domains?.failed(batch); return nil
+                    case .success: return state.domains?.committed(batch)
+                    case .failure: state.domains?.failed(batch); return nil
                     }
                 }
                 // Announced, but not noted as a change made here (as `emit` would): it is
@@ -93,12 +93,12 @@ extension PreferencesService: RoamingHost {
 
     func showRoamingStatus(_ values: [String: PropertyListValue]) {
         let domain = RoamingCoordinator.statusDomain
-        let change = core.withLock { core -> Change? in
-            guard core.domains != nil else { return nil }
-            let old = core.domains!.volatile[domain] ?? [:]
-            _ = core.domains!.removeVolatileDomain(domain)
+        let change = state.withLock { state -> Change? in
+            guard state.domains != nil else { return nil }
+            let old = state.domains!.volatile[domain] ?? [:]
+            _ = state.domains!.removeVolatileDomain(domain)
             do {
-                _ = try core.domains!.setVolatileDomain(domain, values: values)
+                _ = try state.domains!.setVolatileDomain(domain, values: values)
             } catch {
                 return nil
             }

@@ -16,7 +16,7 @@ import Synchronization
 public final class PreferencesService: Sendable {
     /// What the lock guards. The domains are mutated in place, never copied out, so a
     /// write costs the same with 10 or 100,000 keys stored.
-    struct Core: Sendable {
+    struct State: Sendable {
         /// Calls that arrived before the service was ready, in order; at most
         /// ``ServiceLimits/waitingCalls`` of them, of ``ServiceLimits/waitingBytes``.
         var waiting: [DBusMessage] = []
@@ -39,7 +39,7 @@ public final class PreferencesService: Sendable {
     let configuration: ServiceConfiguration
     let logger: Logger
     private let standardInterfaces: StandardInterfaces
-    let core = Mutex(Core())
+    let state = Mutex(State())
     private let watcher = Mutex<DirectoryWatcher?>(nil)
     /// The roaming folder's coordinator, once started (see `PreferencesService+Roaming.swift`).
     let roaming = Mutex<RoamingCoordinator?>(nil)
@@ -128,9 +128,9 @@ public final class PreferencesService: Sendable {
         if let dconf, !dconf.isRefused {
             dconf.start(domains: domains.committed, types: try store.loadGVariantTypes(), service: self)
         }
-        core.withLock { core in
-            core.domains = domains
-            core.store = store
+        state.withLock { state in
+            state.domains = domains
+            state.store = store
         }
         // Before any call is answered: what an earlier prefsd left is cleared first.
         snapshots?.start { [self] domain in snapshotBody(domain) }
@@ -138,10 +138,10 @@ public final class PreferencesService: Sendable {
         // calls dispatched as they arrive, so none overtakes an older one.
         var answered = 0
         while true {
-            let waiting = core.withLock { core -> [DBusMessage] in
-                if core.waiting.isEmpty { core.ready = true }
-                defer { core.waiting = []; core.waitingBytes = 0 }
-                return core.waiting
+            let waiting = state.withLock { state -> [DBusMessage] in
+                if state.waiting.isEmpty { state.ready = true }
+                defer { state.waiting = []; state.waitingBytes = 0 }
+                return state.waiting
             }
             if waiting.isEmpty { break }
             for call in waiting { dispatch(call) }
@@ -171,9 +171,9 @@ public final class PreferencesService: Sendable {
     /// Reads the managed directory again and puts what it forces in force. Runs on the
     /// administration queue only, so reloads never overlap.
     private func reloadManagedDomains() {
-        let previous = core.withLock { $0.domains?.forced ?? [:] }
+        let previous = state.withLock { $0.domains?.forced ?? [:] }
         let forced = managed.load(previous: previous)
-        let update = core.withLock { $0.domains?.replaceForced(with: forced) } ?? ForcedUpdate()
+        let update = state.withLock { $0.domains?.replaceForced(with: forced) } ?? ForcedUpdate()
         let domains = Set(update.changes.map(\.domain)).union(update.forcedKeys.keys)
         if !domains.isEmpty {
             logger.info("managed preferences changed", metadata: ["domains": "\(domains.map(\.rawValue).sorted())"])
@@ -183,9 +183,9 @@ public final class PreferencesService: Sendable {
 
     /// Runs `body` on the running state (`nil` before the store is loaded).
     func withDomains<Result: Sendable>(_ body: (inout DomainState) -> Result) -> Result? {
-        core.withLock { core in
-            guard core.domains != nil else { return nil }
-            return body(&core.domains!)
+        state.withLock { state in
+            guard state.domains != nil else { return nil }
+            return body(&state.domains!)
         }
     }
 
@@ -201,7 +201,7 @@ public final class PreferencesService: Sendable {
         }
         for change in update.changes { emit(change, volatile: false) }
         // The journal notes who changed what readers see (no stored value changes).
-        if let store = core.withLock({ $0.store }) {
+        if let store = state.withLock({ $0.store }) {
             for (_, notes) in update.notes.sorted(by: { $0.key < $1.key }) {
                 store.commit(notes, who: HistoryOrigin.managed) { [logger] result in
                     if case .failure(let error) = result {
@@ -221,14 +221,14 @@ public final class PreferencesService: Sendable {
         watcher.withLock { $0?.cancel() }
         stopRoaming()
         administration.stop()
-        core.withLock { $0.store }?.close()
+        state.withLock { $0.store }?.close()
         // The last commits' jobs are queued by now: dconf's file is left holding them.
         dconf?.finish()
         connection.flush()
     }
 
     func receive(_ call: DBusMessage) {
-        if core.withLock({ $0.ready }) { return dispatch(call) }
+        if state.withLock({ $0.ready }) { return dispatch(call) }
         // The store is loading: hold the call, within the bounds (measured outside the lock).
         let size = DBusValue.structure(call.body).marshalledSize
         let limits = configuration.limits
@@ -236,15 +236,15 @@ public final class PreferencesService: Sendable {
             case dispatch, held
             case refused(calls: Int, bytes: Int)
         }
-        let admission = core.withLock { core -> Admission in
-            if core.ready { return .dispatch }
-            guard core.waiting.count < limits.waitingCalls, core.waitingBytes + size <= limits.waitingBytes else {
-                return .refused(calls: core.waiting.count, bytes: core.waitingBytes)
+        let admission = state.withLock { state -> Admission in
+            if state.ready { return .dispatch }
+            guard state.waiting.count < limits.waitingCalls, state.waitingBytes + size <= limits.waitingBytes else {
+                return .refused(calls: state.waiting.count, bytes: state.waitingBytes)
             }
             // Without its libdbus message, which libdbus would count as unread (see
             // `DBusMessage.detached()`).
-            core.waiting.append(call.detached())
-            core.waitingBytes += size
+            state.waiting.append(call.detached())
+            state.waitingBytes += size
             return .held
         }
         switch admission {
@@ -441,7 +441,7 @@ public final class PreferencesService: Sendable {
 
     /// The store, once loaded.
     func store() -> DomainStore {
-        guard let store = core.withLock({ $0.store }) else {
+        guard let store = state.withLock({ $0.store }) else {
             preconditionFailure("calls are dispatched only once the store is loaded")
         }
         return store
@@ -449,8 +449,8 @@ public final class PreferencesService: Sendable {
 
     /// Reads from the running state.
     func read<Result: Sendable>(_ body: (DomainState) -> Result) -> Result {
-        core.withLock { core in
-            guard let domains = core.domains else { preconditionFailure("calls are dispatched only once the store is loaded") }
+        state.withLock { state in
+            guard let domains = state.domains else { preconditionFailure("calls are dispatched only once the store is loaded") }
             return body(domains)
         }
     }
@@ -483,14 +483,14 @@ public final class PreferencesService: Sendable {
         as application: String?, _ body: (inout DomainState, DomainStore) throws -> Result
     ) throws(PreferencesServiceError) -> Result {
         do {
-            return try core.withLock { core in
-                guard core.domains != nil, let store = core.store else {
+            return try state.withLock { state in
+                guard state.domains != nil, let store = state.store else {
                     preconditionFailure("calls are dispatched only once the store is loaded")
                 }
-                if let application { core.domains!.followApplication(application) }
-                core.domains!.actingApplication = application
-                defer { core.domains!.actingApplication = nil }
-                return try body(&core.domains!, store)
+                if let application { state.domains!.followApplication(application) }
+                state.domains!.actingApplication = application
+                defer { state.domains!.actingApplication = nil }
+                return try body(&state.domains!, store)
             }
         } catch let error as PreferencesServiceError {
             throw error
@@ -515,10 +515,10 @@ public final class PreferencesService: Sendable {
         case .persistent(let batch):
             let early = EarlySignal()
             store.commit(batch.mutations, who: who) { [self] result in
-                let change = core.withLock { core -> Change? in
+                let change = state.withLock { state -> Change? in
                     switch result {
-                    case .success: return core.domains?.committed(batch)
-                    case .failure: core.domains?.failed(batch); return nil
+                    case .success: return state.domains?.committed(batch)
+                    case .failure: state.domains?.failed(batch); return nil
                     }
                 }
                 if let change, !change.isEmpty { emit(change, volatile: false, encoded: early.take(for: change)) }
@@ -528,7 +528,7 @@ public final class PreferencesService: Sendable {
             // thread encodes the `Changed` the commit will most likely emit, so the writer
             // only sends it. Used only if the commit's change is exactly the one predicted.
             early.prepare { [self] in
-                guard let change = core.withLock({ $0.domains?.predictedChange(batch) }) else { return nil }
+                guard let change = state.withLock({ $0.domains?.predictedChange(batch) }) else { return nil }
                 return (change, try? connection.encode(changedSignal(change, volatile: false)))
             }
         }

@@ -1,17 +1,17 @@
 import PreferencesModel
-import Testing
 
 /// Two values that Swift's `==` on `String` or `Double` calls equal and whose bytes differ
 /// (contract 0.3: a write that differs in any byte is a change): a test argument, named
 /// for the report.
-public struct Respelling: Sendable, CustomTestStringConvertible {
+public struct Respelling: Sendable, CustomStringConvertible {
     /// What the pair is, as the test report names it.
     public let name: String
     /// The value written first.
     public let first: PropertyListValue
     /// The value written second: the same under Swift's `==`, not in its bytes.
     public let second: PropertyListValue
-    public var testDescription: String { name }
+    /// The pair's name, as a test report shows the argument.
+    public var description: String { name }
 
     /// A named pair.
     public init(name: String, first: PropertyListValue, second: PropertyListValue) {
