@@ -11,9 +11,9 @@ extension BusSession {
     func receive(_ event: ClientDriverEvent, connection: UInt64) {
         switch event {
         case .changed(let domain, let keys, false) where !domain.isVolatile:
-            tell(DomainName(known: domain.name), keys: keys, posting: true)
+            notifyObjects(DomainName(known: domain.name), keys: keys, posting: true)
         case .forcedChanged(let domain, let keys) where !domain.isVolatile:
-            tell(DomainName(known: domain.name), keys: keys, posting: false)
+            notifyObjects(DomainName(known: domain.name), keys: keys, posting: false)
         case .changed, .forcedChanged, .loadFinished, .writeFailed:
             generation.add(1, ordering: .releasing)
         case .writeEnded(_, let tickets, let failure):

@@ -107,7 +107,7 @@ extension BusSession {
             changed = Array(Set(beforeEntries.keys).union(after.keys))
             domainChanged = after != beforeEntries
         }
-        tell(domain.isVolatile ? nil : name, keys: domain.isVolatile ? [] : changed, posting: domainChanged, origin: origin)
+        notifyObjects(domain.isVolatile ? nil : name, keys: domain.isVolatile ? [] : changed, posting: domainChanged, origin: origin)
         return true
     }
 

@@ -181,11 +181,11 @@ final class BusSession: Sendable {
         }
     }
 
-    /// Tells the objects that search `domain` (and `origin`, the object a change was made
+    /// Notifies the objects that search `domain` (and `origin`, the object a change was made
     /// through) that `keys` may have changed, on the delivery queue: each compares the
     /// effective values with those it told last. `posting`: the domain's values changed,
     /// so every object searching it posts `didChangeNotification` (the origin always does).
-    func tell(_ domain: DomainName?, keys: [String], posting: Bool, origin: Preferences? = nil) {
+    func notifyObjects(_ domain: DomainName?, keys: [String], posting: Bool, origin: Preferences? = nil) {
         generation.add(1, ordering: .releasing)
         let targets = objects.filter { preferences in
             preferences === origin || domain.map { preferences.layers.serviceDomains.contains($0) } == true

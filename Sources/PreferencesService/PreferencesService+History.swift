@@ -85,7 +85,7 @@ extension PreferencesService {
                 switch outcome {
                 case .answer(let body): reply(to: call, body)
                 case .effect(let effect, let store, let body):
-                    carry(effect, store: store, for: call, answer: body, who: HistoryOrigin.restore)
+                    complete(effect, store: store, for: call, answer: body, who: HistoryOrigin.restore)
                 case .revert, .history: break
                 }
             } catch let error as PreferencesServiceError {

@@ -302,7 +302,7 @@ public final class PreferencesService: Sendable {
             switch try perform(method, arguments, as: caller) {
             case .answer(let body): reply(to: call, caller.filter(method, answer: body))
             case .effect(let effect, let store, let answer):
-                carry(effect, store: store, for: call, answer: answer, who: gate.who(call, as: caller))
+                complete(effect, store: store, for: call, answer: answer, who: gate.who(call, as: caller))
             case .revert(let request, let store): revert(request, store: store, for: call, as: caller)
             case .history(let request, let store): history(request, store: store, for: call)
             }
@@ -499,9 +499,9 @@ public final class PreferencesService: Sendable {
         }
     }
 
-    /// Carries out what a change needs after the state accepted it, then answers the call
-    /// with `body`.
-    func carry(_ effect: Effect, store: DomainStore, for call: DBusMessage, answer body: [DBusValue], who: String) {
+    /// Completes a change the state accepted (commits it, emits its signal), then answers
+    /// the call with `body`.
+    func complete(_ effect: Effect, store: DomainStore, for call: DBusMessage, answer body: [DBusValue], who: String) {
         switch effect {
         case .unchanged(afterPending: false):
             reply(to: call, body)
