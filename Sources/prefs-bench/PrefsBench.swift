@@ -68,6 +68,12 @@ struct PrefsBench: ParsableCommand {
     )
     var onlyRoaming = false
 
+    @Flag(
+        help:
+            "Measure only prefsd --dconf beside dconf-service, each on its own bus: `dconf write` and `gsettings get` as whole processes, `Change` at 10,000 keys, and prefsd's Write with and without --dconf (needs dconf-cli, dconf-service and dconf-gsettings-backend)."
+    )
+    var onlyDconf = false
+
     @Option(help: ArgumentHelp("Changes of one key made for the journal's size row (through the store's writer, in process).", valueName: "n"))
     var historyChanges = 1_000_000
 
@@ -97,6 +103,7 @@ struct PrefsBench: ParsableCommand {
             return try GSettingsProcessBench(quick: quick).run()
         }
         if onlyHistory { return try HistoryBench(quick: quick, changes: historyChanges).run() }
+        if onlyDconf { return try DconfBench(quick: quick).run() }
         if onlyRoaming { return try RoamingBench(quick: quick).run() }
         try Benchmark(options: self).run()
     }
