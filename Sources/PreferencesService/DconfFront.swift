@@ -149,9 +149,11 @@ final class DconfFront: Sendable {
         queue.sync {}
     }
 
-    /// Queues `job`; the queue runs it after every job queued before.
+    /// Queues `job`; the queue runs it after every job queued before. While prefsd does not
+    /// serve dconf (refused at start) the file is left alone, and jobs are dropped.
     func enqueue(_ job: Job) {
         let schedule = state.withLock { state -> Bool in
+            guard state.refusal == nil else { return false }
             state.pending.append(job)
             defer { state.draining = true }
             return !state.draining
@@ -167,7 +169,12 @@ final class DconfFront: Sendable {
                 defer { state.pending = [] }
                 return (state.pending, state.types)
             }
-            guard !jobs.isEmpty, let service = service.withLock({ $0 }) else { return }
+            if jobs.isEmpty { return }
+            // Jobs come only once the front has started (calls and commits wait for the store).
+            guard let service = service.withLock({ $0 }) else {
+                state.withLock { $0.draining = false }
+                return
+            }
             // What each job changed in the file, worked out in order.
             var changedPaths: [[String]] = []
             var values = mirror.withLock { $0 }

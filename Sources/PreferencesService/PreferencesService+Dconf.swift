@@ -50,9 +50,16 @@ extension PreferencesService: DconfFrontService {
             dconf.enqueue(DconfFront.Job(touched: [:], answer: { [self] in reply(to: call, []) }))
         case (true, DconfBus.changeMethod?, "ay"):
             dconf.recordBlame(blameRecord(call, as: caller))
-            guard case .bytes(let blob)? = call.body.first else { return }
+            guard case .bytes(let blob)? = call.body.first else {
+                return reply(to: call, error: StandardErrorName.invalidArgs, "Change takes the serialised changeset as one array of bytes")
+            }
             change(blob, for: call, as: caller)
         case (false, DconfBus.blameMethod?, ""):
+            // Every program's changes, values included: for the host's callers only.
+            guard case .host = caller else {
+                let refusal = PreferencesServiceError.accessDenied("\(caller) may not read Blame: it tells every program's changes")
+                return reply(to: call, error: refusal.busErrorName, refusal.description)
+            }
             reply(to: call, [.string(dconf.blame)])
         case (_, let member?, _) where [DconfBus.initMethod, DconfBus.changeMethod, DconfBus.blameMethod].contains(member):
             reply(to: call, error: StandardErrorName.invalidArgs, "\(member) of \(interface) does not take arguments of type (\(call.signature))")

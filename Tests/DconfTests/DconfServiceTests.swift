@@ -225,7 +225,7 @@ final class WatchOutput: Sendable {
     /// Starts `dconf watch /` for `server`'s clients.
     init(_ server: DconfServer) throws {
         file = server.service.bus.directory.appendingPathComponent("watch-\(UUID().uuidString)")
-        FileManager.default.createFile(atPath: file.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: file.path, contents: nil)
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/bin/sh")
         process.arguments = ["-c", "exec dconf watch / > \"$0\" 2>&1 < /dev/null", file.path]

@@ -6,7 +6,7 @@ import Testing
 /// prefsd serving dconf: it may change the keys its own domains map to, and nothing else.
 @Suite("A sandboxed application through dconf's protocol", .serialized)
 struct SandboxDconfTests {
-    @Test("dconf write from a sandbox: its own domain's keys change, another domain's are refused with AccessDenied and nothing changes")
+    @Test("dconf write from a sandbox: its own domain's keys change, another domain's are refused with AccessDenied and nothing changes; Blame is refused")
     func ownKeysOnly() async throws {
         let fixture = try await ServiceFixture(arguments: ["--dconf"])
         let deadline = ContinuousClock.now + .seconds(30)
@@ -32,5 +32,8 @@ struct SandboxDconfTests {
         #expect(reset.status != 0, "a sandbox reset keys of other domains: \(reset.stdout)")
         #expect(try fixture.prefs("read", "org.example.App", "size").stdout == "42\n")
         #expect(try fixture.prefs("read", "org.gnome.desktop", "interface/cursor-size").stdout == "24\n")
+        // Blame tells every program's changes: not to a sandbox.
+        let blame = try dconf("blame")
+        #expect(blame.status != 0 && blame.stderr.contains("may not read Blame"), "\(blame.stdout)\(blame.stderr)")
     }
 }
