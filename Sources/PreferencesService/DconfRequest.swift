@@ -40,6 +40,8 @@ struct DconfRequest: Sendable {
         let changeset: DconfChangeset
         do { changeset = try DconfChangeset(serialised: blob) } catch { throw .invalidArguments(error.description) }
         var listed: [(DomainName, [String])]?
+        // The type each key is set with (`nil`: its value's natural type).
+        var given: [DomainName: [String: String?]] = [:]
         for entry in changeset.entries {
             switch entry {
             case .set(let path, let value):
@@ -47,13 +49,12 @@ struct DconfRequest: Sendable {
                 let stored = value.storedValue
                 try limits.check(stored, subject: "the value of \(path)")
                 self[domain].set[key] = stored
-                types.append((domain, key, value.type == DconfValue.naturalType(of: stored) ? nil : value.type))
+                given[domain, default: [:]][key] = .some(value.type == DconfValue.naturalType(of: stored) ? nil : value.type)
             case .reset(let path):
                 // A key the path rule cannot reach is stored nowhere: nothing to reset.
                 guard GSettingsPath(settingsKey: path) != nil else { continue }
                 let (domain, key) = try Self.location(path, caller: caller)
                 self[domain].remove.append(key)
-                types.append((domain, key, nil))
             case .resetDirectory(let directory):
                 directories.append(directory)
                 if listed == nil { listed = storedKeys() }
@@ -64,9 +65,18 @@ struct DconfRequest: Sendable {
                         throw .accessDenied("\(caller) may not reset \(directory): it holds keys of \(domain), which is not its own")
                     }
                     self[domain].remove += under
-                    types += under.map { (domain, $0, nil) }
                 }
             }
+        }
+        // As dconf-service applies a changeset: a directory's reset comes before the keys
+        // set in it, so a key both reset and set is set, with the type it is set with.
+        for index in parts.indices {
+            let set = parts[index].set
+            var seen: Set<String> = []
+            parts[index].remove = parts[index].remove.filter { set[$0] == nil && seen.insert($0).inserted }
+        }
+        types = parts.flatMap { part in
+            part.set.keys.map { (part.domain, $0, given[part.domain]?[$0] ?? nil) } + part.remove.map { (part.domain, $0, nil) }
         }
     }
 
