@@ -187,7 +187,7 @@ let package = Package(
         // with their GVariant types, the database file dconf's clients map.
         .target(
             name: "Dconf",
-            dependencies: ["CGLib", "GSettingsPaths", "GVDB", "GVariantCoding", "GVariantMapping", "PreferencesModel"],
+            dependencies: ["CGLib", "DBus", "GSettingsPaths", "GVDB", "GVariantCoding", "GVariantMapping", "PreferencesModel"],
             swiftSettings: strict
         ),
         // The installed GSettings schemas through GIO's schema API (the settings app's schema

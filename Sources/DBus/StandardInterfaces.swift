@@ -2,6 +2,39 @@
 /// `org.freedesktop.DBus.Properties` (`Peer` is answered by libdbus itself): its
 /// introspection XML served verbatim, and read-only properties.
 public struct StandardInterfaces: Sendable {
+    /// The `<interface>` elements of what every exported object answers besides its own
+    /// interfaces (`Introspectable`, `Peer`, `Properties`), indented as a child of `<node>`,
+    /// for an introspection document to include.
+    public static let introspectionXML = """
+          <interface name="org.freedesktop.DBus.Introspectable">
+            <method name="Introspect">
+              <arg name="xml_data" type="s" direction="out"/>
+            </method>
+          </interface>
+          <interface name="org.freedesktop.DBus.Peer">
+            <method name="Ping"/>
+            <method name="GetMachineId">
+              <arg name="machine_uuid" type="s" direction="out"/>
+            </method>
+          </interface>
+          <interface name="org.freedesktop.DBus.Properties">
+            <method name="Get">
+              <arg name="interface_name" type="s" direction="in"/>
+              <arg name="property_name" type="s" direction="in"/>
+              <arg name="value" type="v" direction="out"/>
+            </method>
+            <method name="GetAll">
+              <arg name="interface_name" type="s" direction="in"/>
+              <arg name="properties" type="a{sv}" direction="out"/>
+            </method>
+            <method name="Set">
+              <arg name="interface_name" type="s" direction="in"/>
+              <arg name="property_name" type="s" direction="in"/>
+              <arg name="value" type="v" direction="in"/>
+            </method>
+          </interface>
+        """
+
     /// The object's path, for error messages.
     public var path: String
     /// The XML `Introspect` answers.

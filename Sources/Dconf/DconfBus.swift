@@ -1,3 +1,5 @@
+import DBus
+
 /// dconf's names on the bus, as dconf-service (0.40) exports them, and their introspection.
 public enum DconfBus {
     /// The bus name dconf's clients call.
@@ -22,21 +24,6 @@ public enum DconfBus {
     /// The writer's object path for the database `name`.
     public static func writerPath(database name: String) -> String { writerPathPrefix + name }
 
-    /// The interfaces every object answers besides its own (Peer is libdbus's).
-    private static let standardInterfacesXML = """
-          <interface name="org.freedesktop.DBus.Introspectable">
-            <method name="Introspect">
-              <arg name="xml_data" type="s" direction="out"/>
-            </method>
-          </interface>
-          <interface name="org.freedesktop.DBus.Peer">
-            <method name="Ping"/>
-            <method name="GetMachineId">
-              <arg name="machine_uuid" type="s" direction="out"/>
-            </method>
-          </interface>
-        """
-
     /// What `Introspect` answers for a writer object.
     public static let writerIntrospectionXML = """
         <!DOCTYPE node PUBLIC "-//freedesktop//DTD D-BUS Object Introspection 1.0//EN"
@@ -54,7 +41,7 @@ public enum DconfBus {
               <arg name="tag" type="s"/>
             </signal>
           </interface>
-        \(standardInterfacesXML)
+        \(StandardInterfaces.introspectionXML)
         </node>
 
         """
@@ -69,7 +56,7 @@ public enum DconfBus {
               <arg name="blame" type="s" direction="out"/>
             </method>
           </interface>
-        \(standardInterfacesXML)
+        \(StandardInterfaces.introspectionXML)
           <node name="Writer"/>
         </node>
 

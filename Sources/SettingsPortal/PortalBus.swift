@@ -1,3 +1,5 @@
+import DBus
+
 /// The names of the Settings portal backend on the bus, as xdg-desktop-portal expects them.
 public enum PortalBus {
     /// The bus name prefsd's backend owns, named in its `.portal` file.
@@ -41,33 +43,7 @@ public enum PortalBus {
             </signal>
             <property name="version" type="u" access="read"/>
           </interface>
-          <interface name="org.freedesktop.DBus.Introspectable">
-            <method name="Introspect">
-              <arg name="xml_data" type="s" direction="out"/>
-            </method>
-          </interface>
-          <interface name="org.freedesktop.DBus.Peer">
-            <method name="Ping"/>
-            <method name="GetMachineId">
-              <arg name="machine_uuid" type="s" direction="out"/>
-            </method>
-          </interface>
-          <interface name="org.freedesktop.DBus.Properties">
-            <method name="Get">
-              <arg name="interface_name" type="s" direction="in"/>
-              <arg name="property_name" type="s" direction="in"/>
-              <arg name="value" type="v" direction="out"/>
-            </method>
-            <method name="GetAll">
-              <arg name="interface_name" type="s" direction="in"/>
-              <arg name="properties" type="a{sv}" direction="out"/>
-            </method>
-            <method name="Set">
-              <arg name="interface_name" type="s" direction="in"/>
-              <arg name="property_name" type="s" direction="in"/>
-              <arg name="value" type="v" direction="in"/>
-            </method>
-          </interface>
+        \(StandardInterfaces.introspectionXML)
         </node>
         """
 }

@@ -237,6 +237,14 @@ struct DconfServiceTests {
         #expect(blame.stdout.contains("Method: Change"), "\(blame.stdout)")
         #expect(blame.stdout.contains("/org/example/app/size = 42"), "\(blame.stdout)")
         #expect(blame.stdout.contains("Program: dconf"), "\(blame.stdout)")
+        // What the writer answers, as introspection tells it.
+        let introspected = try runCommand(
+            "gdbus", ["introspect", "--session", "--dest", "ca.desrt.dconf", "--object-path", "/ca/desrt/dconf/Writer/user"],
+            environment: server.environment)
+        #expect(introspected.status == 0, "\(introspected.stderr)")
+        for name in ["ca.desrt.dconf.Writer", "Change(in  ay blob", "Notify(", "org.freedesktop.DBus.Properties", "org.freedesktop.DBus.Peer"] {
+            #expect(introspected.stdout.contains(name), "\(name) in \(introspected.stdout)")
+        }
     }
 }
 
