@@ -64,6 +64,8 @@ final class CallerGate: Sendable {
         var known: [String: Identification] = [:]
         /// The program each host sender runs, for the change journal's `who`.
         var programs: [String: String] = [:]
+        /// The process each sender is, as the bus told it.
+        var processIDs: [String: UInt32] = [:]
         /// The calls of senders being identified.
         var held: [String: Waiting] = [:]
         /// Senders whose identification is under way: the first answer (the read, or its
@@ -154,6 +156,7 @@ final class CallerGate: Sendable {
         state.withLock { state in
             state.known[name] = nil
             state.programs[name] = nil
+            state.processIDs[name] = nil
             if state.held[name] != nil { state.gone.insert(name) }
         }
     }
@@ -165,6 +168,12 @@ final class CallerGate: Sendable {
         if case .application(let id) = caller { return id }
         guard let sender = call.sender else { return "unknown" }
         return state.withLock { $0.programs[sender] } ?? "unknown"
+    }
+
+    /// The process `sender` is, as the bus told it when prefsd identified it; `nil` when
+    /// the bus did not say or the sender left.
+    func processID(of sender: String) -> UInt32? {
+        state.withLock { $0.processIDs[sender] }
     }
 
     /// The identity `call` runs with, its sender being `known`.
@@ -184,6 +193,9 @@ final class CallerGate: Sendable {
         connection.getConnectionUnixProcessID(sender, timeout: .seconds(10)) { [self] reply in
             switch reply {
             case .success(let pid):
+                state.withLock { state in
+                    if state.identifying.contains(sender) { state.processIDs[sender] = pid }
+                }
                 read(sender, pid)
             case .failure(let error) where error.isRemote(named: StandardErrorName.nameHasNoOwner):
                 // The bus forgot the name: the sender left.
@@ -242,7 +254,13 @@ final class CallerGate: Sendable {
                 let batch = state.held[sender]?.calls ?? []
                 if batch.isEmpty {
                     state.held[sender] = nil
-                    if state.gone.remove(sender) == nil { state.known[sender] = identification }
+                    if state.gone.remove(sender) == nil {
+                        state.known[sender] = identification
+                    } else {
+                        // Kept while its calls ran; the sender has left.
+                        state.programs[sender] = nil
+                        state.processIDs[sender] = nil
+                    }
                 } else {
                     state.held[sender] = Waiting()
                 }

@@ -47,8 +47,9 @@ final class DconfFront: Sendable {
         var draining = false
         /// The number of the next `Change`'s tag.
         var nextTag: UInt64 = 0
-        /// The newest dconf calls, oldest first, for `Blame`.
-        var blame: [String] = []
+        /// The writer calls that made the newest changes, by the history's sequence number,
+        /// for `Blame`.
+        var calls: [UInt64: DconfBlame.Call] = [:]
         /// Whether ``start(domains:types:service:)`` ran.
         var started = false
         /// Why prefsd does not serve dconf (see ``refuse(_:)``).
@@ -65,8 +66,9 @@ final class DconfFront: Sendable {
     /// What the front asks of the service, given at ``start(domains:types:service:)``.
     private let service = Mutex<(any DconfFrontService)?>(nil)
 
-    /// The most `Blame` keeps.
-    static let blameRecords = 64
+    /// The most writer calls kept for `Blame`: more than it tells, as a call can make a
+    /// change of several domains.
+    static let keptCalls = 4 * DconfBlame.maximumRecords
 
     init(files: DconfFiles, logger: Logger) {
         self.files = files
@@ -88,17 +90,20 @@ final class DconfFront: Sendable {
         return "\(uniqueName):\(files.name):\(number)"
     }
 
-    /// Keeps a call for `Blame`, the newest ``blameRecords``.
-    func recordBlame(_ record: String) {
+    /// Keeps `call` as the maker of the history's changes `sequences`, for `Blame`: the
+    /// newest ``keptCalls``.
+    func recordCall(_ call: DconfBlame.Call, sequences: [UInt64]) {
         state.withLock { state in
-            state.blame.append(record)
-            if state.blame.count > Self.blameRecords { state.blame.removeFirst(state.blame.count - Self.blameRecords) }
+            for sequence in sequences { state.calls[sequence] = call }
+            if state.calls.count > Self.keptCalls {
+                for sequence in state.calls.keys.sorted().prefix(state.calls.count - Self.keptCalls) { state.calls[sequence] = nil }
+            }
         }
     }
 
-    /// What `Blame` answers: the kept calls, oldest first, as dconf-service separates them.
-    var blame: String {
-        state.withLock { $0.blame }.joined(separator: "\n====================================================================\n")
+    /// The writer calls kept for `Blame`, by the sequence number of the change each made.
+    var calls: [UInt64: DconfBlame.Call] {
+        state.withLock { $0.calls }
     }
 
     // MARK: Starting

@@ -1,6 +1,5 @@
 import DBus
 import Dconf
-import Foundation
 import PreferencesModel
 import PreferencesProtocol
 import PreferencesStore
@@ -44,12 +43,10 @@ extension PreferencesService: DconfFrontService {
         }
         switch (writer, call.member, call.signature) {
         case (true, DconfBus.initMethod?, ""):
-            dconf.recordBlame(blameRecord(call, as: caller))
             // The file is written at start and after every change: answered once the changes
             // before this call are in it.
             dconf.enqueue(DconfFront.Job(touched: [:], answer: { [self] in reply(to: call, []) }))
         case (true, DconfBus.changeMethod?, "ay"):
-            dconf.recordBlame(blameRecord(call, as: caller))
             guard case .bytes(let blob)? = call.body.first else {
                 return reply(to: call, error: StandardErrorName.invalidArgs, "Change takes the serialised changeset as one array of bytes")
             }
@@ -60,7 +57,7 @@ extension PreferencesService: DconfFrontService {
                 let refusal = PreferencesServiceError.accessDenied("\(caller) may not read Blame: it tells every program's changes")
                 return reply(to: call, error: refusal.busErrorName, refusal.description)
             }
-            reply(to: call, [.string(dconf.blame)])
+            blame(for: call)
         case (_, let member?, _) where [DconfBus.initMethod, DconfBus.changeMethod, DconfBus.blameMethod].contains(member):
             reply(to: call, error: StandardErrorName.invalidArgs, "\(member) of \(interface) does not take arguments of type (\(call.signature))")
         default:
@@ -96,7 +93,12 @@ extension PreferencesService: DconfFrontService {
             answer: { [self] in reply(to: call, [.string(tag)]) })
         let batches = staged.batches
         let mutations = batches.flatMap(\.mutations) + typeMutations
-        staged.store.commit(mutations, who: gate.who(call, as: caller)) { [self] result in
+        let maker = DconfBlame.Call(
+            sender: call.sender ?? "", processID: call.sender.flatMap(gate.processID(of:)), objectPath: call.path ?? "",
+            method: DconfBus.changeMethod)
+        staged.store.commit(
+            mutations, who: gate.who(call, as: caller), recorded: { sequences in dconf.recordCall(maker, sequences: sequences) }
+        ) { [self] result in
             let changes = state.withLock { state -> [Change] in
                 switch result {
                 case .success: return batches.compactMap { state.domains?.committed($0) }
@@ -135,22 +137,27 @@ extension PreferencesService: DconfFrontService {
         }
     }
 
-    /// What `Blame` keeps of a call.
-    private func blameRecord(_ call: DBusMessage, as caller: CallerIdentity) -> String {
-        var parameters = "()"
-        if case .bytes(let blob)? = call.body.first {
-            parameters = (try? DconfChangeset(serialised: blob)).map(\.text) ?? "(\(blob.count) bytes that are not a changeset)"
+    /// `Blame`: the newest changes of dconf's keys in the history (looked for among its
+    /// newest ``blameEntries`` entries), read once the changes accepted before the call
+    /// are durable, on the store's history reader.
+    private func blame(for call: DBusMessage) {
+        guard let dconf else { return }
+        store().readHistory(
+            domain: nil, key: nil, after: 0, limit: Self.blameEntries, maxBytes: configuration.limits.replyBytes / 2, newest: true
+        ) { [self] result in
+            switch result {
+            case .success(let entries):
+                let blame = DconfBlame(entries: entries, type: dconf.type(domain:key:), calls: dconf.calls)
+                reply(to: call, [.string(blame.text)])
+            case .failure(let error):
+                let refusal = PreferencesServiceError.storageFailed("the history could not be read for Blame: \(error)")
+                reply(to: call, error: refusal.busErrorName, refusal.description)
+            }
         }
-        return """
-            Sender: \(call.sender ?? "")
-            Program: \(gate.who(call, as: caller))
-            Time: \(Date().ISO8601Format())
-            Object path: \(call.path ?? "")
-            Method: \(call.member ?? "")
-            Parameters: \(parameters)
-
-            """
     }
+
+    /// The most history entries `Blame` reads.
+    static let blameEntries = 1_024
 
     // MARK: DconfFrontService
 

@@ -14,6 +14,8 @@ struct PendingBatch: Sendable {
     let mutations: [StoreMutation]
     /// Who made the change, as the journal records it.
     let who: String
+    /// Told the journal's sequence numbers of the batch's changes, once they are committed.
+    var recorded: (@Sendable ([UInt64]) -> Void)? = nil
     let completion: @Sendable (Result<Void, StoreError>) -> Void
 
     /// Whether the batch only removes (so it can only free room in the store).
@@ -74,13 +76,17 @@ extension DomainStore {
     /// Each batch that changes something is recorded in the journal, in the same
     /// transaction, as one change made by `who` per domain it changes (see `Journal.swift`);
     /// the journal's oldest changes are dropped to keep it within the store's ``HistoryBounds``.
+    /// `recorded`, when given, is told the sequence numbers of those changes (none when the
+    /// batch changed nothing or the journal was not kept), on the writer's queue, once they
+    /// are committed and before `completion`.
     public func commit(
-        _ mutations: [StoreMutation], who: String = "unknown", completion: @escaping @Sendable (Result<Void, StoreError>) -> Void
+        _ mutations: [StoreMutation], who: String = "unknown", recorded: (@Sendable ([UInt64]) -> Void)? = nil,
+        completion: @escaping @Sendable (Result<Void, StoreError>) -> Void
     ) {
         for mutation in mutations {
             if let problem = mutation.problem { return completion(.failure(.refused(reason: problem))) }
         }
-        let batch = PendingBatch(mutations: mutations, who: who, completion: completion)
+        let batch = PendingBatch(mutations: mutations, who: who, recorded: recorded, completion: completion)
         enum Admission {
             case refused, queued
             case schedule((@Sendable () -> Void)?)
@@ -172,6 +178,8 @@ extension DomainStore {
         let secure = secureKeys.withLock { $0 }
         // Bounds of 0 keep no history at all.
         let recording = !yieldingJournal && historyBounds.entries > 0 && historyBounds.bytes > 0
+        // The batches that want their sequence numbers, told once the transaction commits.
+        var told: [(recorded: @Sendable ([UInt64]) -> Void, sequences: [UInt64])] = []
         do {
             // BEGIN and COMMIT are prepared once and kept, like the statements between
             // them (GRDB's `inTransaction` parses both anew for every transaction).
@@ -187,7 +195,7 @@ extension DomainStore {
                         totals = try trimJournal(totals, to: HistoryBounds(entries: 0, bytes: 0), in: db)
                     }
                     for batch in batches {
-                        let added = try journal(batch, in: db, time: time, recording: recording, secure: secure) { mutation, encoded in
+                        let (added, sequences) = try journal(batch, in: db, time: time, recording: recording, secure: secure) { mutation, encoded in
                             switch mutation {
                             case .set(let domain, let key, let value):
                                 try upsert.execute(arguments: [domain.rawValue, key, Data(encoded ?? value.encoded())])
@@ -205,6 +213,7 @@ extension DomainStore {
                         }
                         totals.entries += added.entries
                         totals.bytes += added.bytes
+                        if let recorded = batch.recorded { told.append((recorded, sequences)) }
                     }
                     totals = try trimJournal(totals, to: historyBounds, in: db)
                     try db.cachedStatement(sql: StoreSchema.commit).execute()
@@ -222,6 +231,7 @@ extension DomainStore {
             return (.failure(.writeFailed(reason: reason)), StoreError.isDiskFull(error))
         }
         journalTotals.withLock { $0 = totals }
+        for (recorded, sequences) in told { recorded(sequences) }
         counters.withLock {
             $0.transactions += 1
             $0.batches += batches.count

@@ -71,18 +71,18 @@ extension DomainStore {
     /// Writes the journal of `batch` (its mutations applied meanwhile with `apply`), in the
     /// transaction under way: reads each key's previous value before its mutation runs, and
     /// records one change per domain the batch touches.
-    /// Returns what the changes added to the journal. Without `recording` (on a full disk)
+    /// Returns what the changes added to the journal, and their sequence numbers. Without `recording` (on a full disk)
     /// it only applies the mutations. `apply` gets each mutation with the encoding of the
     /// value it sets (``PropertyListValue/encoded()``, made once for both), nil for others.
     func journal(
         _ batch: PendingBatch, in db: Database, time: Int64, recording: Bool = true,
         secure: [DomainName: Set<String>] = [:], apply: (StoreMutation, _ encoded: [UInt8]?) throws -> Void
-    ) throws -> JournalTotals {
+    ) throws -> (totals: JournalTotals, sequences: [UInt64]) {
         guard recording else {
             for mutation in batch.mutations {
                 if case .set(_, _, let value) = mutation { try apply(mutation, value.encoded()) } else { try apply(mutation, nil) }
             }
-            return JournalTotals()
+            return (JournalTotals(), [])
         }
         // Per domain, in the order first touched: one change of the journal each.
         var changes: [JournalChange] = []
@@ -124,6 +124,7 @@ extension DomainStore {
             try apply(mutation, encoded)
         }
         var totals = JournalTotals()
+        var sequences: [UInt64] = []
         for var journalChange in changes {
             let domain = journalChange.domain
             // A key set back to the value it had is no change (a removal then a set, say).
@@ -142,6 +143,7 @@ extension DomainStore {
             try db.cachedStatement(sql: StoreSchema.insertChange).execute(
                 arguments: [time, domain.rawValue, batch.who, journalChange.stored ? 1 : 0, changed.count, bytes])
             let sequence = db.lastInsertedRowID
+            sequences.append(UInt64(sequence))
             let insert = try db.cachedStatement(sql: StoreSchema.insertEntry)
             for key in changed {
                 guard let entry = journalChange.entries[key] else { continue }
@@ -150,7 +152,7 @@ extension DomainStore {
             totals.entries += changed.count
             totals.bytes += bytes
         }
-        return totals
+        return (totals, sequences)
     }
 
     /// Drops the oldest changes, whole, until `totals` is within `bounds`, in the

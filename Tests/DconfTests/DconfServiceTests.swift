@@ -227,16 +227,33 @@ struct DconfServiceTests {
         #expect(try server.prefs("read", "org.example.app", "free").status != 0)
     }
 
-    @Test("Blame tells the recent dconf calls: sender, program, path and what changed")
+    @Test("Blame tells the recent changes of dconf's keys from the history: a dconf write with its sender and PID, a prefs write with its program")
     func blame() async throws {
         let server = try await DconfServer()
         #expect(try server.dconf(["write", "/org/example/app/size", "42"]).status == 0)
+        #expect(try server.prefs("write", "org.example.app", "title", "-string", "x").status == 0)
+        // A key the path rule does not map (GSettings would look for /org/example/hidden/key
+        // in org.example.hidden): no dconf client sees it, Blame leaves it out.
+        #expect(try server.prefs("write", "org.example", "hidden/key", "-int", "1").status == 0)
         let blame = try server.dconf(["blame"])
         #expect(blame.status == 0, "\(blame.stderr)")
-        #expect(blame.stdout.contains("Object path: /ca/desrt/dconf/Writer/user"), "\(blame.stdout)")
-        #expect(blame.stdout.contains("Method: Change"), "\(blame.stdout)")
-        #expect(blame.stdout.contains("/org/example/app/size = 42"), "\(blame.stdout)")
-        #expect(blame.stdout.contains("Program: dconf"), "\(blame.stdout)")
+        let records = blame.stdout.components(separatedBy: "\n====================================================================\n")
+        try #require(records.count == 2, "\(blame.stdout)")
+        let (written, native) = (records[0], records[1])
+        for line in ["Object path: /ca/desrt/dconf/Writer/user", "Method: Change", "Program: dconf", "  /org/example/app/size = 42"] {
+            #expect(written.contains(line), "\(line) in \(written)")
+        }
+        #expect(written.range(of: #"(?m)^Sender: :\d+\.\d+$"#, options: .regularExpression) != nil, "\(written)")
+        #expect(written.range(of: #"(?m)^PID: [1-9]\d*$"#, options: .regularExpression) != nil, "\(written)")
+        #expect(native.contains("Program: prefs"), "\(native)")
+        #expect(native.contains("  /org/example/app/title = 'x'"), "\(native)")
+        #expect(!native.contains("Sender:"), "\(native)")
+        #expect(!blame.stdout.contains("hidden"), "\(blame.stdout)")
+        // The history outlives prefsd: after a restart the changes are still told.
+        #expect(server.service.stopService() == 0)
+        try await server.startPrefsd()
+        let again = try server.dconf(["blame"])
+        #expect(again.stdout.contains("  /org/example/app/size = 42") && again.stdout.contains("Program: dconf"), "\(again.stdout)")
         // What the writer answers, as introspection tells it.
         let introspected = try runCommand(
             "gdbus", ["introspect", "--session", "--dest", "ca.desrt.dconf", "--object-path", "/ca/desrt/dconf/Writer/user"],

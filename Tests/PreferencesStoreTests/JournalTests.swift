@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import PreferencesModel
 @_spi(Testing) import PreferencesStore
+import Synchronization
 import Testing
 
 /// The change journal kept in the store (contract 0.3, History).
@@ -47,5 +48,33 @@ struct JournalTests {
         #expect(entries.map(\.sequence) == [4, 4] && entries.map(\.key) == ["a", "b"])
         #expect(try store.revertTargets(domain: domain, key: nil, to: 2) == nil, "change 3 was dropped")
         #expect(try store.revertTargets(domain: domain, key: nil, to: 3) == ["a": PropertyListValue?.none, "b": PropertyListValue?.none])
+    }
+
+    @Test("a commit is told the sequence numbers of its changes, one per domain, before it completes; a no-op is told none")
+    func recordedSequences() throws {
+        let first = try DomainName("com.example.Journal")
+        let second = try DomainName("com.example.Other")
+        let temporary = try TemporaryDirectory()
+        let store = try DomainStore(directory: temporary.store, logger: LogRecorder().logger)
+        defer { store.close() }
+        let told = Mutex<[[UInt64]]>([])
+        func commit(_ mutations: [StoreMutation]) throws {
+            let done = DispatchSemaphore(value: 0)
+            let result = Mutex<Result<Void, StoreError>?>(nil)
+            store.commit(mutations, who: "test", recorded: { sequences in told.withLock { $0.append(sequences) } }) { outcome in
+                // The sequence numbers came first.
+                #expect(told.withLock { !$0.isEmpty })
+                result.withLock { $0 = outcome }
+                done.signal()
+            }
+            done.wait()
+            try #require(result.withLock { $0 }).get()
+        }
+        try commit([.set(first, key: "k", value: .integer(1))])
+        try commit([.set(first, key: "k", value: .integer(2)), .set(second, key: "k", value: .integer(3))])
+        try commit([.set(first, key: "k", value: .integer(2))])
+        #expect(told.withLock { $0 } == [[1], [2, 3], []])
+        let entries = try store.history(domain: nil, key: nil, after: 0, limit: 100, maxBytes: 1 << 20)
+        #expect(entries.map(\.sequence) == [1, 2, 3] && entries.map(\.domain) == [first, first, second])
     }
 }
