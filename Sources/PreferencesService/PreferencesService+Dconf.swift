@@ -96,9 +96,8 @@ extension PreferencesService: DconfFrontService {
         let maker = DconfBlame.Call(
             sender: call.sender ?? "", processID: call.sender.flatMap(gate.processID(of:)), objectPath: call.path ?? "",
             method: DconfBus.changeMethod)
-        staged.store.commit(
-            mutations, who: gate.who(call, as: caller), recorded: { sequences in dconf.recordCall(maker, sequences: sequences) }
-        ) { [self] result in
+        let recorded: @Sendable ([UInt64]) -> Void = { sequences in dconf.recordCall(maker, sequences: sequences) }
+        staged.store.commit(mutations, who: gate.who(call, as: caller), recorded: recorded) { [self] result in
             let changes = state.withLock { state -> [Change] in
                 switch result {
                 case .success: return batches.compactMap { state.domains?.committed($0) }

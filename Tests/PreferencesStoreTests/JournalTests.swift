@@ -61,7 +61,8 @@ struct JournalTests {
         func commit(_ mutations: [StoreMutation]) throws {
             let done = DispatchSemaphore(value: 0)
             let result = Mutex<Result<Void, StoreError>?>(nil)
-            store.commit(mutations, who: "test", recorded: { sequences in told.withLock { $0.append(sequences) } }) { outcome in
+            let recorded: @Sendable ([UInt64]) -> Void = { sequences in told.withLock { $0.append(sequences) } }
+            store.commit(mutations, who: "test", recorded: recorded) { outcome in
                 // The sequence numbers came first.
                 #expect(told.withLock { !$0.isEmpty })
                 result.withLock { $0 = outcome }
