@@ -20,6 +20,12 @@ public enum DconfBus {
     public static let blameMethod = "Blame"
     /// `Notify(s prefix, as changes, s tag)`.
     public static let notifySignal = "Notify"
+    /// How prefsd's answer to a call of dconf's objects begins while it does not serve dconf
+    /// (it could not take dconf's database in); the error is `org.freedesktop.DBus.Error.Failed`
+    /// and the rest of its message says why.
+    public static let refusalPrefix = "prefsd does not serve dconf: "
+    /// The reason prefsd gives while it has not yet decided whether it serves dconf.
+    public static let startingReason = "prefsd is still starting"
 
     /// The writer's object path for the database `name`.
     public static func writerPath(database name: String) -> String { writerPathPrefix + name }

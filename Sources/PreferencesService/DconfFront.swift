@@ -133,7 +133,7 @@ final class DconfFront: Sendable {
 
     /// Why prefsd does not serve dconf's calls now; `nil` when it does.
     var refusal: String? {
-        state.withLock { state in state.refusal ?? (state.started ? nil : "prefsd is still starting") }
+        state.withLock { state in state.refusal ?? (state.started ? nil : DconfBus.startingReason) }
     }
 
     // MARK: Changes

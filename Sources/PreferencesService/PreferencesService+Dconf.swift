@@ -36,7 +36,7 @@ extension PreferencesService: DconfFrontService {
             return send(answer)
         }
         if let refusal = dconf.refusal {
-            return reply(to: call, error: StandardErrorName.failed, "prefsd does not serve dconf: \(refusal)")
+            return reply(to: call, error: StandardErrorName.failed, DconfBus.refusalPrefix + refusal)
         }
         guard call.interface == nil || call.interface == interface else {
             return reply(to: call, error: StandardErrorName.unknownInterface, "the object \(call.path ?? "") has no interface \(call.interface ?? "")")

@@ -193,5 +193,45 @@ struct DconfSetup {
                 throw PrefsError.serviceUnavailable(detail: "the bus could not start \(name): \(error)")
             }
         }
+
+        /// Starts prefsd as dconf's service (the bus activates it) and returns its process
+        /// ID. A prefsd that will not serve dconf (it cannot take dconf's database in) owns
+        /// its own name but never dconf's, and the bus would wait for it until its
+        /// activation time-out: so, meanwhile, once prefsd owns its own name, its dconf
+        /// writer is asked (`Init`, with no auto-start) whether it serves, and its refusal
+        /// ends the wait at once, with prefsd's reason.
+        func startDconf(database: String) async throws -> UInt32 {
+            let started = Task { try await start(DconfBus.busName) }
+            while true {
+                if try await connection.nameHasOwner(DconfBus.busName) { return try await started.value }
+                if try await connection.nameHasOwner(PreferencesBus.busName), let refusal = await dconfRefusal(database: database) {
+                    started.cancel()
+                    throw PrefsError.serviceUnavailable(
+                        detail:
+                            "prefsd started but does not serve dconf: \(refusal); its log says more (journalctl --user -u prefsd); prefs dconf-switch-back puts dconf-service back"
+                    )
+                }
+                try await Task.sleep(for: .milliseconds(50))
+            }
+        }
+
+        /// Why the prefsd owning its own name does not serve dconf, or `nil` when it does or
+        /// cannot tell yet (it is still starting).
+        private func dconfRefusal(database: String) async -> String? {
+            var call = DBusMessage.methodCall(
+                destination: PreferencesBus.busName, path: DconfBus.writerPath(database: database), interface: DconfBus.writerInterface,
+                member: DconfBus.initMethod)
+            call.autoStart = false
+            do {
+                _ = try await connection.call(call)
+                return nil
+            } catch let error where error.isRemote(named: StandardErrorName.failed) {
+                guard error.message.hasPrefix(DconfBus.refusalPrefix) else { return nil }
+                let reason = String(error.message.dropFirst(DconfBus.refusalPrefix.count))
+                return reason == DconfBus.startingReason ? nil : reason
+            } catch {
+                return nil
+            }
+        }
     }
 }

@@ -43,8 +43,8 @@ extension Prefs {
                     Output.line("stopped \(stopped) (it owned \(name))")
                 }
             }
-            let pid = try await bus.start(DconfBus.busName)
             let files = DconfFiles(name: "user", environment: ProcessInfo.processInfo.environment)
+            let pid = try await bus.startDconf(database: files.name)
             Output.line("prefsd (pid \(pid)) serves \(DconfBus.busName); dconf's database \(files.databasePath) mirrors its store")
             if let aside = setup.newestTakenIn(files) {
                 Output.line("dconf's database as dconf-service left it is kept in \(aside)")
@@ -80,6 +80,12 @@ extension Prefs {
             try await bus.reload()
             if let stopped = try await bus.stopOwner(of: DconfBus.busName, unless: { !$0.contains("prefsd") }) {
                 Output.line("stopped \(stopped) (it owned \(DconfBus.busName))")
+            }
+            // A prefsd started with --dconf that did not serve dconf (it could not take the
+            // database in) still owns prefsd's own name: the packaged service starts it again
+            // without --dconf.
+            if let stopped = try await bus.stopOwner(of: PreferencesBus.busName, unless: { !$0.contains("--dconf") }) {
+                Output.line("stopped \(stopped) (it owned \(PreferencesBus.busName))")
             }
             let files = DconfFiles(name: "user", environment: ProcessInfo.processInfo.environment)
             if let bytes = try? DconfFiles.contents(of: files.databasePath), DconfMirror.isMirror(bytes) {

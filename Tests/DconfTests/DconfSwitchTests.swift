@@ -12,17 +12,7 @@ struct DconfSwitchTests {
     func switchAndBack() async throws {
         let server = try await DconfServer(startingPrefsd: false)
         let bus = server.service.bus
-        var environment = server.environment
-        environment["XDG_DATA_HOME"] = bus.directory.appendingPathComponent("data").path
-        // What a desktop session gives the services the bus starts.
-        let update = try runCommand(
-            "dbus-send",
-            [
-                "--bus=\(bus.address)", "--print-reply", "--dest=org.freedesktop.DBus", "/org/freedesktop/DBus",
-                "org.freedesktop.DBus.UpdateActivationEnvironment",
-            ]
-                + ["dict:string:string:" + environment.filter { $0.key != "DBUS_SESSION_BUS_ADDRESS" }.map { "\($0.key),\($0.value)" }.joined(separator: ",")])
-        #expect(update.status == 0, "\(update.stderr)")
+        let environment = try sessionEnvironment(server)
         func prefs(_ arguments: String...) throws -> (status: Int32, stdout: String, stderr: String) {
             try runCommand(ServiceFixture.prefsBinary.path, arguments, environment: environment)
         }
@@ -75,5 +65,50 @@ struct DconfSwitchTests {
         #expect(try server.dconf(["read", "/org/example/app/idle"]).stdout == "")
         #expect(try prefs("read", "org.example.app", "idle").status != 0)
         #expect(try server.dconf(["dump", "/"]).stdout == expected.replacingOccurrences(of: "idle=uint32 600\n", with: ""))
+    }
+
+    @Test("switch to a prefsd that cannot take the database in: the command fails at once with prefsd's reason; back: dconf-service, every value kept")
+    func switchRefused() async throws {
+        let server = try await DconfServer(startingPrefsd: false)
+        let bus = server.service.bus
+        let environment = try sessionEnvironment(server)
+        func prefs(_ arguments: String...) throws -> (status: Int32, stdout: String, stderr: String) {
+            try runCommand(ServiceFixture.prefsBinary.path, arguments, environment: environment)
+        }
+        defer {
+            if let pid = bus.processID(owning: DconfBus.busName) { kill(pid, SIGKILL) }
+            if let pid = bus.processID(owning: "io.github.prefsd.Preferences1") { kill(pid, SIGKILL) }
+        }
+        // A key dconf takes and prefsd cannot: not in Unicode normal form C (e, then U+0301).
+        let keyfile = "[org/example/app]\ncafe\u{301}=1\nsize=42\n"
+        #expect(try server.dconf(["load", "/"], input: keyfile).status == 0)
+
+        let switched = try prefs("dconf-switch", "--prefsd", ServiceFixture.binary.path)
+        #expect(switched.status != 0, "\(switched.stdout)")
+        #expect(switched.stderr.contains("prefsd started but does not serve dconf"), "\(switched.stderr)")
+        #expect(switched.stderr.contains("normal form C"), "\(switched.stderr)")
+
+        let back = try prefs("dconf-switch-back")
+        #expect(back.status == 0, "\(back.stdout)\(back.stderr)")
+        #expect(back.stdout.contains("(it owned io.github.prefsd.Preferences1)"), "\(back.stdout)")
+        #expect(bus.processID(owning: "io.github.prefsd.Preferences1") == nil)
+        #expect(try server.dconf(["dump", "/"]).stdout == keyfile)
+    }
+
+    /// The environment of a desktop session on the server's bus, with its own
+    /// `XDG_DATA_HOME`, also given to the services the bus starts.
+    private func sessionEnvironment(_ server: DconfServer) throws -> [String: String] {
+        let bus = server.service.bus
+        var environment = server.environment
+        environment["XDG_DATA_HOME"] = bus.directory.appendingPathComponent("data").path
+        let update = try runCommand(
+            "dbus-send",
+            [
+                "--bus=\(bus.address)", "--print-reply", "--dest=org.freedesktop.DBus", "/org/freedesktop/DBus",
+                "org.freedesktop.DBus.UpdateActivationEnvironment",
+            ]
+                + ["dict:string:string:" + environment.filter { $0.key != "DBUS_SESSION_BUS_ADDRESS" }.map { "\($0.key),\($0.value)" }.joined(separator: ",")])
+        #expect(update.status == 0, "\(update.stderr)")
+        return environment
     }
 }
