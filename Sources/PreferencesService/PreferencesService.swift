@@ -134,6 +134,8 @@ public final class PreferencesService: Sendable {
         }
         // Before any call is answered: what an earlier prefsd left is cleared first.
         snapshots?.start { [self] domain in snapshotBody(domain) }
+        // The domains the last prefsd had snapshots of: written again now, off the reply path.
+        snapshots?.warm(snapshotDomains.read(limit: SnapshotKeeper.maximumSnapshots))
         // Answer the calls that waited, in order, until none is left; only then are new
         // calls dispatched as they arrive, so none overtakes an older one.
         var answered = 0
@@ -212,12 +214,17 @@ public final class PreferencesService: Sendable {
         }
     }
 
+    /// The domains to write snapshots of at start, kept beside the store.
+    var snapshotDomains: SnapshotDomainList { SnapshotDomainList(storeDirectory: configuration.storeDirectory) }
+
     /// Whether prefsd serves dconf's protocol (started with it, and dconf's database taken in).
     public var servesDconf: Bool { dconf.map { $0.refusal == nil } ?? false }
 
     /// Waits until every accepted write is durable and answered, then closes the store.
     public func stop() {
-        snapshots?.stop()
+        if let domains = snapshots?.stop(), !snapshotDomains.write(domains) {
+            logger.info("the list of domains to keep snapshots of could not be written", metadata: ["file": "\(snapshotDomains.path)"])
+        }
         watcher.withLock { $0?.cancel() }
         stopRoaming()
         administration.stop()

@@ -143,15 +143,18 @@ final class SnapshotKeeper: Sendable {
     }
 
     /// Stops keeping snapshots: every one is flipped stale and removed, and the directory
-    /// too (prefsd is going away; the next one starts from none).
-    func stop() {
-        let files = state.withLock { state -> [File] in
+    /// too (prefsd is going away; the next one starts from none). Returns the domains that
+    /// had one, for ``warm(_:)`` at the next start.
+    @discardableResult
+    func stop() -> [String] {
+        let (files, domains) = state.withLock { state -> ([File], [String]) in
             state.enabled = false
+            let domains = state.files.sorted()
             let files = Array(state.live.values) + Array(state.pending.values) + state.retired
             state.live = [:]
             state.pending = [:]
             state.retired = []
-            return files
+            return (files, domains)
         }
         queue.sync {}
         for file in files {
@@ -160,6 +163,15 @@ final class SnapshotKeeper: Sendable {
         }
         Self.clear(directory: directory)
         rmdir(directory)
+        return domains
+    }
+
+    /// Writes the snapshots of `domains` (the domains an earlier prefsd had snapshots of:
+    /// those a session reads at its start), on the keeper's queue, as if each had just
+    /// been loaded: so the first GSettings program to read one after prefsd starts maps it
+    /// instead of waiting on the bus. Within ``maximumSnapshots``, like every snapshot.
+    func warm(_ domains: [String]) {
+        for domain in domains { loaded(domain) }
     }
 
     // MARK: The two hooks

@@ -23,9 +23,10 @@ func runObserverChild(bus: String, count: Int) -> Int32 {
 }
 
 /// The parent side: writes `p` (a durable `Write` through our DBus module) and times until the
-/// observer in the child process runs; interleaved with Ping round trips to prefsd.
+/// observer in the child process runs, from the call and from its reply; interleaved with
+/// Ping round trips to prefsd.
 func measurePropagation(_ connection: DBusConnection, bus: String, budget: Budget, directory: URL)
-    throws -> (propagation: Figure, ping: Figure)
+    throws -> (propagation: Figure, afterReply: Figure, ping: Figure)
 {
     _ = try connection.callBlocking(Calls.write(propagationDomain, "p", 0))
     let me = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().path
@@ -41,10 +42,13 @@ func measurePropagation(_ connection: DBusConnection, bus: String, budget: Budge
         value += 1
         let start = now()
         _ = try connection.callBlocking(Calls.write(propagationDomain, "p", value))
+        let replied = now()
         guard let line = child.readLine(timeout: 10), let stamp = Int64(line) else {
             throw BenchError("the observer child did not see write \(value)")
         }
-        return [pingTime, Double(stamp) * 1e-9 - start]
+        // Both clocks are CLOCK_MONOTONIC, shared by the two processes; the observer may run
+        // before the reply reaches the writer (a difference below zero).
+        return [pingTime, Double(stamp) * 1e-9 - start, Double(stamp) * 1e-9 - replied]
     }
-    return (Figure(lanes[1]), Figure(lanes[0]))
+    return (Figure(lanes[1]), Figure(lanes[2]), Figure(lanes[0]))
 }

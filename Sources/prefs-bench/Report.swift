@@ -9,7 +9,7 @@ struct Report {
     var sizes: [SizeResult] = []
     var concurrency: [(writers: Int, prefsd: Double, dconf: Double?)] = []
     var cached: (ours: Summary, foundation: Summary)?
-    var propagation: (propagation: Figure, ping: Figure)?
+    var propagation: (propagation: Figure, afterReply: Figure, ping: Figure)?
     var coldStart: (startup: Double, peakRSS: Int?, filled: Int)?
     var rapidWrites: RapidWrites?
     var reference: ReferenceReads?
@@ -108,6 +108,13 @@ struct Report {
                 propagation.propagation.text + " (n=\(propagation.propagation.summary?.count ?? 0))",
                 "`Peer.Ping` to prefsd", propagation.ping.text, ratio.map { "\(Format.ratio($0)) Ping" } ?? "–",
                 "≤ 3× Ping", verdict(ratio.map { $0 <= 3 }),
+            ])
+            let afterReply = medianRatio(propagation.afterReply.summary, propagation.ping.summary)
+            table.add([
+                "change propagation: the writer's reply → the observer's handler in another process",
+                propagation.afterReply.text + " (n=\(propagation.afterReply.summary?.count ?? 0))",
+                "`Peer.Ping` to prefsd", propagation.ping.text, afterReply.map { "\(Format.ratio($0)) Ping" } ?? "–",
+                "≤ 1 Ping", verdict(afterReply.map { $0 <= 1 }),
             ])
         }
         if let coldStart {

@@ -376,7 +376,7 @@ struct GSettingsSnapshotTests {
         #expect(read.status == 0 && read.stdout == "'new'\n", "the killed prefsd's snapshot answered: \(read)")
     }
 
-    @Test("prefsd going away flips its snapshots stale and removes them; a new prefsd starts from none")
+    @Test("prefsd going away flips its snapshots stale and removes them; a new prefsd starts from none of them")
     func exitClearsSnapshots() async throws {
         let service = try await ServiceFixture()
         let proxy = PreferencesProxy(connection: try service.connect())
@@ -393,6 +393,30 @@ struct GSettingsSnapshotTests {
         #expect(!FileManager.default.fileExists(atPath: file.deletingLastPathComponent().path))
         try await service.startService()
         #expect(try fixture.gsettings("get", Self.schema, "text").stdout == "'stored'\n")
+    }
+
+    @Test("a restarted prefsd writes the snapshots its predecessor had before any load, and the first `gsettings get` reads one with prefsd stopped")
+    func restartWritesSnapshotsAhead() async throws {
+        let service = try await ServiceFixture()
+        let (proxy, fixture, _) = try await storedAndSnapshotted(service)
+        proxy.close()
+        #expect(service.stopService() == 0)
+        try await service.startService()
+        // No program has loaded the domain from this prefsd: the snapshot comes by itself.
+        let file = try await snapshotFile(in: service.runtimeDirectory)
+        let handle = try FileHandle(forReadingFrom: file)
+        defer { try? handle.close() }
+        #expect(try flag(handle) == 0)
+        let pid = try #require(service.pid)
+        kill(pid, SIGSTOP)
+        let read = try fixture.gsettings("get", Self.schema, "text")
+        kill(pid, SIGCONT)
+        // A read that waited on the stopped prefsd would give up after 5 s with the schema's 'hello'.
+        #expect(read.status == 0 && read.stdout == "'stored'\n", "gsettings get with prefsd stopped: \(read)")
+        // The sentinel: prefsd runs on and answers the same over the bus.
+        let check = PreferencesProxy(connection: try service.connect())
+        defer { check.close() }
+        #expect(try await check.read(Self.domain, "text") == .string("stored"))
     }
 
     @Test("two prefsd on two private buses sharing one runtime directory never read each other's snapshots")
