@@ -279,6 +279,7 @@ let package = Package(
                 "CGLib",
                 "DBus",
                 "Dconf",
+                "GSettingsPaths",
                 "Preferences",
                 "PreferencesModel",
                 "PreferencesProtocol",

@@ -1,6 +1,7 @@
 import BusTestSupport
 import DBus
 import Foundation
+import GSettingsPaths
 
 #if canImport(Glibc)
     import Glibc
@@ -12,7 +13,10 @@ import Foundation
 /// the module installed as `make install` does (its own directory with GIO's module cache,
 /// the machine's own GIO modules, dconf's among them, in `GIO_MODULE_DIR`): the median wall
 /// time from spawn to exit and the median peak RSS (VmHWM, as GNU time's `%M` reports it),
-/// beside the installed module's size, against their targets.
+/// beside the installed module's size, against their targets. Then the first `gsettings get`
+/// after prefsd restarts, with the domain's snapshot written ahead (the domain was read
+/// under the previous prefsd) and with none (the list of domains removed), against dconf's
+/// median.
 ///
 /// The program runs under `/usr/bin/time`: a child's `ru_maxrss` keeps the high-water mark
 /// of the memory it had before `exec`, which for a child of this (large) process would be
@@ -52,11 +56,13 @@ struct GSettingsProcessBench {
         // and prefsd's snapshots are both found there.
         var prefsdEnvironment = ProcessInfo.processInfo.environment
         prefsdEnvironment["XDG_RUNTIME_DIR"] = dconf.directory.appendingPathComponent("runtime").path
-        let prefsd = try PrefsdInstance(
-            executable: try siblingExecutable("prefsd"), bus: bus.address,
-            store: work.appendingPathComponent("store"),
-            log: work.appendingPathComponent("prefsd.log"), probe: connection,
-            environment: prefsdEnvironment)
+        let store = work.appendingPathComponent("store")
+        func startPrefsd() throws -> PrefsdInstance {
+            try PrefsdInstance(
+                executable: try siblingExecutable("prefsd"), bus: bus.address, store: store,
+                log: work.appendingPathComponent("prefsd.log"), probe: connection, environment: prefsdEnvironment)
+        }
+        var prefsd = try startPrefsd()
         defer { prefsd.stop() }
 
         var base = ProcessInfo.processInfo.environment
@@ -88,8 +94,44 @@ struct GSettingsProcessBench {
                 if round > 0 { results[backend, default: []].append(run) }
             }
         }
+        // A session's first read after prefsd starts: prefsd restarted before each.
+        let snapshots = SnapshotLayout.directory(runtimeDirectory: prefsdEnvironment["XDG_RUNTIME_DIR"], busAddress: bus.address)
+        var firstReads: (ahead: [Run], none: [Run]) = ([], [])
+        for _ in 0..<(quick ? 3 : 7) {
+            for ahead in [true, false] {
+                prefsd.stop()
+                if !ahead { try? FileManager.default.removeItem(at: store.appendingPathComponent("snapshot-domains")) }
+                prefsd = try startPrefsd()
+                if ahead {
+                    // Written off the reply path once the store is loaded; at login prefsd
+                    // starts before the session's programs, so the read comes after it.
+                    let deadline = now() + 5
+                    while ((snapshots.flatMap { try? FileManager.default.contentsOfDirectory(atPath: $0) }) ?? []).isEmpty {
+                        guard now() < deadline else { throw BenchError("prefsd wrote no snapshot ahead within 5 s of starting") }
+                        usleep(1_000)
+                    }
+                }
+                let run = try Self.measure(gsettings, ["get", Self.schema, Self.key], environment: environment("prefsd"), in: work)
+                guard run.output == "'prefer-dark'\n" else { throw BenchError("prefsd: gsettings get printed \(run.output)") }
+                if ahead { firstReads.ahead.append(run) } else { firstReads.none.append(run) }
+            }
+        }
         let size = (try? FileManager.default.attributesOfItem(atPath: installed.path)[.size] as? Int) ?? 0
         print(Self.table(dconf: results["dconf"] ?? [], prefsd: results["prefsd"] ?? [], moduleBytes: size))
+        print(Self.firstReadTable(dconf: results["dconf"] ?? [], ahead: firstReads.ahead, none: firstReads.none))
+    }
+
+    static func firstReadTable(dconf: [Run], ahead: [Run], none: [Run]) -> String {
+        let base = median(dconf.map(\.milliseconds))
+        let (withSnapshot, without) = (median(ahead.map(\.milliseconds)), median(none.map(\.milliseconds)))
+        return [
+            "| first `gsettings get` after prefsd starts (\(ahead.count) restarts each; medians) | dconf (any run) | prefsd | difference | target | result |",
+            "| --- | --- | --- | --- | --- | --- |",
+            String(
+                format: "| the domain's snapshot written ahead | %.1f ms | %.1f ms | %+.1f ms | ≤ dconf + 0.5 ms | %@ |", base, withSnapshot,
+                withSnapshot - base, withSnapshot <= base + 0.5 ? "met" : "missed"),
+            String(format: "| no snapshot (the list of domains removed) | %.1f ms | %.1f ms | %+.1f ms | – | – |", base, without, without - base),
+        ].joined(separator: "\n")
     }
 
     static func median(_ values: [Double]) -> Double {
