@@ -227,6 +227,35 @@ struct DconfServiceTests {
         #expect(try server.prefs("read", "org.example.app", "free").status != 0)
     }
 
+    @Test("a dconf write is in prefs history as dconf's, undone by prefs undo (dconf read gives the old value, typed as before), and roams")
+    func historyUndoAndRoaming() async throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("prefsd-dconf-roam-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: root) }
+        let folder = root.appendingPathComponent("roaming")
+        let idFile = root.appendingPathComponent("machine-id")
+        try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+        try "5f0e4f8b2c7d4e1a9b3c6d8e0f1a2b3c\n".write(to: idFile, atomically: true, encoding: .utf8)
+        let server = try await DconfServer(arguments: ["--roaming-dir", folder.path, "--roaming-machine-id-file", idFile.path])
+        #expect(try server.prefs("roaming", "enable", "org.example.app").status == 0)
+
+        #expect(try server.dconf(["write", "/org/example/app/idle", "uint32 300"]).status == 0)
+        #expect(try server.dconf(["write", "/org/example/app/idle", "uint32 600"]).status == 0)
+        let history = try server.prefs("history", "org.example.app")
+        #expect(history.stdout.split(separator: "\n").filter { $0.contains("dconf") }.count == 2, "\(history.stdout)")
+
+        let undone = try server.prefs("undo", "org.example.app")
+        #expect(undone.status == 0, "\(undone.stdout)\(undone.stderr)")
+        #expect(try server.read("/org/example/app/idle") == "uint32 300")
+
+        // Every change of the roaming domain, dconf's included, is published for the other machines.
+        var published = ""
+        let roamed = await eventually(timeout: .seconds(20)) {
+            published = (try? server.prefs("roaming", "status").stdout) ?? ""
+            return published.contains("changes published: 3")
+        }
+        #expect(roamed, "\(published)")
+    }
+
     @Test("Blame tells the recent changes of dconf's keys from the history: a dconf write with its sender and PID, a prefs write with its program")
     func blame() async throws {
         let server = try await DconfServer()
