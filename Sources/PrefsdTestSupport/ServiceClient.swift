@@ -1,13 +1,7 @@
 import DBus
-import PreferencesModel
-import PreferencesProtocol
-import PreferencesProxy
 
-/// Calls the service's methods from a test: the typed ones with the proxy's requests
-/// (``PreferencesCall``), failing with the bus's own ``DBusError`` so a test sees the
-/// error name the service answered; ``call(_:_:interface:)`` and ``refusal(_:_:)`` send
-/// arbitrary members and arguments, for tests of what the service refuses.
-public struct ServiceClient {
+/// Calls the service's methods from a test over a bus connection (see ``PreferencesCaller``).
+public struct ServiceClient: PreferencesCaller {
     public let connection: DBusConnection
 
     /// A client calling over `connection`.
@@ -15,82 +9,8 @@ public struct ServiceClient {
         self.connection = connection
     }
 
-    /// Calls `method` with `body` and returns the reply's arguments.
-    @discardableResult
-    public func call(_ method: String, _ body: [DBusValue] = [], interface: String? = PreferencesBus.interface) async throws -> [DBusValue] {
-        try await connection.call(
-            .methodCall(
-                destination: PreferencesBus.busName, path: PreferencesBus.objectPath,
-                interface: interface, member: method, body: body
-            )
-        ).body
-    }
-
-    /// The error name a call is refused with, or `nil` when it succeeds.
-    public func refusal(_ method: String, _ body: [DBusValue]) async -> String? {
-        do {
-            try await call(method, body)
-            return nil
-        } catch let error as DBusError where error.code == .remote {
-            return error.name ?? ""
-        } catch {
-            return "unexpected: \(error)"
-        }
-    }
-
-    /// Sends one of the proxy's requests and reads its reply.
-    @discardableResult
-    public func perform<Reply>(_ request: PreferencesRequest<Reply>) async throws -> Reply {
-        try request.reply(try await connection.call(request.message).body)
-    }
-
-    public func write(_ domain: String, _ key: String, _ value: PropertyListValue) async throws {
-        try await perform(PreferencesCall.write(domain, key, value))
-    }
-
-    /// `Write` of a D-Bus value as it is, to test what the service accepts on input.
-    public func write(_ domain: String, _ key: String, raw value: DBusValue) async throws {
-        try await call(PreferencesMethod.write.rawValue, [.string(domain), .string(key), .variant(value)])
-    }
-
-    /// `Read`'s answer as it travelled, to test the D-Bus types the service sends.
-    public func read(_ domain: String, _ key: String) async throws -> DBusValue {
-        guard case .variant(let value)? = try await connection.call(PreferencesCall.read(domain, key).message).body.first else {
-            throw FixtureError("Read did not answer a variant")
-        }
-        return value
-    }
-
-    public func readValue(_ domain: String, _ key: String) async throws -> PropertyListValue {
-        try await perform(PreferencesCall.read(domain, key))
-    }
-
-    public func readDomain(_ domain: String) async throws -> [String: PropertyListValue] {
-        try await perform(PreferencesCall.readDomain(domain))
-    }
-
-    public func readVolatileDomain(_ domain: String) async throws -> [String: PropertyListValue] {
-        try await perform(PreferencesCall.readVolatileDomain(domain))
-    }
-
-    public func domains() async throws -> [String] {
-        try await perform(PreferencesCall.domains())
-    }
-
-    public func volatileDomains() async throws -> [String] {
-        try await perform(PreferencesCall.volatileDomains())
-    }
-
-    /// `Domains` or `VolatileDomains`, named as tests written before ``domains()`` name them.
-    public func strings(_ method: String) async throws -> [String] {
-        switch method {
-        case PreferencesMethod.domains.rawValue: try await domains()
-        case PreferencesMethod.volatileDomains.rawValue: try await volatileDomains()
-        default: throw FixtureError("strings(\(method)): only Domains and VolatileDomains answer a list of names")
-        }
-    }
-
-    public static func values(_ values: [String: PropertyListValue]) -> DBusValue {
-        PropertyListValue.dictionary(values).dbusValue
+    /// The reply to `message`, over the bus.
+    public func send(_ message: DBusMessage) async throws(DBusError) -> DBusMessage {
+        try await connection.call(message)
     }
 }

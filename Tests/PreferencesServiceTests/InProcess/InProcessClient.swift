@@ -2,76 +2,21 @@ import DBus
 import PreferencesModel
 import PreferencesProtocol
 import PreferencesProxy
+import PrefsdTestSupport
 import ServiceTestSupport
 
 /// Calls the service's methods over an in-memory connection, as `ServiceClient` does over
-/// a bus: the typed ones with the proxy's requests, failing with the ``DBusError`` of the
-/// error answered, and any member with any arguments for tests of what the service refuses.
-struct InProcessClient {
+/// a bus (see `PreferencesCaller`).
+struct InProcessClient: PreferencesCaller {
     let connection: InMemoryConnection
     /// The unique name the calls come from.
     var sender = InMemoryConnection.defaultSender
-
-    /// Calls `method` with `body` and returns the reply's arguments.
-    @discardableResult
-    func call(_ method: String, _ body: [DBusValue] = [], interface: String? = PreferencesBus.interface) async throws -> [DBusValue] {
-        try await send(
-            .methodCall(destination: PreferencesBus.busName, path: PreferencesBus.objectPath, interface: interface, member: method, body: body)
-        ).body
-    }
-
-    /// The error name a call is refused with, or `nil` when it succeeds.
-    func refusal(_ method: String, _ body: [DBusValue]) async -> String? {
-        do {
-            try await call(method, body)
-            return nil
-        } catch let error as DBusError where error.code == .remote {
-            return error.name ?? ""
-        } catch {
-            return "unexpected: \(error)"
-        }
-    }
-
-    /// Sends one of the proxy's requests and reads its reply.
-    @discardableResult
-    func perform<Reply>(_ request: PreferencesRequest<Reply>) async throws -> Reply {
-        try request.reply(try await send(request.message).body)
-    }
 
     /// The reply to `message`, sent from ``sender``.
     func send(_ message: DBusMessage) async throws(DBusError) -> DBusMessage {
         var message = message
         message.sender = sender
         return try await connection.call(message)
-    }
-
-    func write(_ domain: String, _ key: String, _ value: PropertyListValue) async throws {
-        try await perform(PreferencesCall.write(domain, key, value))
-    }
-
-    func readValue(_ domain: String, _ key: String) async throws -> PropertyListValue {
-        try await perform(PreferencesCall.read(domain, key))
-    }
-
-    func readDomain(_ domain: String) async throws -> [String: PropertyListValue] {
-        try await perform(PreferencesCall.readDomain(domain))
-    }
-
-    func readVolatileDomain(_ domain: String) async throws -> [String: PropertyListValue] {
-        try await perform(PreferencesCall.readVolatileDomain(domain))
-    }
-
-    func domains() async throws -> [String] {
-        try await perform(PreferencesCall.domains())
-    }
-
-    func volatileDomains() async throws -> [String] {
-        try await perform(PreferencesCall.volatileDomains())
-    }
-
-    /// A dictionary of values as the methods take it, `a{sv}`.
-    static func values(_ values: [String: PropertyListValue]) -> DBusValue {
-        PropertyListValue.dictionary(values).dbusValue
     }
 }
 
