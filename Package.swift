@@ -317,6 +317,14 @@ let package = Package(
             dependencies: ["BusTestSupport", "DBus", "PreferencesModel", "PreferencesProtocol", "PreferencesProxy"],
             swiftSettings: strict
         ),
+        // A GUI program's own Xvfb display and accessibility bus, and the AT-SPI driver
+        // (a pyatspi script) that works its window: the Settings app's tests.
+        .target(
+            name: "DesktopTestSupport",
+            dependencies: ["BusTestSupport", "PrefsdTestSupport"],
+            exclude: ["atspi-driver.py"],
+            swiftSettings: strict
+        ),
         // The service in the test's own process, on an in-memory connection: no bus, no prefsd.
         .target(
             name: "ServiceTestSupport",
@@ -365,8 +373,7 @@ let package = Package(
         ),
         .testTarget(
             name: "SettingsAppTests",
-            dependencies: ["PreferencesModel", "PrefsdTestSupport"],
-            exclude: ["atspi-driver.py"],
+            dependencies: ["DesktopTestSupport", "PreferencesModel", "PrefsdTestSupport"],
             swiftSettings: strict
         ),
         .testTarget(
