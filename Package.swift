@@ -318,7 +318,7 @@ let package = Package(
             swiftSettings: strict
         ),
         // A GUI program's own Xvfb display and accessibility bus, and the AT-SPI driver
-        // (a pyatspi script) that works its window: the Settings app's tests.
+        // (a pyatspi script) that works its window: the Settings app's tests and dconf-editor's.
         .target(
             name: "DesktopTestSupport",
             dependencies: ["BusTestSupport", "PrefsdTestSupport"],
@@ -465,9 +465,10 @@ let package = Package(
         ),
         .testTarget(
             name: "DconfTests",
-            // Debian's dconf command, dconf-service and GSettings' dconf module against a
-            // prefsd that serves dconf's name, each on the test's private bus.
-            dependencies: ["CGLib", "Dconf", "GVDB", "PreferencesModel", "PrefsdTestSupport"],
+            // Debian's dconf command, dconf-service, GSettings' dconf module and dconf-editor
+            // (its window driven through AT-SPI) against a prefsd that serves dconf's name,
+            // each on the test's private bus.
+            dependencies: ["CGLib", "DesktopTestSupport", "Dconf", "GVDB", "PreferencesModel", "PrefsdTestSupport"],
             swiftSettings: strict
         ),
         .testTarget(
