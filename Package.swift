@@ -318,6 +318,14 @@ let package = Package(
             dependencies: ["BusTestSupport", "DBus", "PreferencesModel", "PreferencesProtocol", "PreferencesProxy"],
             swiftSettings: strict
         ),
+        // A GUI program's own Xvfb display and accessibility bus, and the AT-SPI driver
+        // (a pyatspi script) that works its window: the Settings app's tests and dconf-editor's.
+        .target(
+            name: "DesktopTestSupport",
+            dependencies: ["BusTestSupport", "PrefsdTestSupport"],
+            exclude: ["atspi-driver.py"],
+            swiftSettings: strict
+        ),
         // The service in the test's own process, on an in-memory connection: no bus, no prefsd.
         .target(
             name: "ServiceTestSupport",
@@ -366,8 +374,7 @@ let package = Package(
         ),
         .testTarget(
             name: "SettingsAppTests",
-            dependencies: ["PreferencesModel", "PrefsdTestSupport"],
-            exclude: ["atspi-driver.py"],
+            dependencies: ["DesktopTestSupport", "PreferencesModel", "PrefsdTestSupport"],
             swiftSettings: strict
         ),
         .testTarget(
@@ -459,9 +466,10 @@ let package = Package(
         ),
         .testTarget(
             name: "DconfTests",
-            // Debian's dconf command, dconf-service and GSettings' dconf module against a
-            // prefsd that serves dconf's name, each on the test's private bus.
-            dependencies: ["CGLib", "Dconf", "GVDB", "PreferencesModel", "PrefsdTestSupport"],
+            // Debian's dconf command, dconf-service, GSettings' dconf module and dconf-editor
+            // (its window driven through AT-SPI) against a prefsd that serves dconf's name,
+            // each on the test's private bus.
+            dependencies: ["CGLib", "DesktopTestSupport", "Dconf", "GVDB", "PreferencesModel", "PrefsdTestSupport"],
             swiftSettings: strict
         ),
         .testTarget(

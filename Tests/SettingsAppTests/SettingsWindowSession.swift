@@ -1,102 +1,43 @@
+import DesktopTestSupport
 import Foundation
 import PreferencesModel
 import PrefsdTestSupport
 import Synchronization
 
-/// The Settings app in a test: an Xvfb display, an accessibility bus of its own, the app on
-/// the fixture's private bus, the example bundle in a private XDG data directory, and the
-/// AT-SPI driver script to work the window with.
+/// The Settings app in a test: a display and accessibility bus of its own (`TestDisplay`),
+/// the app on the fixture's private bus, the example bundle in a private XDG data directory,
+/// and the AT-SPI driver to work the window with.
 final class SettingsWindowSession: Sendable {
     let fixture: ServiceFixture
     let dataHome: URL
-    let display: String
-    private let xvfb: Process
-    private let accessibilityBus: PrivateBus
+    let display: TestDisplay
     private let app = Mutex<Process?>(nil)
 
-    /// Where the test looks for its tools; a missing one fails the test with this advice.
-    static let tools = ["/usr/bin/Xvfb", "/usr/libexec/at-spi2-registryd", "/usr/bin/python3"]
-    static let driver = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("atspi-driver.py").path
     static let exampleBundle = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().appendingPathComponent("examples/settings/com.example.Editor")
 
     init(fixture: ServiceFixture) throws {
-        for tool in Self.tools where !FileManager.default.isExecutableFile(atPath: tool) {
-            throw FixtureError("\(tool) is missing: run scripts/install-dependencies (xvfb, at-spi2-core, python3-pyatspi)")
-        }
-        let check = try runCommand("/usr/bin/python3", ["-c", "import pyatspi"])
-        guard check.status == 0 else {
-            throw FixtureError("python3 cannot import pyatspi (install python3-pyatspi): \(check.stderr)")
-        }
+        display = try TestDisplay()
         self.fixture = fixture
         dataHome = fixture.bus.directory.appendingPathComponent("data")
         let settings = dataHome.appendingPathComponent("prefsd/settings")
         try FileManager.default.createDirectory(at: settings, withIntermediateDirectories: true)
         try FileManager.default.copyItem(at: Self.exampleBundle, to: settings.appendingPathComponent("com.example.Editor"))
-
-        // An accessibility bus of the test's own (AT_SPI_BUS_ADDRESS), starting the AT-SPI
-        // registry when the app first registers, as at-spi-bus-launcher's bus does.
-        // The registry finds its bus through AT_SPI_BUS_ADDRESS, like the app and the driver.
-        accessibilityBus = try PrivateBus()
-        let registry = """
-            [D-BUS Service]
-            Name=org.a11y.atspi.Registry
-            Exec=/usr/bin/env AT_SPI_BUS_ADDRESS=\(accessibilityBus.address) /usr/libexec/at-spi2-registryd
-
-            """
-        try registry.write(
-            to: accessibilityBus.serviceDirectory.appendingPathComponent("org.a11y.atspi.Registry.service"),
-            atomically: true, encoding: .utf8)
-
-        // Xvfb picks a free display and writes its number to standard output when ready.
-        let process = Process()
-        process.environment = helperEnvironment
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/Xvfb")
-        process.arguments = ["-displayfd", "1", "-nolisten", "tcp", "-screen", "0", "1280x800x24"]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        xvfb = process
-        let number = Mutex<String?>(nil)
-        let ready = DispatchSemaphore(value: 0)
-        DispatchQueue.global().async {
-            var text = ""
-            while !text.contains("\n") {
-                let chunk = output.fileHandleForReading.availableData
-                if chunk.isEmpty { break }
-                text += String(decoding: chunk, as: UTF8.self)
-            }
-            number.withLock { $0 = text.trimmingCharacters(in: .whitespacesAndNewlines) }
-            ready.signal()
-        }
-        guard ready.wait(timeout: .now() + 30) == .success, let value = number.withLock({ $0 }), !value.isEmpty else {
-            kill(process.processIdentifier, SIGKILL)
-            accessibilityBus.stop()
-            throw FixtureError("Xvfb did not start a display within 30 s")
-        }
-        display = ":" + value
     }
 
     deinit {
+        // The app goes before its display (ended when `display` is released).
         quit()
-        // A process started from a test's thread may have SIGTERM blocked: end the display for sure.
-        kill(xvfb.processIdentifier, SIGKILL)
-        _ = waitForExit(of: xvfb)
-        // The registry outlives its bus: end it too.
-        if let registry = accessibilityBus.processID(owning: "org.a11y.atspi.Registry") { kill(registry, SIGKILL) }
-        accessibilityBus.stop()
     }
 
     /// The environment of the app, the driver and prefs: the fixture's bus, the display.
     var environment: [String: String] {
-        [
-            "DBUS_SESSION_BUS_ADDRESS": fixture.bus.address, "DISPLAY": display, "GDK_BACKEND": "x11",
-            "GSK_RENDERER": "cairo", "GTK_USE_PORTAL": "0", "NO_AT_BRIDGE": "0", "LANG": "C.UTF-8", "LANGUAGE": "",
+        display.environment.merging([
+            "DBUS_SESSION_BUS_ADDRESS": fixture.bus.address, "GSK_RENDERER": "cairo", "GTK_USE_PORTAL": "0",
             "XDG_DATA_HOME": dataHome.path, "XDG_DATA_DIRS": "/usr/local/share:/usr/share",
             "XDG_CONFIG_HOME": fixture.bus.directory.appendingPathComponent("config").path,
-            "XDG_RUNTIME_DIR": fixture.bus.directory.path, "AT_SPI_BUS_ADDRESS": accessibilityBus.address,
-        ]
+            "XDG_RUNTIME_DIR": fixture.bus.directory.path,
+        ]) { $1 }
     }
 
     /// Starts the Settings app showing `domain`, with `extra` added to its environment.
@@ -136,10 +77,7 @@ final class SettingsWindowSession: Sendable {
 
     /// Runs one step of the AT-SPI driver; the step's output says what it saw.
     func drive(_ arguments: [String]) throws -> (succeeded: Bool, output: String) {
-        let result = try runCommand(
-            "/usr/bin/python3", [Self.driver] + arguments,
-            environment: environment.filter { !$0.value.isEmpty }, timeout: .seconds(60))
-        return (result.status == 0, result.stdout + result.stderr)
+        try AccessibilityDriver(application: "prefs-settings", display: display, environment: environment).drive(arguments)
     }
 
     /// Runs `prefs` on the fixture's bus.

@@ -1,7 +1,9 @@
 #!/usr/bin/python3
-"""Drives the Settings window (prefs-settings) through AT-SPI, as a screen reader would.
+"""Drives a GTK program's window through AT-SPI, as a screen reader would: the Settings
+window (prefs-settings, GTK 4) and dconf-editor (GTK 3).
 
-Usage (one step per run; exit 0 when the step succeeded, 1 with what was seen otherwise):
+Usage (one step per run; exit 0 when the step succeeded, 1 with what was seen otherwise),
+every step after --application NAME, the program's name on the accessibility bus:
   atspi-driver.py wait ROLE NAME [--checked yes|no] [--pressed yes|no] [--text TEXT] [--sensitive yes|no] [--visible yes|no]
   atspi-driver.py act ROLE NAME ACTION        e.g. act 'check box' 'Dark style' toggle
   atspi-driver.py set-text ROLE NAME TEXT     replaces an editable text's contents
@@ -10,8 +12,16 @@ Usage (one step per run; exit 0 when the step succeeded, 1 with what was seen ot
                                               the one before (from the top of the window)
   atspi-driver.py wait-gone ROLE NAME         no such widget shown any more (GTK drops hidden
                                               widgets from the accessible tree)
+  atspi-driver.py wait-row LABEL TEXT         a list row on screen showing a label LABEL and a
+                                              label or entry whose text is TEXT (dconf-editor's
+                                              rows: key name and value, 'Current value' and value)
+  atspi-driver.py enter-beside LABEL TEXT     in the list row on screen showing label LABEL,
+                                              types TEXT into its entry or spin button and
+                                              activates it, as pressing Enter does
 Every step waits up to --timeout seconds (default 20) for the widget to be there and to
 match. ROLE and NAME are AT-SPI's role name and accessible name ('check box', 'Dark style').
+GTK 3 keeps hidden widgets (a stack's other pages) in the tree: wait-row and enter-beside
+look only at widgets on screen (AT-SPI's "showing" state).
 """
 import argparse
 import sys
@@ -19,7 +29,8 @@ import time
 
 import pyatspi
 
-APPLICATION = "prefs-settings"
+# The program's name on the accessibility bus (--application).
+APPLICATION = None
 
 
 def application():
@@ -81,12 +92,49 @@ def find(role, name, timeout, condition=lambda node: True):
         time.sleep(0.1)
 
 
+def showing(node):
+    return node.getState().contains(pyatspi.STATE_SHOWING)
+
+
+def shown_rows():
+    """Every list row on screen, with the texts of the labels and entries shown in it."""
+    app = application()
+    rows = []
+    if app is None:
+        return rows
+    for node in walk(app):
+        if node.getRoleName() == "list item" and showing(node):
+            texts = [(child, text_of(child) or child.name or "") for child in walk(node)
+                     if child.getRoleName() in ("label", "text", "spin button") and showing(child)]
+            rows.append((node, texts))
+    return rows
+
+
+def wait_for_row(label, timeout, condition):
+    """The first row on screen with a label reading label that meets condition(texts); or exits 1."""
+    deadline = time.monotonic() + timeout
+    while True:
+        rows = shown_rows()
+        for node, texts in rows:
+            if any(child.getRoleName() == "label" and text == label for child, text in texts) and condition(texts):
+                return node, texts
+        if time.monotonic() > deadline:
+            if application() is None:
+                print("no application named %r on the accessibility bus" % APPLICATION)
+            else:
+                print("no row with label %r as expected; rows shown: %s" % (label, [[text for _, text in texts] for _, texts in rows]))
+            sys.exit(1)
+        time.sleep(0.1)
+
+
 def yes(value):
     return value == "yes"
 
 
 def main():
+    global APPLICATION
     parser = argparse.ArgumentParser()
+    parser.add_argument("--application", required=True)
     parser.add_argument("--timeout", type=float, default=20)
     commands = parser.add_subparsers(dest="command", required=True)
     wait = commands.add_parser("wait")
@@ -116,8 +164,15 @@ def main():
     names.add_argument("role")
     names.add_argument("names", nargs="*")
     names.add_argument("--within", help="only under the widget of this accessible name")
+    row = commands.add_parser("wait-row")
+    row.add_argument("label")
+    row.add_argument("text")
+    beside = commands.add_parser("enter-beside")
+    beside.add_argument("label")
+    beside.add_argument("text")
     commands.add_parser("dump")
     arguments = parser.parse_args()
+    APPLICATION = arguments.application
 
     if arguments.command == "wait":
         def condition(node):
@@ -141,8 +196,10 @@ def main():
         if arguments.action not in names:
             print("%s has no action %r, only %s" % (describe(node), arguments.action, names))
             sys.exit(1)
+        # Described before: the action may take the widget away (an Apply button).
+        described = describe(node)
         action.doAction(names.index(arguments.action))
-        print("did %s on %s" % (arguments.action, describe(node)))
+        print("did %s on %s" % (arguments.action, described))
     elif arguments.command == "set-text":
         node = find(arguments.role, arguments.name, arguments.timeout)
         if not node.queryEditableText().setTextContents(arguments.text):
@@ -180,6 +237,28 @@ def main():
                 print("the %s widgets shown are %s" % (arguments.role, found))
                 sys.exit(1)
             time.sleep(0.1)
+    elif arguments.command == "wait-row":
+        def has_text(texts):
+            return any(text == arguments.text for _, text in texts)
+        _, texts = wait_for_row(arguments.label, arguments.timeout, has_text)
+        print("row shows %s" % [text for _, text in texts])
+    elif arguments.command == "enter-beside":
+        def editable(child):
+            return child.getRoleName() in ("text", "spin button")
+        _, texts = wait_for_row(arguments.label, arguments.timeout, lambda texts: any(editable(child) for child, _ in texts))
+        entry = next(child for child, _ in texts if editable(child))
+        if not entry.queryEditableText().setTextContents(arguments.text):
+            print("%s refused the text" % describe(entry))
+            sys.exit(1)
+        action = entry.queryAction()
+        names = [action.getName(index) for index in range(action.nActions)]
+        # Described before: applying the value may rebuild the page, taking the entry away.
+        described = describe(entry)
+        if "activate" not in names:
+            print("%s has no action 'activate', only %s" % (described, names))
+            sys.exit(1)
+        action.doAction(names.index("activate"))
+        print("entered %r in %s" % (arguments.text, described))
     elif arguments.command == "dump":
         app = application()
         for node in walk(app):
