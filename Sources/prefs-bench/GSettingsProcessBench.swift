@@ -107,7 +107,14 @@ struct GSettingsProcessBench {
                     // starts before the session's programs, so the read comes after it.
                     let deadline = now() + 5
                     while ((snapshots.flatMap { try? FileManager.default.contentsOfDirectory(atPath: $0) }) ?? []).isEmpty {
-                        guard now() < deadline else { throw BenchError("prefsd wrote no snapshot ahead within 5 s of starting") }
+                        guard now() < deadline else {
+                            let listed = (try? FileManager.default.subpathsOfDirectory(atPath: prefsdEnvironment["XDG_RUNTIME_DIR"] ?? "/")) ?? []
+                            let list = (try? String(contentsOf: store.appendingPathComponent("snapshot-domains"), encoding: .utf8)) ?? "(none)"
+                            let log = (try? String(contentsOf: work.appendingPathComponent("prefsd.log"), encoding: .utf8)) ?? ""
+                            throw BenchError(
+                                "prefsd wrote no snapshot ahead within 5 s of starting: \(snapshots ?? "no directory"); runtime: \(listed); list: \(list); log: \(log.suffix(1500))"
+                            )
+                        }
                         usleep(1_000)
                     }
                 }
