@@ -37,7 +37,7 @@ func measurePropagation(_ connection: DBusConnection, bus: String, budget: Budge
     guard child.readLine(timeout: 30) == "ready" else { throw BenchError("the observer child did not start") }
     let ping = Calls.ping(PreferencesBus.busName)
     var value: Int64 = 0
-    let lanes = try sample(budget, 2) { _ in
+    let lanes = try sample(budget, 3) { _ in
         let pingTime = try connection.timed(ping)
         value += 1
         let start = now()
