@@ -37,6 +37,8 @@ public struct MarkdownTable: Sendable {
 public enum Format {
     /// Seconds as ns, µs (below 1 ms), ms or s, with three significant figures.
     public static func duration(_ seconds: Double) -> String {
+        // A difference of two clocks can be below zero (an event before the one it is timed from).
+        if seconds < 0 { return "−" + duration(-seconds) }
         if seconds < 1e-6 { return String(format1(seconds * 1e9)) + " ns" }
         if seconds < 1e-3 { return String(format1(seconds * 1e6)) + " µs" }
         if seconds < 10 { return String(format1(seconds * 1e3)) + " ms" }

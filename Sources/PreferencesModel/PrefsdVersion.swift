@@ -3,5 +3,5 @@
 /// report it.
 public enum PrefsdVersion {
     /// The release, as `MAJOR.MINOR.PATCH`.
-    public static let current = "0.3.0"
+    public static let current = "0.4.0"
 }

@@ -33,6 +33,7 @@ struct TableTests {
         #expect(Format.duration(216e-6) == "216 µs")
         #expect(Format.duration(3.509e-3) == "3.51 ms")
         #expect(Format.duration(0.337) == "337 ms")
+        #expect(Format.duration(-71.4e-6) == "−71.4 µs")
         #expect(Format.ratio(1.2549) == "1.25×")
     }
 }

@@ -113,7 +113,7 @@ struct MethodTests {
             Issue.record("Version is not a string: \(version)")
             return
         }
-        #expect(text == "0.3.0", "the interface is version 0.3 of the contract")
+        #expect(text == "0.4.0", "the interface is version 0.4 of the contract")
         let all = try await client.call("GetAll", [.string(PreferencesBus.interface)], interface: properties)
         #expect(try PropertyListValue.dictionary(dbus: all[0]) == ["Version": .string(text)])
         do {
