@@ -60,8 +60,9 @@ final class DconfFront: Sendable {
     private let logger: Logger
     private let queue = DispatchQueue(label: "prefsd.dconf-mirror")
     private let state = Mutex(State())
-    /// The file's values by dconf key, as last written; touched by the queue only.
-    private let mirror = Mutex<[String: DconfValue]>([:])
+    /// The file's content, as last written; touched by the queue only (and by
+    /// ``start(domains:types:service:)`` before the queue runs).
+    private let mirror = Mutex(DconfMirrorDatabase())
     /// What the front asks of the service, given at ``start(domains:types:service:)``.
     private let service = Mutex<(any DconfFrontService)?>(nil)
 
@@ -112,9 +113,10 @@ final class DconfFront: Sendable {
             $0.types = types
             $0.started = true
         }
-        let values = DconfMirror.values(of: domains, types: types)
-        mirror.withLock { $0 = values }
-        queue.sync { write(values, reason: "start", unlessOnDisk: true) }
+        var database = DconfMirrorDatabase()
+        for (path, value) in DconfMirror.values(of: domains, types: types) { set(path, to: value, in: &database) }
+        mirror.withLock { $0 = database }
+        queue.sync { write(database, reason: "start", unlessOnDisk: true) }
     }
 
     /// Records that prefsd does not serve dconf, and why: calls to dconf's objects are
@@ -177,7 +179,11 @@ final class DconfFront: Sendable {
             }
             // What each job changed in the file, worked out in order.
             var changedPaths: [[String]] = []
-            var values = mirror.withLock { $0 }
+            // Taken out of the mutex while it changes, so that changing it copies nothing.
+            var database = mirror.withLock { mirror in
+                defer { mirror = DconfMirrorDatabase() }
+                return mirror
+            }
             var fileChanged = false
             for job in jobs {
                 var paths: [String] = []
@@ -188,8 +194,8 @@ final class DconfFront: Sendable {
                         let new = (stored[key] ?? nil).flatMap { value in
                             types[domain]?[key].flatMap { DconfValue(storedValue: value, type: $0) } ?? DconfValue(storedValue: value, type: nil)
                         }
-                        guard values[path] != new else { continue }
-                        values[path] = new
+                        guard database.values[path] != new else { continue }
+                        set(path, to: new, in: &database)
                         paths.append(path)
                     }
                 }
@@ -199,10 +205,8 @@ final class DconfFront: Sendable {
                 changedPaths.append(paths + reset)
                 fileChanged = fileChanged || !paths.isEmpty || !reset.isEmpty
             }
-            if fileChanged {
-                mirror.withLock { $0 = values }
-                write(values, reason: "change")
-            }
+            if fileChanged { write(database, reason: "change") }
+            mirror.withLock { $0 = database }
             for (job, paths) in zip(jobs, changedPaths) {
                 job.answer?()
                 if let notification = DconfNotification(paths: paths) { service.notify(notification, tag: job.tag) }
@@ -210,11 +214,23 @@ final class DconfFront: Sendable {
         }
     }
 
-    /// Writes the file of `values`, then flags it; with `unlessOnDisk`, only when the file
-    /// on disk differs.
-    private func write(_ values: [String: DconfValue], reason: String, unlessOnDisk: Bool = false) {
+    /// Sets `path` to `value` in `database`; a value GVDB cannot store is left out of the
+    /// file, and logged.
+    private func set(_ path: String, to value: DconfValue?, in database: inout DconfMirrorDatabase) {
         do {
-            let bytes = try DconfMirror.file(values)
+            try database.set(path, to: value)
+        } catch {
+            logger.error(
+                "a value cannot be stored in dconf's database file; dconf's clients do not see it",
+                metadata: ["key": "\(path)", "error": "\(error)"])
+        }
+    }
+
+    /// Writes the file of `database`, then flags it; with `unlessOnDisk`, only when the
+    /// file on disk differs.
+    private func write(_ database: DconfMirrorDatabase, reason: String, unlessOnDisk: Bool = false) {
+        do {
+            let bytes = try database.file()
             if unlessOnDisk, (try? files.readDatabase()) == bytes { return }
             try files.writeDatabase(bytes)
             files.invalidate()
