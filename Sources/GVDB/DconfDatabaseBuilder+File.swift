@@ -4,12 +4,16 @@ extension DconfDatabaseBuilder {
     /// item its name after its parent's and its value (a serialised `v`, 8-byte aligned) or
     /// its children's positions (4-byte aligned). Throws if the file would pass 4 GiB.
     public func file() throws -> [UInt8] {
-        let nodes = self.nodes
-        let count = itemCount
+        try nodes.withUnsafeBufferPointer { try Self.file(of: $0, count: itemCount) }
+    }
+
+    /// The file of the items `nodes` (slots, free ones with an empty name), `count` of them in use.
+    private static func file(of nodes: UnsafeBufferPointer<Node>, count: Int) throws -> [UInt8] {
         let buckets = UInt32(max(count, 1))
 
         // The items bucket by bucket (a name's bucket is its hash modulo the number of
-        // buckets), by name within a bucket so that the bytes depend on the content alone.
+        // buckets), by hash then name within a bucket, so that the bytes depend on the
+        // content alone.
         var bucketStarts = [Int](repeating: 0, count: count + 1)
         for node in nodes where !node.name.isEmpty { bucketStarts[Int(node.hash % buckets) + 1] += 1 }
         for bucket in 0..<count { bucketStarts[bucket + 1] += bucketStarts[bucket] }
@@ -20,8 +24,20 @@ extension DconfDatabaseBuilder {
             order[next[bucket]] = slot
             next[bucket] += 1
         }
+        func precedes(_ a: Int, _ b: Int) -> Bool {
+            nodes[a].hash != nodes[b].hash ? nodes[a].hash < nodes[b].hash : nodes[a].name.lexicographicallyPrecedes(nodes[b].name)
+        }
         for bucket in 0..<count where bucketStarts[bucket + 1] - bucketStarts[bucket] > 1 {
-            order[bucketStarts[bucket]..<bucketStarts[bucket + 1]].sort { nodes[$0].name.lexicographicallyPrecedes(nodes[$1].name) }
+            // Buckets hold few items: an insertion sort.
+            for index in bucketStarts[bucket] + 1..<bucketStarts[bucket + 1] {
+                let slot = order[index]
+                var place = index
+                while place > bucketStarts[bucket], precedes(slot, order[place - 1]) {
+                    order[place] = order[place - 1]
+                    place -= 1
+                }
+                order[place] = slot
+            }
         }
         var position = [UInt32](repeating: GVDBFormat.noParent, count: nodes.count)
         for (index, slot) in order.enumerated() { position[slot] = UInt32(truncatingIfNeeded: index) }
@@ -34,17 +50,17 @@ extension DconfDatabaseBuilder {
         var contentStarts = [Int](repeating: 0, count: count)
         var size = tableEnd
         for (index, slot) in order.enumerated() {
-            let node = nodes[slot]
+            let parent = nodes[slot].parent
             nameStarts[index] = size
-            size += node.name.count - (node.parent < 0 ? 0 : nodes[node.parent].name.count)
-            if let variant = node.variant {
+            size += nodes[slot].name.count - (parent < 0 ? 0 : nodes[parent].name.count)
+            if let variantCount = nodes[slot].variant?.count {
                 size = (size + 7) & ~7
                 contentStarts[index] = size
-                size += variant.count
+                size += variantCount
             } else {
                 size = (size + 3) & ~3
                 contentStarts[index] = size
-                size += 4 * node.children.count
+                size += 4 * nodes[slot].children.count
             }
         }
         guard size <= Int(UInt32.max) else {
@@ -68,28 +84,29 @@ extension DconfDatabaseBuilder {
                 put32(UInt32(truncatingIfNeeded: bucketStarts[bucket]), at: tableStart + 8 + 4 * bucket)
             }
             for (index, slot) in order.enumerated() {
-                let node = nodes[slot]
                 let entry = itemsStart + GVDBFormat.itemSize * index
-                let parentLength = node.parent < 0 ? 0 : nodes[node.parent].name.count
-                let nameLength = node.name.count - parentLength
-                put32(node.hash, at: entry)
-                put32(node.parent < 0 ? GVDBFormat.noParent : position[node.parent], at: entry + 4)
+                let parent = nodes[slot].parent
+                let parentLength = parent < 0 ? 0 : nodes[parent].name.count
+                let nameLength = nodes[slot].name.count - parentLength
+                put32(nodes[slot].hash, at: entry)
+                put32(parent < 0 ? GVDBFormat.noParent : position[parent], at: entry + 4)
                 put32(UInt32(truncatingIfNeeded: nameStarts[index]), at: entry + 8)
                 out[entry + 12] = UInt8(truncatingIfNeeded: nameLength)
                 out[entry + 13] = UInt8(truncatingIfNeeded: nameLength >> 8)
-                copy(node.name[parentLength...], to: nameStarts[index])
+                copy(nodes[slot].name[parentLength...], to: nameStarts[index])
                 let start = contentStarts[index]
                 let end: Int
-                if let variant = node.variant {
+                if let variant = nodes[slot].variant {
                     out[entry + 14] = UInt8(ascii: "v")
                     copy(variant[...], to: start)
                     end = start + variant.count
                 } else {
                     out[entry + 14] = UInt8(ascii: "L")
-                    for (child, childSlot) in node.children.enumerated() {
-                        put32(position[childSlot], at: start + 4 * child)
+                    let children = nodes[slot].children
+                    for child in children.indices {
+                        put32(position[children[child]], at: start + 4 * child)
                     }
-                    end = start + 4 * node.children.count
+                    end = start + 4 * children.count
                 }
                 put32(UInt32(truncatingIfNeeded: start), at: entry + 16)
                 put32(UInt32(truncatingIfNeeded: end), at: entry + 20)

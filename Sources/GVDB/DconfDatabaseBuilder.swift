@@ -6,9 +6,9 @@
 /// keys and annotations (every key; every directory above a key, listing its children sorted
 /// by name; each item under its name after its parent's), and dconf reads the two alike;
 /// but the bytes are not dconf-service's: items are laid out bucket by bucket of GVDB's hash
-/// table, by name within a bucket, not in the order GLib's hash tables visit them, which
-/// would take playing out dconf-service's history. The bytes depend on the content alone,
-/// not on the order of the changes that made it.
+/// table, by hash and name within a bucket, not in the order GLib's hash tables visit them,
+/// which would take playing out dconf-service's history. The bytes depend on the content
+/// alone, not on the order of the changes that made it.
 ///
 /// Each value is kept already serialised as the variant GVDB stores, each directory with its
 /// children already sorted, so laying out the file copies bytes and sorts nothing but the
