@@ -38,14 +38,17 @@ public enum DconfMirror {
     /// without it was written by someone else, and holds values to take in.
     public static let markName = ".prefsd-mirror"
 
-    /// The database file of `values`, as dconf-service writes it, with prefsd's mark.
+    /// The mark's value: a string "prefsd" in GVariant's serialisation (its bytes and a NUL).
+    static let mark: GVDBValue? = try? GVDBValue(typeString: "s", bytes: Array("prefsd".utf8) + [0])
+
+    /// The database file of `values`, with prefsd's mark: every key and the directories
+    /// above it, as dconf reads dconf-service's file, though not byte for byte as
+    /// dconf-service lays it out (see ``DconfDatabaseBuilder``).
     /// - Throws: `GVDBError` when a value cannot be stored in GVDB.
     public static func file(_ values: [String: DconfValue]) throws -> [UInt8] {
-        var entries: [String: GVDBValue] = [:]
-        for (path, value) in values { entries[path] = try value.gvdbValue() }
-        // The mark's value: a string "prefsd" in GVariant's serialisation (its bytes and a NUL).
-        let mark = try GVDBValue(typeString: "s", bytes: Array("prefsd".utf8) + [0])
-        return try DconfDatabaseFile.file(entries, annotations: [markName: mark])
+        var database = DconfMirrorDatabase()
+        for (path, value) in values { try database.set(path, to: value) }
+        return try database.file()
     }
 
     /// Whether the database file `bytes` is one prefsd wrote (it has prefsd's mark).

@@ -48,13 +48,15 @@ struct DconfRequest: Sendable {
                 let (domain, key) = try Self.location(path, caller: caller)
                 let stored = value.storedValue
                 try limits.check(stored, subject: "the value of \(path)")
-                self[domain].set[key] = stored
+                let index = part(domain)
+                parts[index].set[key] = stored
                 given[domain, default: [:]][key] = .some(value.type == DconfValue.naturalType(of: stored) ? nil : value.type)
             case .reset(let path):
                 // A key the path rule cannot reach is stored nowhere: nothing to reset.
                 guard GSettingsPath(settingsKey: path) != nil else { continue }
                 let (domain, key) = try Self.location(path, caller: caller)
-                self[domain].remove.append(key)
+                let index = part(domain)
+                parts[index].remove.append(key)
             case .resetDirectory(let directory):
                 directories.append(directory)
                 if listed == nil { listed = storedKeys() }
@@ -64,7 +66,8 @@ struct DconfRequest: Sendable {
                     guard caller.mayWrite(domain.rawValue) else {
                         throw .accessDenied("\(caller) may not reset \(directory): it holds keys of \(domain), which is not its own")
                     }
-                    self[domain].remove += under
+                    let index = part(domain)
+                    parts[index].remove += under
                 }
             }
         }
@@ -80,16 +83,12 @@ struct DconfRequest: Sendable {
         }
     }
 
-    /// The part of `domain`, made when first asked for.
-    private subscript(domain: DomainName) -> Part {
-        get { parts.first { $0.domain == domain } ?? Part(domain: domain) }
-        set {
-            if let index = parts.firstIndex(where: { $0.domain == domain }) {
-                parts[index] = newValue
-            } else {
-                parts.append(newValue)
-            }
-        }
+    /// The index in ``parts`` of the part of `domain`, made when first asked for. Parts are
+    /// changed in place through it: a copy of a part would copy its values at every key.
+    private mutating func part(_ domain: DomainName) -> Int {
+        if let index = parts.firstIndex(where: { $0.domain == domain }) { return index }
+        parts.append(Part(domain: domain))
+        return parts.count - 1
     }
 
     /// The domain and key of the dconf key `path`, which `caller` may change.
