@@ -102,20 +102,17 @@ struct Report {
             ])
         }
         if let propagation {
-            let ratio = medianRatio(propagation.propagation.summary, propagation.ping.summary)
-            table.add([
-                "change propagation (durable `Write` → observer in another process)",
-                propagation.propagation.text + " (n=\(propagation.propagation.summary?.count ?? 0))",
-                "`Peer.Ping` to prefsd", propagation.ping.text, ratio.map { "\(Format.ratio($0)) Ping" } ?? "–",
-                "≤ 3× Ping", verdict(ratio.map { $0 <= 3 }),
-            ])
-            let afterReply = medianRatio(propagation.afterReply.summary, propagation.ping.summary)
-            table.add([
-                "change propagation: the writer's reply → the observer's handler in another process",
-                propagation.afterReply.text + " (n=\(propagation.afterReply.summary?.count ?? 0))",
-                "`Peer.Ping` to prefsd", propagation.ping.text, afterReply.map { "\(Format.ratio($0)) Ping" } ?? "–",
-                "≤ 1 Ping", verdict(afterReply.map { $0 <= 1 }),
-            ])
+            let rows = [
+                ("change propagation (durable `Write` → observer in another process)", propagation.propagation, 3.0, "≤ 3× Ping"),
+                ("change propagation: the writer's reply → the observer's handler in another process", propagation.afterReply, 1.0, "≤ 1 Ping"),
+            ]
+            for (title, figure, limit, target) in rows {
+                let ratio = medianRatio(figure.summary, propagation.ping.summary)
+                table.add([
+                    title, figure.text + " (n=\(figure.summary?.count ?? 0))", "`Peer.Ping` to prefsd", propagation.ping.text,
+                    ratio.map { "\(Format.ratio($0)) Ping" } ?? "–", target, verdict(ratio.map { $0 <= limit }),
+                ])
+            }
         }
         if let coldStart {
             let rss = coldStart.peakRSS.map { Double($0) / 1_048_576 }

@@ -12,19 +12,16 @@ struct DconfSwitchTests {
     func switchAndBack() async throws {
         let server = try await DconfServer(startingPrefsd: false)
         let bus = server.service.bus
-        let environment = try sessionEnvironment(server)
+        let session = try SwitchSession(server)
+        defer { session.killServices() }
         func prefs(_ arguments: String...) throws -> (status: Int32, stdout: String, stderr: String) {
-            try runCommand(ServiceFixture.prefsBinary.path, arguments, environment: environment)
+            try session.prefs(arguments)
         }
         func ownerCommandLine() -> String {
             guard let pid = bus.processID(owning: DconfBus.busName), let data = try? Data(contentsOf: URL(fileURLWithPath: "/proc/\(pid)/cmdline")) else {
                 return ""
             }
             return String(decoding: data.map { $0 == 0 ? UInt8(ascii: " ") : $0 }, as: UTF8.self)
-        }
-        defer {
-            if let pid = bus.processID(owning: DconfBus.busName) { kill(pid, SIGKILL) }
-            if let pid = bus.processID(owning: "io.github.prefsd.Preferences1") { kill(pid, SIGKILL) }
         }
 
         let keyfile = "[org/example/app]\nidle=uint32 600\npairs=[('a', 1)]\nsize=42\n\n[org/gnome/desktop/interface]\ncolor-scheme='prefer-dark'\n"
@@ -71,13 +68,10 @@ struct DconfSwitchTests {
     func switchRefused() async throws {
         let server = try await DconfServer(startingPrefsd: false)
         let bus = server.service.bus
-        let environment = try sessionEnvironment(server)
+        let session = try SwitchSession(server)
+        defer { session.killServices() }
         func prefs(_ arguments: String...) throws -> (status: Int32, stdout: String, stderr: String) {
-            try runCommand(ServiceFixture.prefsBinary.path, arguments, environment: environment)
-        }
-        defer {
-            if let pid = bus.processID(owning: DconfBus.busName) { kill(pid, SIGKILL) }
-            if let pid = bus.processID(owning: "io.github.prefsd.Preferences1") { kill(pid, SIGKILL) }
+            try session.prefs(arguments)
         }
         // A key dconf takes and prefsd cannot: not in Unicode normal form C (e, then U+0301).
         let keyfile = "[org/example/app]\ncafe\u{301}=1\nsize=42\n"
@@ -94,13 +88,20 @@ struct DconfSwitchTests {
         #expect(bus.processID(owning: "io.github.prefsd.Preferences1") == nil)
         #expect(try server.dconf(["dump", "/"]).stdout == keyfile)
     }
+}
 
-    /// The environment of a desktop session on the server's bus, with its own
-    /// `XDG_DATA_HOME`, also given to the services the bus starts.
-    private func sessionEnvironment(_ server: DconfServer) throws -> [String: String] {
+/// A desktop session on a ``DconfServer``'s bus: its own `XDG_DATA_HOME`, and the session's
+/// environment also given to the services the bus starts, as a desktop gives it.
+private struct SwitchSession {
+    let server: DconfServer
+    let environment: [String: String]
+
+    init(_ server: DconfServer) throws {
+        self.server = server
         let bus = server.service.bus
         var environment = server.environment
         environment["XDG_DATA_HOME"] = bus.directory.appendingPathComponent("data").path
+        self.environment = environment
         let update = try runCommand(
             "dbus-send",
             [
@@ -108,7 +109,18 @@ struct DconfSwitchTests {
                 "org.freedesktop.DBus.UpdateActivationEnvironment",
             ]
                 + ["dict:string:string:" + environment.filter { $0.key != "DBUS_SESSION_BUS_ADDRESS" }.map { "\($0.key),\($0.value)" }.joined(separator: ",")])
-        #expect(update.status == 0, "\(update.stderr)")
-        return environment
+        guard update.status == 0 else { throw FixtureError("the bus took no activation environment: \(update.stderr)") }
+    }
+
+    /// Runs the built `prefs` in the session.
+    func prefs(_ arguments: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
+        try runCommand(ServiceFixture.prefsBinary.path, arguments, environment: environment)
+    }
+
+    /// Ends whatever owns dconf's name and prefsd's (the bus started them; the fixture did not).
+    func killServices() {
+        let bus = server.service.bus
+        if let pid = bus.processID(owning: DconfBus.busName) { kill(pid, SIGKILL) }
+        if let pid = bus.processID(owning: "io.github.prefsd.Preferences1") { kill(pid, SIGKILL) }
     }
 }
