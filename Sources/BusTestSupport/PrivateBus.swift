@@ -53,7 +53,8 @@ public final class PrivateBus: Sendable {
         // What it activates inherits it.
         process.environment = helperEnvironment
         do {
-            try process.run()
+            // The services it starts are its children: it must see them exit.
+            try withProcessSignalsUnblocked { try process.run() }
         } catch {
             try? FileManager.default.removeItem(at: directory)
             throw error

@@ -2,6 +2,7 @@ import DBus
 import Dconf
 import Foundation
 import PreferencesProxy
+import Synchronization
 
 /// The user's files that make prefsd their dconf service, and the bus calls that move the
 /// running services over (`prefs dconf-switch`, `prefs dconf-switch-back`).
@@ -201,9 +202,16 @@ struct DconfSetup {
         /// writer is asked (`Init`, with no auto-start) whether it serves, and its refusal
         /// ends the wait at once, with prefsd's reason.
         func startDconf(database: String) async throws -> UInt32 {
-            let started = Task { try await start(DconfBus.busName) }
+            let outcome = StartOutcome()
+            let started = Task { [self] in
+                do {
+                    outcome.set(.success(try await start(DconfBus.busName)))
+                } catch {
+                    outcome.set(.failure(error))
+                }
+            }
             while true {
-                if try await connection.nameHasOwner(DconfBus.busName) { return try await started.value }
+                if let result = outcome.result { return try result.get() }
                 if try await connection.nameHasOwner(PreferencesBus.busName), let refusal = await dconfRefusal(database: database) {
                     started.cancel()
                     throw PrefsError.serviceUnavailable(
@@ -213,6 +221,15 @@ struct DconfSetup {
                 }
                 try await Task.sleep(for: .milliseconds(50))
             }
+        }
+
+        /// How a start the bus was asked for ended, once it has.
+        private final class StartOutcome: Sendable {
+            private let state = Mutex<Result<UInt32, any Error>?>(nil)
+
+            var result: Result<UInt32, any Error>? { state.withLock { $0 } }
+
+            func set(_ result: Result<UInt32, any Error>) { state.withLock { $0 = result } }
         }
 
         /// Why the prefsd owning its own name does not serve dconf, or `nil` when it does or

@@ -88,6 +88,22 @@ struct DconfSwitchTests {
         #expect(bus.processID(owning: "io.github.prefsd.Preferences1") == nil)
         #expect(try server.dconf(["dump", "/"]).stdout == keyfile)
     }
+
+    @Test("switch to a prefsd that does not start: the command fails with the bus's reason; back: dconf-service again")
+    func switchToNothing() async throws {
+        let server = try await DconfServer(startingPrefsd: false)
+        let session = try SwitchSession(server)
+        defer { session.killServices() }
+        #expect(try server.dconf(["write", "/org/example/app/size", "42"]).status == 0)
+
+        let switched = try session.prefs(["dconf-switch", "--prefsd", "/bin/false"])
+        #expect(switched.status != 0, "\(switched.stdout)")
+        #expect(switched.stderr.contains("could not start ca.desrt.dconf"), "\(switched.stderr)")
+        #expect(switched.stderr.contains("exited with status 1"), "the bus's own answer, not a time-out: \(switched.stderr)")
+
+        #expect(try session.prefs(["dconf-switch-back"]).status == 0)
+        #expect(try server.read("/org/example/app/size") == "42")
+    }
 }
 
 /// A desktop session on a ``DconfServer``'s bus: its own `XDG_DATA_HOME`, and the session's
