@@ -14,9 +14,6 @@ struct DconfSwitchTests {
         let bus = server.service.bus
         let session = try SwitchSession(server)
         defer { session.killServices() }
-        func prefs(_ arguments: String...) throws -> (status: Int32, stdout: String, stderr: String) {
-            try session.prefs(arguments)
-        }
         func ownerCommandLine() -> String {
             guard let pid = bus.processID(owning: DconfBus.busName), let data = try? Data(contentsOf: URL(fileURLWithPath: "/proc/\(pid)/cmdline")) else {
                 return ""
@@ -28,7 +25,7 @@ struct DconfSwitchTests {
         #expect(try server.dconf(["load", "/"], input: keyfile).status == 0)
         #expect(ownerCommandLine().contains("dconf-service"), "\(ownerCommandLine())")
 
-        let switched = try prefs("dconf-switch", "--prefsd", ServiceFixture.binary.path)
+        let switched = try session.prefs("dconf-switch", "--prefsd", ServiceFixture.binary.path)
         #expect(switched.status == 0, "\(switched.stdout)\(switched.stderr)")
         #expect(switched.stdout.contains("stopped /usr/libexec/dconf-service"), "\(switched.stdout)")
         #expect(switched.stdout.contains("kept in"), "\(switched.stdout)")
@@ -36,13 +33,13 @@ struct DconfSwitchTests {
         let dumped = try server.dconf(["dump", "/"]).stdout
         #expect(dumped == keyfile, "\(dumped)")
         #expect(try server.dconf(["write", "/org/example/app/size", "43"]).status == 0)
-        #expect(try prefs("read", "org.example.app", "size").stdout == "43\n")
+        #expect(try session.prefs("read", "org.example.app", "size").stdout == "43\n")
 
-        let again = try prefs("dconf-switch", "--prefsd", ServiceFixture.binary.path)
+        let again = try session.prefs("dconf-switch", "--prefsd", ServiceFixture.binary.path)
         #expect(again.status == 0, "\(again.stderr)")
         #expect(again.stdout.contains("already start prefsd --dconf") && !again.stdout.contains("stopped"), "\(again.stdout)")
 
-        let back = try prefs("dconf-switch-back")
+        let back = try session.prefs("dconf-switch-back")
         #expect(back.status == 0, "\(back.stdout)\(back.stderr)")
         #expect(back.stdout.contains("holds every value"), "\(back.stdout)")
         #expect(bus.processID(owning: DconfBus.busName) == nil)
@@ -52,15 +49,15 @@ struct DconfSwitchTests {
         #expect(try server.dconf(["reset", "/org/example/app/idle"]).status == 0)
         #expect(ownerCommandLine().contains("dconf-service"), "\(ownerCommandLine())")
 
-        let backAgain = try prefs("dconf-switch-back")
+        let backAgain = try session.prefs("dconf-switch-back")
         #expect(backAgain.status == 0 && backAgain.stdout.contains("no service file"), "\(backAgain.stdout)\(backAgain.stderr)")
         #expect(ownerCommandLine().contains("dconf-service"))
 
         // Switching once more takes in what changed under dconf-service, the reset included.
-        let third = try prefs("dconf-switch", "--prefsd", ServiceFixture.binary.path)
+        let third = try session.prefs("dconf-switch", "--prefsd", ServiceFixture.binary.path)
         #expect(third.status == 0, "\(third.stdout)\(third.stderr)")
         #expect(try server.dconf(["read", "/org/example/app/idle"]).stdout == "")
-        #expect(try prefs("read", "org.example.app", "idle").status != 0)
+        #expect(try session.prefs("read", "org.example.app", "idle").status != 0)
         #expect(try server.dconf(["dump", "/"]).stdout == expected.replacingOccurrences(of: "idle=uint32 600\n", with: ""))
     }
 
@@ -70,19 +67,16 @@ struct DconfSwitchTests {
         let bus = server.service.bus
         let session = try SwitchSession(server)
         defer { session.killServices() }
-        func prefs(_ arguments: String...) throws -> (status: Int32, stdout: String, stderr: String) {
-            try session.prefs(arguments)
-        }
         // A key dconf takes and prefsd cannot: not in Unicode normal form C (e, then U+0301).
         let keyfile = "[org/example/app]\ncafe\u{301}=1\nsize=42\n"
         #expect(try server.dconf(["load", "/"], input: keyfile).status == 0)
 
-        let switched = try prefs("dconf-switch", "--prefsd", ServiceFixture.binary.path)
+        let switched = try session.prefs("dconf-switch", "--prefsd", ServiceFixture.binary.path)
         #expect(switched.status != 0, "\(switched.stdout)")
         #expect(switched.stderr.contains("prefsd started but does not serve dconf"), "\(switched.stderr)")
         #expect(switched.stderr.contains("normal form C"), "\(switched.stderr)")
 
-        let back = try prefs("dconf-switch-back")
+        let back = try session.prefs("dconf-switch-back")
         #expect(back.status == 0, "\(back.stdout)\(back.stderr)")
         #expect(back.stdout.contains("(it owned io.github.prefsd.Preferences1)"), "\(back.stdout)")
         #expect(bus.processID(owning: "io.github.prefsd.Preferences1") == nil)
@@ -96,12 +90,12 @@ struct DconfSwitchTests {
         defer { session.killServices() }
         #expect(try server.dconf(["write", "/org/example/app/size", "42"]).status == 0)
 
-        let switched = try session.prefs(["dconf-switch", "--prefsd", "/bin/false"])
+        let switched = try session.prefs("dconf-switch", "--prefsd", "/bin/false")
         #expect(switched.status != 0, "\(switched.stdout)")
         #expect(switched.stderr.contains("could not start ca.desrt.dconf"), "\(switched.stderr)")
         #expect(switched.stderr.contains("exited with status 1"), "the bus's own answer, not a time-out: \(switched.stderr)")
 
-        #expect(try session.prefs(["dconf-switch-back"]).status == 0)
+        #expect(try session.prefs("dconf-switch-back").status == 0)
         #expect(try server.read("/org/example/app/size") == "42")
     }
 }
@@ -129,7 +123,7 @@ private struct SwitchSession {
     }
 
     /// Runs the built `prefs` in the session.
-    func prefs(_ arguments: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
+    func prefs(_ arguments: String...) throws -> (status: Int32, stdout: String, stderr: String) {
         try runCommand(ServiceFixture.prefsBinary.path, arguments, environment: environment)
     }
 
