@@ -16,10 +16,14 @@ struct SnapshotDomainList {
     }
 
     /// The names on the list that are domain names, at most `limit` of them; none when the
-    /// file is missing, larger than a list of `limit` names can be, or unreadable.
+    /// file is missing, larger than a list of `limit` names can be, or unreadable. A list
+    /// readable by others is made private (mode 0600) first.
     func read(limit: Int) -> [String] {
         guard let handle = FileHandle(forReadingAtPath: path) else { return [] }
         defer { try? handle.close() }
+        // Private like every file of the store: narrowed if someone opened it up.
+        var status = stat()
+        if fstat(handle.fileDescriptor, &status) == 0, status.st_mode & 0o7777 != 0o600 { fchmod(handle.fileDescriptor, 0o600) }
         // A name is at most 255 bytes, and a newline ends each.
         let most = limit * 256
         guard let data = try? handle.read(upToCount: most + 1), data.count <= most else { return [] }

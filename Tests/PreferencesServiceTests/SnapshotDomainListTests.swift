@@ -21,6 +21,12 @@ struct SnapshotDomainListTests {
         #expect(list.write(["org.gnome.desktop.interface", "org.example.app"]))
         #expect(list.read(limit: 512) == ["org.gnome.desktop.interface", "org.example.app"])
         #expect(list.read(limit: 1) == ["org.gnome.desktop.interface"])
+        // Private, and made private again when opened up.
+        let mode = { (try? FileManager.default.attributesOfItem(atPath: list.path))?[.posixPermissions] as? Int }
+        #expect(mode() == 0o600)
+        try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: list.path)
+        _ = list.read(limit: 512)
+        #expect(mode() == 0o600)
     }
 
     @Test("lines that are not domain names are skipped; a file larger than any list is not read")
