@@ -48,7 +48,10 @@ struct DconfBench {
         let profile = work.appendingPathComponent("profile")
         try "user-db:user\n".write(to: profile, atomically: true, encoding: .utf8)
         let schemas = try Self.compileSchema(in: work)
-        let modules = try Self.dconfModuleDirectory(in: work)
+        // A GIO module directory holding only dconf's GSettings backend, so no other module
+        // of the machine loads.
+        let modules = work.appendingPathComponent("gio-modules")
+        try DconfGIOModule.link(into: modules)
 
         // dconf-service on its own bus.
         let dconfBus = try PrivateBus()
@@ -65,14 +68,8 @@ struct DconfBench {
         let prefsdConnection = try DBusConnection.connect(address: prefsdBus.address)
         defer { prefsdConnection.close() }
         let home = work.appendingPathComponent("prefsd-dconf")
-        for sub in ["config", "runtime", "cache"] {
-            try FileManager.default.createDirectory(
-                at: home.appendingPathComponent(sub), withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        }
-        var prefsdEnvironment = ProcessInfo.processInfo.environment
-        prefsdEnvironment["XDG_CONFIG_HOME"] = home.appendingPathComponent("config").path
-        prefsdEnvironment["XDG_RUNTIME_DIR"] = home.appendingPathComponent("runtime").path
-        prefsdEnvironment["XDG_CACHE_HOME"] = home.appendingPathComponent("cache").path
+        try DconfInstance.makeHome(home)
+        var prefsdEnvironment = ProcessInfo.processInfo.environment.merging(DconfInstance.xdgEnvironment(home)) { $1 }
         prefsdEnvironment["DCONF_PROFILE"] = profile.path
         let prefsd = try PrefsdInstance(
             executable: prefsdPath, bus: prefsdBus.address, store: work.appendingPathComponent("store-dconf"),
@@ -92,12 +89,9 @@ struct DconfBench {
         defer { plain.stop() }
 
         func clientEnvironment(bus: String, directory: URL) -> [String: String] {
-            var environment = ProcessInfo.processInfo.environment
+            var environment = ProcessInfo.processInfo.environment.merging(DconfInstance.xdgEnvironment(directory)) { $1 }
             for name in ["GIO_EXTRA_MODULES", "GIO_USE_VFS"] { environment[name] = nil }
             environment["DBUS_SESSION_BUS_ADDRESS"] = bus
-            environment["XDG_CONFIG_HOME"] = directory.appendingPathComponent("config").path
-            environment["XDG_RUNTIME_DIR"] = directory.appendingPathComponent("runtime").path
-            environment["XDG_CACHE_HOME"] = directory.appendingPathComponent("cache").path
             environment["HOME"] = directory.path
             environment["DCONF_PROFILE"] = profile.path
             environment["GSETTINGS_BACKEND"] = "dconf"
@@ -119,14 +113,14 @@ struct DconfBench {
             for side in Self.order(round) {
                 try dconf.ensureRunning(probe: dconfConnection)
                 let value = round % 2 == 0 ? "1" : "2"
-                let run = try Self.spawnTimed(dconfCommand, ["write", "/bench/k", value], environment: sides[side].environment, output: output)
+                let run = try spawnTimed(dconfCommand, ["write", "/bench/k", value], environment: sides[side].environment, output: output)
                 guard run.output.isEmpty else { throw BenchError("dconf write printed \(run.output)") }
                 // The first round warms the page cache and the services.
                 if round > 0 { writes[side].append(run.seconds) }
             }
         }
         for side in sides.indices {
-            let read = try Self.spawnTimed(dconfCommand, ["read", "/bench/k"], environment: sides[side].environment, output: output)
+            let read = try spawnTimed(dconfCommand, ["read", "/bench/k"], environment: sides[side].environment, output: output)
             guard read.output == (writeRounds % 2 == 0 ? "1\n" : "2\n") else {
                 throw BenchError("after the writes, `dconf read /bench/k` gave \(read.output.debugDescription) on side \(side)")
             }
@@ -168,7 +162,7 @@ struct DconfBench {
         for round in 0...getRounds {
             for side in Self.order(round) {
                 try dconf.ensureRunning(probe: dconfConnection)
-                let run = try Self.spawnTimed(gsettings, ["get", Self.schemaID, Self.schemaKey], environment: sides[side].environment, output: output)
+                let run = try spawnTimed(gsettings, ["get", Self.schemaID, Self.schemaKey], environment: sides[side].environment, output: output)
                 guard run.output == "42\n" else { throw BenchError("gsettings get printed \(run.output.debugDescription) on side \(side)") }
                 if round > 0 { gets[side].append(run.seconds) }
             }
@@ -225,50 +219,5 @@ struct DconfBench {
         try xml.write(to: schemas.appendingPathComponent("\(schemaID).gschema.xml"), atomically: true, encoding: .utf8)
         try GIOProgram.check(runCommand("glib-compile-schemas", [schemas.path]), "glib-compile-schemas")
         return schemas
-    }
-
-    /// A GIO module directory in `directory` holding only dconf's GSettings backend
-    /// (Debian's `dconf-gsettings-backend`), so no other module of the machine loads.
-    static func dconfModuleDirectory(in directory: URL) throws -> URL {
-        let query = try runCommand("pkg-config", ["--variable=giomoduledir", "gio-2.0"])
-        let system = query.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
-        let module = URL(fileURLWithPath: system).appendingPathComponent("libdconfsettings.so")
-        guard query.status == 0, FileManager.default.fileExists(atPath: module.path) else {
-            throw BenchError("dconf's GSettings module is not in GLib's module directory '\(system)': install dconf-gsettings-backend")
-        }
-        let modules = directory.appendingPathComponent("gio-modules")
-        try FileManager.default.createDirectory(at: modules, withIntermediateDirectories: true)
-        try FileManager.default.createSymbolicLink(at: modules.appendingPathComponent("libdconfsettings.so"), withDestinationURL: module)
-        return modules
-    }
-
-    /// Runs `executable` with `arguments` to its end, its standard output into the file at
-    /// `output`: the seconds from spawn to exit and what it printed.
-    static func spawnTimed(
-        _ executable: String, _ arguments: [String], environment: [String: String], output: String
-    ) throws -> (seconds: Double, output: String) {
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
-        let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
-        defer {
-            for pointer in argv { free(pointer) }
-            for pointer in envp { free(pointer) }
-        }
-        var pid: pid_t = 0
-        let start = now()
-        let spawned = posix_spawn(&pid, executable, &actions, nil, argv, envp)
-        guard spawned == 0 else { throw BenchError("could not start \(executable): errno \(spawned)") }
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 {
-            guard errno == EINTR else { throw BenchError("waitpid failed: errno \(errno)") }
-        }
-        let seconds = now() - start
-        let printed = (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
-        guard status == 0 else { throw BenchError("\(executable) \(arguments.joined(separator: " ")) exited with status \(status)") }
-        return (seconds, printed)
     }
 }

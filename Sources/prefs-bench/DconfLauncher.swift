@@ -18,6 +18,12 @@ final class DconfInstance {
     init(bus: String) throws {
         self.bus = bus
         directory = try makeTemporaryDirectory("prefs-bench-dconf")
+        try Self.makeHome(directory)
+    }
+
+    /// Makes the `config`, `runtime` and `cache` directories (mode 0700) of a dconf user in
+    /// `directory`, as dconf-service and its clients find them through ``xdgEnvironment(_:)``.
+    static func makeHome(_ directory: URL) throws {
         for sub in ["config", "runtime", "cache"] {
             try FileManager.default.createDirectory(
                 at: directory.appendingPathComponent(sub), withIntermediateDirectories: true,
@@ -25,16 +31,23 @@ final class DconfInstance {
         }
     }
 
+    /// `XDG_CONFIG_HOME`, `XDG_RUNTIME_DIR` and `XDG_CACHE_HOME` naming the directories of
+    /// ``makeHome(_:)`` in `directory`.
+    static func xdgEnvironment(_ directory: URL) -> [String: String] {
+        [
+            "XDG_CONFIG_HOME": directory.appendingPathComponent("config").path,
+            "XDG_RUNTIME_DIR": directory.appendingPathComponent("runtime").path,
+            "XDG_CACHE_HOME": directory.appendingPathComponent("cache").path,
+        ]
+    }
+
     var database: URL { directory.appendingPathComponent("config/dconf/user") }
 
     /// Starts dconf-service unless it runs, and waits (at most 20 s) for it to answer a Ping.
     func ensureRunning(probe: DBusConnection) throws {
         if let child, child.process.isRunning { return }
-        var environment = ProcessInfo.processInfo.environment
+        var environment = ProcessInfo.processInfo.environment.merging(Self.xdgEnvironment(directory)) { $1 }
         environment["DBUS_SESSION_BUS_ADDRESS"] = bus
-        environment["XDG_CONFIG_HOME"] = directory.appendingPathComponent("config").path
-        environment["XDG_RUNTIME_DIR"] = directory.appendingPathComponent("runtime").path
-        environment["XDG_CACHE_HOME"] = directory.appendingPathComponent("cache").path
         environment["HOME"] = directory.path
         starts += 1
         let started = try Child(

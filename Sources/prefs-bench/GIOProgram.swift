@@ -11,22 +11,6 @@ enum GIOProgram {
         try compileCProgram(source, named: name, in: directory, library: "gio-2.0", package: "libglib2.0-dev")
     }
 
-    /// The file name of dconf's GSettings backend module (Debian's `dconf-gsettings-backend`).
-    static let dconfModuleName = "libdconfsettings.so"
-
-    /// dconf's GSettings backend module in GLib's module directory.
-    /// - Throws: ``BenchError`` when it is not installed.
-    static func dconfModule() throws -> URL {
-        let query = try runCommand("pkg-config", ["--variable=giomoduledir", "gio-2.0"])
-        try check(query, "pkg-config --variable=giomoduledir gio-2.0 (install libglib2.0-dev)")
-        let module = URL(fileURLWithPath: query.stdout.trimmingCharacters(in: .whitespacesAndNewlines))
-            .appendingPathComponent(dconfModuleName)
-        guard FileManager.default.fileExists(atPath: module.path) else {
-            throw BenchError("dconf's GSettings module is not at \(module.path): install dconf-gsettings-backend (scripts/install-dependencies)")
-        }
-        return module
-    }
-
     /// Throws unless a GSettings program exited 0 with the backend it was given: GLib falls
     /// back to its memory backend with a warning when the named one is not found, and a
     /// figure measured that way would carry the wrong name.

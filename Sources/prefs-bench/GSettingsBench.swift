@@ -53,9 +53,7 @@ struct GSettingsBench {
         // Helper processes load GIO modules from an empty directory (`helperEnvironment`):
         // dconf's module goes beside prefsd's, or `GSETTINGS_BACKEND=dconf` would find no
         // dconf and GLib would measure its memory backend under dconf's name.
-        try FileManager.default.createSymbolicLink(
-            at: modules.appendingPathComponent(GIOProgram.dconfModuleName),
-            withDestinationURL: try GIOProgram.dconfModule())
+        try DconfGIOModule.link(into: modules)
         // As `make install` does: with the cache, GIO loads the module only when prefsd is
         // the backend chosen (without it, every GIO program would load it at start).
         try GIOProgram.check(runCommand("gio-querymodules", [modules.path]), "gio-querymodules")

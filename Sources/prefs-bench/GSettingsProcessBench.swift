@@ -160,38 +160,14 @@ struct GSettingsProcessBench {
         ].joined(separator: "\n")
     }
 
-    /// Runs `executable` with `arguments` to its end; its output goes through a file in `directory`.
+    /// Runs `executable` with `arguments` to its end under GNU time; its output goes through a file in `directory`.
     static func measure(_ executable: String, _ arguments: [String], environment: [String: String], in directory: URL) throws -> Run {
-        let outputPath = directory.appendingPathComponent("gsettings-output").path
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         let rssPath = directory.appendingPathComponent("gsettings-rss").path
-        let timed = ["/usr/bin/time", "-f", "%M", "-o", rssPath, executable] + arguments
-        let argv = timed.map { strdup($0) } + [nil]
-        let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
-        defer {
-            for pointer in argv { free(pointer) }
-            for pointer in envp { free(pointer) }
-        }
-        var pid: pid_t = 0
-        var start = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &start)
-        let spawned = posix_spawn(&pid, "/usr/bin/time", &actions, nil, argv, envp)
-        guard spawned == 0 else { throw BenchError("could not start \(executable): errno \(spawned)") }
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 {
-            guard errno == EINTR else { throw BenchError("waitpid failed: errno \(errno)") }
-        }
-        var end = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &end)
-        let milliseconds = Double(end.tv_sec - start.tv_sec) * 1000 + Double(end.tv_nsec - start.tv_nsec) / 1_000_000
-        let output = (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? ""
-        guard status == 0 else { throw BenchError("\(executable) \(arguments.joined(separator: " ")) exited with status \(status)") }
+        let run = try spawnTimed(
+            "/usr/bin/time", ["-f", "%M", "-o", rssPath, executable] + arguments, environment: environment,
+            output: directory.appendingPathComponent("gsettings-output").path)
         let rss = (try? String(contentsOfFile: rssPath, encoding: .utf8))?.split(separator: "\n").last.flatMap { Int($0) }
         guard let rss else { throw BenchError("/usr/bin/time reported no peak RSS") }
-        return Run(milliseconds: milliseconds, peakKiB: rss, output: output)
+        return Run(milliseconds: run.seconds * 1000, peakKiB: rss, output: run.output)
     }
 }

@@ -128,3 +128,33 @@ final class Child: Sendable {
         return nil
     }
 }
+
+/// Runs `executable` with `arguments` to its end, its standard output into the file at
+/// `output`: the seconds from spawn to exit and what it printed.
+func spawnTimed(
+    _ executable: String, _ arguments: [String], environment: [String: String], output: String
+) throws -> (seconds: Double, output: String) {
+    var actions = posix_spawn_file_actions_t()
+    posix_spawn_file_actions_init(&actions)
+    defer { posix_spawn_file_actions_destroy(&actions) }
+    posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+    let argv = ([executable] + arguments).map { strdup($0) } + [nil]
+    let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+    defer {
+        for pointer in argv { free(pointer) }
+        for pointer in envp { free(pointer) }
+    }
+    var pid: pid_t = 0
+    let start = now()
+    let spawned = posix_spawn(&pid, executable, &actions, nil, argv, envp)
+    guard spawned == 0 else { throw BenchError("could not start \(executable): errno \(spawned)") }
+    var status: Int32 = 0
+    while waitpid(pid, &status, 0) < 0 {
+        guard errno == EINTR else { throw BenchError("waitpid failed: errno \(errno)") }
+    }
+    let seconds = now() - start
+    let printed = (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
+    guard status == 0 else { throw BenchError("\(executable) \(arguments.joined(separator: " ")) exited with status \(status)") }
+    return (seconds, printed)
+}

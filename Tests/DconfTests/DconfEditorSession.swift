@@ -26,10 +26,7 @@ final class DconfEditorSession: Sendable {
         display = try TestDisplay()
         // dconf-editor keeps its own settings through GSettings: dconf's module alone, from a
         // directory of its own (helper processes load GIO modules from an empty one).
-        let modules = directory.appendingPathComponent("gio-modules")
-        try FileManager.default.createDirectory(at: modules, withIntermediateDirectories: true)
-        try FileManager.default.createSymbolicLink(
-            at: modules.appendingPathComponent(Self.dconfModuleName), withDestinationURL: try Self.dconfModule())
+        try DconfGIOModule.link(into: directory.appendingPathComponent("gio-modules"))
         for made in ["data", "cache", "state"] {
             try FileManager.default.createDirectory(at: directory.appendingPathComponent(made), withIntermediateDirectories: true)
         }
@@ -44,23 +41,6 @@ final class DconfEditorSession: Sendable {
 
     /// The editor's own files (its GIO module directory, data, cache, log).
     var directory: URL { server.service.bus.directory.appendingPathComponent("dconf-editor") }
-
-    /// The file name of dconf's GSettings backend module.
-    static let dconfModuleName = "libdconfsettings.so"
-
-    /// dconf's GSettings backend module in GLib's module directory (Debian's
-    /// `dconf-gsettings-backend`); fails loudly when it is not installed.
-    static func dconfModule() throws -> URL {
-        let query = try runCommand("pkg-config", ["--variable=giomoduledir", "gio-2.0"])
-        let moduleDirectory = query.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
-        let module = URL(fileURLWithPath: moduleDirectory).appendingPathComponent(dconfModuleName)
-        guard query.status == 0, !moduleDirectory.isEmpty, FileManager.default.fileExists(atPath: module.path) else {
-            throw FixtureError(
-                "dconf's GSettings module \(dconfModuleName) is not in '\(moduleDirectory)' (pkg-config: \(query.stderr)); run scripts/install-dependencies"
-            )
-        }
-        return module
-    }
 
     /// The editor's environment: the server's bus and dconf directories, the display, and
     /// private XDG data, cache and state directories (never the user's).

@@ -27,27 +27,7 @@ struct DconfFixture {
         // Helper processes load GIO modules from an empty directory (`helperEnvironment`):
         // this one holds dconf's module alone, so `GSETTINGS_BACKEND=dconf` finds it and no
         // other module of the machine loads.
-        let modules = directory.appendingPathComponent("gio-modules")
-        try FileManager.default.createDirectory(at: modules, withIntermediateDirectories: true)
-        try FileManager.default.createSymbolicLink(
-            at: modules.appendingPathComponent(Self.moduleName), withDestinationURL: try Self.systemModule())
-    }
-
-    /// The file name of dconf's GSettings backend module.
-    static let moduleName = "libdconfsettings.so"
-
-    /// dconf's GSettings backend module in GLib's module directory (Debian's
-    /// `dconf-gsettings-backend`); fails loudly when it is not installed.
-    static func systemModule() throws -> URL {
-        let query = try runCommand("pkg-config", ["--variable=giomoduledir", "gio-2.0"])
-        let directory = query.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
-        let module = URL(fileURLWithPath: directory).appendingPathComponent(moduleName)
-        guard query.status == 0, !directory.isEmpty, FileManager.default.fileExists(atPath: module.path) else {
-            throw FixtureError(
-                "dconf's GSettings module \(moduleName) is not in GLib's module directory '\(directory)' (pkg-config: \(query.stderr)); install dconf-gsettings-backend (scripts/install-dependencies)"
-            )
-        }
-        return module
+        try DconfGIOModule.link(into: directory.appendingPathComponent("gio-modules"))
     }
 
     /// The GSettings fixture's environment with dconf as the backend and dconf's own directories.
