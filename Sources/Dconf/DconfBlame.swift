@@ -65,9 +65,7 @@ public struct DconfBlame: Sendable {
         var records: [Record] = []
         for entry in entries {
             guard let path = DconfMirror.path(domain: entry.domain, key: entry.key) else { continue }
-            let value = entry.value.flatMap { value in
-                type(entry.domain, entry.key).flatMap { DconfValue(storedValue: value, type: $0) } ?? DconfValue(storedValue: value, type: nil)
-            }
+            let value = entry.value.flatMap { DconfValue(storedValue: $0, writtenAs: type(entry.domain, entry.key)) }
             if records.last?.sequence != entry.sequence {
                 records.append(Record(sequence: entry.sequence, time: entry.time, who: entry.who, keys: [], call: calls[entry.sequence]))
             }

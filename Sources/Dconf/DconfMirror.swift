@@ -24,10 +24,7 @@ public enum DconfMirror {
             let given = types[domain] ?? [:]
             for (key, stored) in entries {
                 guard let path = path(domain: domain, key: key) else { continue }
-                // A type given through dconf holds while the value still fits it.
-                if let value = given[key].flatMap({ DconfValue(storedValue: stored, type: $0) }) ?? DconfValue(storedValue: stored, type: nil) {
-                    values[path] = value
-                }
+                values[path] = DconfValue(storedValue: stored, writtenAs: given[key])
             }
         }
         return values

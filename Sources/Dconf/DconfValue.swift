@@ -37,6 +37,14 @@ public struct DconfValue: Sendable, Hashable {
         self.init(variant: variant)
     }
 
+    /// The value dconf's clients read for the stored `value`: of `writtenAs` (the GVariant
+    /// type it was last given through dconf) while the value still fits it, else of its
+    /// natural type (``naturalType(of:)``); `nil` when neither fits.
+    public init?(storedValue value: PropertyListValue, writtenAs type: String?) {
+        guard let fitting = type.flatMap({ Self(storedValue: value, type: $0) }) ?? Self(storedValue: value, type: nil) else { return nil }
+        self = fitting
+    }
+
     /// The value prefsd stores: what the GSettings module stores for the same GVariant.
     public var storedValue: PropertyListValue {
         withVariant { VariantCoding.propertyList(from: $0) }

@@ -251,9 +251,7 @@ final class DconfFront: Sendable {
                     let stored = service.storedValues(domain: domain, keys: keys)
                     for key in keys {
                         guard let path = DconfMirror.path(domain: domain, key: key) else { continue }
-                        let new = (stored[key] ?? nil).flatMap { value in
-                            types[domain]?[key].flatMap { DconfValue(storedValue: value, type: $0) } ?? DconfValue(storedValue: value, type: nil)
-                        }
+                        let new = (stored[key] ?? nil).flatMap { DconfValue(storedValue: $0, writtenAs: types[domain]?[key]) }
                         guard database.values[path] != new else { continue }
                         set(path, to: new, in: &database)
                         paths.append(path)
