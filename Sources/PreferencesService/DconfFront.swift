@@ -116,9 +116,8 @@ final class DconfFront: Sendable {
     func recordCall(_ call: DconfBlame.Call, sequences: [UInt64]) {
         state.withLock { state in
             for sequence in sequences { state.calls[sequence] = call }
-            if state.calls.count > Self.keptCalls {
-                for sequence in state.calls.keys.sorted().prefix(state.calls.count - Self.keptCalls) { state.calls[sequence] = nil }
-            }
+            // The oldest go: sequence numbers only grow.
+            while state.calls.count > Self.keptCalls, let oldest = state.calls.keys.min() { state.calls[oldest] = nil }
         }
     }
 
