@@ -8,7 +8,7 @@ import Synchronization
 /// The durable store of persistent preference domains: one SQLite database, written by
 /// group commit.
 ///
-/// Every change is also recorded in a journal (`history_change`, `history_entry`): see
+/// Every change is also recorded in a journal (the `history` table): see
 /// `Journal.swift`.
 ///
 /// Every key of every domain is one row of `preference(domain, key, value)`, its value in

@@ -195,7 +195,9 @@ extension DomainStore {
                         totals = try trimJournal(totals, to: HistoryBounds(entries: 0, bytes: 0), in: db)
                     }
                     for batch in batches {
-                        let (added, sequences) = try journal(batch, in: db, time: time, recording: recording, secure: secure) { mutation, encoded in
+                        let (added, sequences) = try journal(
+                            batch, in: db, time: time, issued: totals.issued, recording: recording, secure: secure
+                        ) { mutation, encoded in
                             switch mutation {
                             case .set(let domain, let key, let value):
                                 try upsert.execute(arguments: [domain.rawValue, key, Data(encoded ?? value.encoded())])
@@ -213,6 +215,7 @@ extension DomainStore {
                         }
                         totals.entries += added.entries
                         totals.bytes += added.bytes
+                        totals.issued = added.issued
                         if let recorded = batch.recorded { told.append((recorded, sequences)) }
                     }
                     totals = try trimJournal(totals, to: historyBounds, in: db)

@@ -65,24 +65,27 @@ struct JournalChange {
 struct JournalTotals: Sendable {
     var entries = 0
     var bytes = 0
+    /// The highest sequence issued (``StoreSchema/selectIssued``): the writer numbers each
+    /// new change one past it, and no sequence is ever given twice.
+    var issued: Int64 = 0
 }
 
 extension DomainStore {
     /// Writes the journal of `batch` (its mutations applied meanwhile with `apply`), in the
     /// transaction under way: reads each key's previous value before its mutation runs, and
-    /// records one change per domain the batch touches.
+    /// records one change per domain the batch touches, numbered on from `issued`.
     /// Returns what the changes added to the journal, and their sequence numbers. Without `recording` (on a full disk)
     /// it only applies the mutations. `apply` gets each mutation with the encoding of the
     /// value it sets (``PropertyListValue/encoded()``, made once for both), nil for others.
     func journal(
-        _ batch: PendingBatch, in db: Database, time: Int64, recording: Bool = true,
+        _ batch: PendingBatch, in db: Database, time: Int64, issued: Int64, recording: Bool = true,
         secure: [DomainName: Set<String>] = [:], apply: (StoreMutation, _ encoded: [UInt8]?) throws -> Void
     ) throws -> (totals: JournalTotals, sequences: [UInt64]) {
         guard recording else {
             for mutation in batch.mutations {
                 if case .set(_, _, let value) = mutation { try apply(mutation, value.encoded()) } else { try apply(mutation, nil) }
             }
-            return (JournalTotals(), [])
+            return (JournalTotals(issued: issued), [])
         }
         // Per domain, in the order first touched: one change of the journal each.
         var changes: [JournalChange] = []
@@ -123,8 +126,9 @@ extension DomainStore {
             }
             try apply(mutation, encoded)
         }
-        var totals = JournalTotals()
+        var totals = JournalTotals(issued: issued)
         var sequences: [UInt64] = []
+        let insert = try db.cachedStatement(sql: StoreSchema.insertHistory)
         for var journalChange in changes {
             let domain = journalChange.domain
             // A key set back to the value it had is no change (a removal then a set, say).
@@ -135,22 +139,22 @@ extension DomainStore {
             if let hidden = secure[domain] {
                 for key in changed where hidden.contains(key) { journalChange.entries[key] = (Journal.secureMarker, Journal.secureMarker) }
             }
+            totals.issued += 1
+            let sequence = totals.issued
+            sequences.append(UInt64(sequence))
+            // The change's own bytes are counted on its first row, each entry's on its own.
             var bytes = Journal.changeOverhead + domain.rawValue.utf8.count + batch.who.utf8.count
             for key in changed {
                 guard let entry = journalChange.entries[key] else { continue }
                 bytes += Journal.entryBytes(key: key, value: entry.value, previous: entry.previous)
+                try insert.execute(arguments: [
+                    sequence, key, time, domain.rawValue, batch.who, journalChange.stored ? 1 : 0,
+                    entry.value.map { Data($0) }, entry.previous.map { Data($0) }, bytes,
+                ])
+                totals.entries += 1
+                totals.bytes += bytes
+                bytes = 0
             }
-            try db.cachedStatement(sql: StoreSchema.insertChange).execute(
-                arguments: [time, domain.rawValue, batch.who, journalChange.stored ? 1 : 0, changed.count, bytes])
-            let sequence = db.lastInsertedRowID
-            sequences.append(UInt64(sequence))
-            let insert = try db.cachedStatement(sql: StoreSchema.insertEntry)
-            for key in changed {
-                guard let entry = journalChange.entries[key] else { continue }
-                try insert.execute(arguments: [sequence, key, entry.value.map { Data($0) }, entry.previous.map { Data($0) }])
-            }
-            totals.entries += changed.count
-            totals.bytes += bytes
         }
         return (totals, sequences)
     }
@@ -163,25 +167,24 @@ extension DomainStore {
             if totals.entries == 0 && totals.bytes == 0 { return totals }
             // Everything goes: DELETE without WHERE lets SQLite free whole tables' pages at
             // once, which takes little room in the WAL (this runs on a full disk).
-            let last = try Int64.fetchOne(db, sql: "SELECT max(sequence) FROM history_change") ?? 0
-            try db.execute(sql: "DELETE FROM history_entry")
-            try db.execute(sql: "DELETE FROM history_change")
+            let last = try Int64.fetchOne(db, sql: "SELECT max(sequence) FROM history") ?? 0
+            try db.execute(sql: "DELETE FROM history")
             try db.execute(sql: "UPDATE history_horizon SET dropped = max(dropped, ?) WHERE id = 1", arguments: [last])
-            return JournalTotals()
+            return JournalTotals(issued: totals.issued)
         }
         var dropped: Int64 = 0
+        let oldest = try db.cachedStatement(
+            sql: "SELECT sequence, count(*), sum(bytes) FROM history WHERE sequence = (SELECT min(sequence) FROM history)")
+        let delete = try db.cachedStatement(sql: "DELETE FROM history WHERE sequence = ?")
         while totals.entries > bounds.entries || totals.bytes > bounds.bytes {
-            let oldest = try Row.fetchAll(db, sql: "SELECT sequence, entries, bytes FROM history_change ORDER BY sequence LIMIT 16")
-            if oldest.isEmpty { totals = JournalTotals(); break }
-            for row in oldest {
-                let sequence: Int64 = row[0]
-                try db.execute(sql: "DELETE FROM history_entry WHERE sequence = ?", arguments: [sequence])
-                try db.execute(sql: "DELETE FROM history_change WHERE sequence = ?", arguments: [sequence])
-                totals.entries -= row[1] as Int
-                totals.bytes -= row[2] as Int
-                dropped = sequence
-                if totals.entries <= bounds.entries && totals.bytes <= bounds.bytes { break }
+            guard let row = try Row.fetchOne(oldest), let sequence = row[0] as Int64? else {
+                totals = JournalTotals(issued: totals.issued)
+                break
             }
+            try delete.execute(arguments: [sequence])
+            totals.entries -= row[1] as Int
+            totals.bytes -= row[2] as Int
+            dropped = sequence
         }
         if dropped > 0 {
             try db.execute(sql: "UPDATE history_horizon SET dropped = max(dropped, ?) WHERE id = 1", arguments: [dropped])
@@ -192,9 +195,9 @@ extension DomainStore {
     /// The journal's totals as stored, read when the store opens.
     static func loadJournalTotals(_ database: DatabaseQueue) throws -> JournalTotals {
         try database.read { db in
-            let row = try Row.fetchOne(db, sql: "SELECT count(*), coalesce(sum(bytes), 0) FROM history_change")
-            let entries = try Int.fetchOne(db, sql: "SELECT count(*) FROM history_entry") ?? 0
-            return JournalTotals(entries: entries, bytes: row?[1] ?? 0)
+            let row = try Row.fetchOne(db, sql: "SELECT count(*), coalesce(sum(bytes), 0) FROM history")
+            let issued = try Int64.fetchOne(db, sql: StoreSchema.selectIssued) ?? 0
+            return JournalTotals(entries: row?[0] ?? 0, bytes: row?[1] ?? 0, issued: issued)
         }
     }
 
@@ -253,8 +256,9 @@ extension DomainStore {
     }
 
     /// The newest `limit` entries of `domain` (of `key` only, when given), oldest first,
-    /// within about `maxBytes` of values: read from the newest backwards through the
-    /// journal's index, so the cost does not grow with the journal.
+    /// within about `maxBytes` of values: read from the newest backwards, so the cost does
+    /// not grow with the journal when the newest entries are the domain's (one domain's
+    /// entries lying far back cost a scan to them).
     private func recentHistory(
         from reader: any DatabaseReader, domain: DomainName?, key: String?, limit: Int, maxBytes: Int
     ) throws(StoreError) -> [HistoryEntry] {
@@ -279,26 +283,22 @@ extension DomainStore {
 
     /// The journal's rows of `domain` (every domain when `nil`; of `key` only, when given)
     /// with a sequence above `after`, oldest first (or newest first), keys of one change in
-    /// key order (or its reverse): what ``entry(_:)`` reads. Both orders follow the indexes
-    /// (the change's domain index, the entry's primary key), so no read sorts.
+    /// key order (or its reverse): what ``entry(_:)`` reads. Both orders are the journal's
+    /// primary key, so no read sorts.
     private static func historyQuery(
         domain: DomainName?, key: String?, after: UInt64, newestFirst: Bool
     ) -> (sql: String, arguments: StatementArguments) {
-        var sql = """
-            SELECT c.sequence, c.time, c.who, e.key, e.value, e.previous, c.domain
-            FROM history_change c JOIN history_entry e ON e.sequence = c.sequence
-            WHERE c.sequence > ?
-            """
+        var sql = "SELECT sequence, time, who, key, value, previous, domain FROM history WHERE sequence > ?"
         var arguments: StatementArguments = [Int64(clamping: after)]
         if let domain {
-            sql += " AND c.domain = ?"
+            sql += " AND domain = ?"
             arguments += [domain.rawValue]
         }
         if let key {
-            sql += " AND e.key = ?"
+            sql += " AND key = ?"
             arguments += [key]
         }
-        sql += newestFirst ? " ORDER BY c.sequence DESC, e.key DESC" : " ORDER BY c.sequence, e.key"
+        sql += newestFirst ? " ORDER BY sequence DESC, key DESC" : " ORDER BY sequence, key"
         return (sql, arguments)
     }
 
@@ -331,16 +331,13 @@ extension DomainStore {
             return try database.read { db -> [String: PropertyListValue?]? in
                 let dropped = try Int64.fetchOne(db, sql: "SELECT dropped FROM history_horizon WHERE id = 1") ?? 0
                 if Int64(clamping: sequence) < dropped { return nil }
-                var sql = """
-                    SELECT e.key, e.previous FROM history_change c JOIN history_entry e ON e.sequence = c.sequence
-                    WHERE c.domain = ? AND c.sequence > ? AND c.stored = 1
-                    """
-                var arguments: StatementArguments = [domain.rawValue, Int64(clamping: sequence)]
+                var sql = "SELECT key, previous FROM history WHERE sequence > ? AND domain = ? AND stored = 1"
+                var arguments: StatementArguments = [Int64(clamping: sequence), domain.rawValue]
                 if let key {
-                    sql += " AND e.key = ?"
+                    sql += " AND key = ?"
                     arguments += [key]
                 }
-                sql += " ORDER BY c.sequence"
+                sql += " ORDER BY sequence"
                 var targets: [String: PropertyListValue?] = [:]
                 // Keys recorded without values (IsSecure) are left as they are.
                 var secret = Set<String>()

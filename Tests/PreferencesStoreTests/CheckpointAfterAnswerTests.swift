@@ -10,7 +10,7 @@ import Testing
 
 @Suite("Checkpoints after the answer")
 struct CheckpointAfterAnswerTests {
-    /// 400 one-key commits take the WAL past SQLite's 1,000-frame threshold at least once.
+    /// 700 one-key commits (two WAL frames each) take the WAL past the 1,000-frame threshold.
     /// The database file changes only when the WAL is checkpointed into it: no commit's
     /// completion may see it changed since that commit was queued (SQLite's automatic
     /// checkpoint ran inside the COMMIT, before the caller was answered), and it must change
@@ -24,7 +24,7 @@ struct CheckpointAfterAnswerTests {
         let database = store.databaseURL.path
         var changedWhileCommitting: [Int] = []
         var checkpointed = false
-        for index in 0..<400 {
+        for index in 0..<700 {
             let before = Self.stamp(database)
             let answered = DispatchSemaphore(value: 0)
             nonisolated(unsafe) var atCompletion = before
@@ -42,7 +42,7 @@ struct CheckpointAfterAnswerTests {
             if Self.stamp(database) != atCompletion { checkpointed = true }
         }
         #expect(changedWhileCommitting.isEmpty, "commits answered after the database file changed: \(changedWhileCommitting)")
-        #expect(checkpointed, "400 commits never checkpointed the WAL into the database")
+        #expect(checkpointed, "700 commits never checkpointed the WAL into the database")
     }
 
     /// The database file's modification time (ns) and size.

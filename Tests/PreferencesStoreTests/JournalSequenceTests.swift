@@ -8,7 +8,7 @@ import Testing
 /// longer rewrites `sqlite_sequence`, and sequences still never repeat.
 @Suite("Journal sequence")
 struct JournalSequenceTests {
-    @Test("a one-key write adds four pages to the WAL: the key's, the change's, its domain index's, the entry's")
+    @Test("a one-key write adds two pages to the WAL: the key's and the journal's newest")
     func oneKeyWriteFrames() throws {
         let domain = try DomainName("com.example.Frames")
         let temporary = try TemporaryDirectory()
@@ -17,8 +17,9 @@ struct JournalSequenceTests {
         for number in 1...3 { try store.commitAndWait([.set(domain, key: "k", value: .integer(Int64(number)))]).get() }
         try store.restartWAL()
         try store.commitAndWait([.set(domain, key: "k", value: .integer(4))]).get()
-        // With AUTOINCREMENT it was five: sqlite_sequence's page too.
-        #expect(try store.walFrames() == 4)
+        // Four with the journal in two tables and a domain index, five with AUTOINCREMENT's
+        // sqlite_sequence page too.
+        #expect(try store.walFrames() == 2)
     }
 
     @Test("a v2 store keeps its journal, and its next change is numbered past every sequence it issued")
@@ -56,6 +57,9 @@ struct JournalSequenceTests {
         }
         var store = try DomainStore(directory: temporary.store, logger: LogRecorder().logger)
         #expect(try store.history(domain: domain, key: nil, after: 0, limit: 100, maxBytes: 1 << 20).map(\.sequence) == [3, 4, 5])
+        #expect(try store.history(domain: domain, key: nil, after: 0, limit: 100, maxBytes: 1 << 20).map(\.value) == [.integer(3), .integer(4), .integer(5)])
+        // The bytes each change counted come along into the one journal table.
+        #expect(store.historyTotals.entries == 3 && store.historyTotals.bytes == 180)
         try store.commitAndWait([.set(domain, key: "k", value: .integer(10))]).get()
         #expect(try store.history(domain: domain, key: nil, after: 5, limit: 100, maxBytes: 1 << 20).map(\.sequence) == [10])
         store.close()

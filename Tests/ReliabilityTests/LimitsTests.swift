@@ -90,10 +90,8 @@ extension Reliability {
                         interface: PreferencesBus.interface, member: "Domains"
                     ), timeout: .seconds(60))
                 answer = "a reply"
-            } catch let error as DBusError where error.code == .remote {
-                answer = error.name ?? ""
             } catch {
-                answer = "\(error)"
+                answer = error.code == .remote ? error.name ?? "" : "\(error)"
             }
             let elapsed = milliseconds(since: started)
             #expect(answer == StandardErrorName.limitsExceeded, "Domains over the array limit answered: \(answer)")

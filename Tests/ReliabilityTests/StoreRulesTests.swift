@@ -138,7 +138,7 @@ extension Reliability {
             let decomposed = "cafe\u{301}"
             let sql = """
                 UPDATE preference SET value = X'\(nul)' WHERE key = 'Theme';
-                UPDATE history_entry SET value = X'\(nul)' WHERE key = 'Theme';
+                UPDATE history SET value = X'\(nul)' WHERE key = 'Theme';
                 INSERT INTO preference(domain, key, value) SELECT domain, '\(decomposed)', value FROM preference WHERE key = 'caf\u{E9}';
                 """
             let tampered = try runCommand("sqlite3", [database, sql])
