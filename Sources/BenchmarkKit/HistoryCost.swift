@@ -25,21 +25,35 @@ public struct HistoryCost: Sendable, Equatable {
     /// The target of a `prefs history --limit 3`, whatever the journal holds.
     public static let newestReadTarget = 0.050
 
-    /// The journal's `Write` target: at most 5 % slower than without it.
-    public static let writeTarget = 1.05
+    /// The journal's `Write` target: at most 3 % slower than without it.
+    public static let writeTarget = 1.03
+
+    /// Median seconds of a WAL-shaped `fdatasync` of one frame (a one-page commit) in the
+    /// stores' directory, sampled in the same rounds as the writes.
+    public var oneFrameSync: Double
+    /// The same of two frames: a commit with one page more, the least that recording a
+    /// change in the same commit adds.
+    public var twoFrameSync: Double
 
     /// Makes the figures.
     public init(
-        withJournal: Double, withoutJournal: Double, changes: Int, entries: Int, bytes: Int,
+        withJournal: Double, withoutJournal: Double, oneFrameSync: Double, twoFrameSync: Double,
+        changes: Int, entries: Int, bytes: Int,
         entryBound: Int, byteBound: Int, fileBytes: Int, newestRead: Double, wholeRead: Double, readFloor: Double
     ) {
         (self.newestRead, self.wholeRead, self.readFloor) = (newestRead, wholeRead, readFloor)
         (self.withJournal, self.withoutJournal, self.changes) = (withJournal, withoutJournal, changes)
+        (self.oneFrameSync, self.twoFrameSync) = (oneFrameSync, twoFrameSync)
         (self.entries, self.bytes, self.entryBound, self.byteBound, self.fileBytes) = (entries, bytes, entryBound, byteBound, fileBytes)
     }
 
     /// The `Write` p50 with the journal over the p50 without it.
     public var writeRatio: Double { withoutJournal > 0 ? withJournal / withoutJournal : .infinity }
+    /// The floor of ``writeRatio``: the `Write` without the journal plus what one more WAL
+    /// page adds to its sync, over the `Write` without the journal.
+    public var floorRatio: Double {
+        withoutJournal > 0 ? (withoutJournal + twoFrameSync - oneFrameSync) / withoutJournal : .infinity
+    }
     /// Whether the ratio is within ``writeTarget``.
     public var writeMet: Bool { writeRatio <= Self.writeTarget }
     /// Whether the journal stayed within both its bounds.
@@ -51,7 +65,12 @@ public struct HistoryCost: Sendable, Equatable {
             [
                 "durable `Write` p50, journal beside none (`--history-entries 0`), taking turns",
                 "\(Format.duration(withJournal)) vs \(Format.duration(withoutJournal)): \(Format.ratio(writeRatio))",
-                "≤ 1.05×", writeMet ? "met" : "**missed**",
+                "≤ \(Format.ratio(Self.writeTarget))", writeMet ? "met" : "**missed**",
+            ],
+            [
+                "the floor: that `Write` without the journal, plus one WAL page more in its sync (`fdatasync` of two frames − of one, same rounds)",
+                "\(Format.duration(twoFrameSync)) − \(Format.duration(oneFrameSync)): \(Format.ratio(floorRatio))",
+                "– (context)", "–",
             ],
             [
                 "journal after \(changes) changes of one key",

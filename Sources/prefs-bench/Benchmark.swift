@@ -88,7 +88,7 @@ struct Benchmark {
 
         // The size sweep: Read vs Ping, Write vs Ping + fdatasync and dconf's Change.
         let disk = try DiskFloor(directory: work.appendingPathComponent("store"), pattern: .sameBlock)
-        let frames = try DiskFloor(directory: work.appendingPathComponent("store"), pattern: .walFrame)
+        let frames = try DiskFloor(directory: work.appendingPathComponent("store"), pattern: .walFrames(pages: 1))
         _ = try connection.callBlocking(Calls.write(bigDomain, "probe", 1))
         var prefsdKeys = 0
         var dconfKeys = 0

@@ -13,11 +13,11 @@ final class DiskFloor {
     enum Pattern {
         /// 4 KiB over the start of the file, every time: the floor.
         case sameBlock
-        /// What SQLite's WAL writes for a one-page commit: a 24-byte frame header and a 4 KiB
-        /// page, 4,120 bytes from the previous frame, cycling through 1,000 frames (the WAL
-        /// is checkpointed and rewound every 1,000 pages). Each commit lands on blocks the
-        /// previous one did not touch, straddling two of them.
-        case walFrame
+        /// What SQLite's WAL writes for a commit of `pages` pages: each a 24-byte frame
+        /// header and a 4 KiB page, 4,120 bytes from the previous frame, cycling through
+        /// 1,000 frames (the WAL is checkpointed and rewound every 1,000 pages). Each commit
+        /// lands on blocks the previous one did not touch; one frame straddles two of them.
+        case walFrames(pages: Int)
     }
 
     private static let frameBytes = 24 + 4096
@@ -35,11 +35,19 @@ final class DiskFloor {
     /// whole, durably.
     init(directory: URL, pattern: Pattern) throws {
         self.pattern = pattern
-        let name = pattern == .sameBlock ? ".prefs-bench-fdatasync" : ".prefs-bench-wal-frames"
+        let name: String
+        switch pattern {
+        case .sameBlock: name = ".prefs-bench-fdatasync"
+        case .walFrames(let pages): name = pages == 1 ? ".prefs-bench-wal-frames" : ".prefs-bench-wal-frames-\(pages)"
+        }
         path = directory.appendingPathComponent(name).path
         descriptor = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else { throw BenchError("cannot open \(path): \(String(cString: strerror(errno)))") }
-        let size = pattern == .sameBlock ? page.count : Self.walHeaderBytes + Self.frames * Self.frameBytes
+        let size: Int
+        switch pattern {
+        case .sameBlock: size = page.count
+        case .walFrames(let pages): size = Self.walHeaderBytes + (Self.frames + pages) * Self.frameBytes
+        }
         let zeros = [UInt8](repeating: 0, count: size)
         guard zeros.withUnsafeBytes({ pwrite(descriptor, $0.baseAddress, $0.count, 0) }) == size, fsync(descriptor) == 0 else {
             throw BenchError("cannot fill \(path): \(String(cString: strerror(errno)))")
@@ -61,10 +69,13 @@ final class DiskFloor {
         switch pattern {
         case .sameBlock:
             try write(page, at: 0)
-        case .walFrame:
-            let offset = Self.walHeaderBytes + (round % Self.frames) * Self.frameBytes
-            try write(header, at: offset)
-            try write(page, at: offset + header.count)
+        case .walFrames(let pages):
+            let first = Self.walHeaderBytes + (round * pages % Self.frames) * Self.frameBytes
+            for frame in 0..<pages {
+                let offset = first + frame * Self.frameBytes
+                try write(header, at: offset)
+                try write(page, at: offset + header.count)
+            }
         }
         guard fdatasync(descriptor) == 0 else { throw BenchError("fdatasync of \(path) failed: \(String(cString: strerror(errno)))") }
         return now() - start

@@ -23,13 +23,14 @@ struct HistoryBench {
         let prefsdPath = try siblingExecutable("prefsd")
 
         log("Write with and without the journal, taking turns")
-        let (with, without) = try measureWrites(prefsd: prefsdPath, work: work)
+        let writes = try measureWrites(prefsd: prefsdPath, work: work)
         log("journal size after \(changes) changes of one key")
         let size = try measureJournal(directory: work.appendingPathComponent("journal"))
         log("prefs history --limit 3 on that journal")
         let reads = try measureReads(prefsd: prefsdPath, store: work.appendingPathComponent("journal"), work: work)
         let cost = HistoryCost(
-            withJournal: with, withoutJournal: without, changes: changes,
+            withJournal: writes.with, withoutJournal: writes.without,
+            oneFrameSync: writes.oneFrame, twoFrameSync: writes.twoFrames, changes: changes,
             entries: size.entries, bytes: size.bytes,
             entryBound: HistoryBounds.defaults.entries, byteBound: HistoryBounds.defaults.bytes,
             fileBytes: size.fileBytes, newestRead: reads.newest, wholeRead: reads.whole, readFloor: reads.floor)
@@ -41,8 +42,12 @@ struct HistoryBench {
         print("The size row goes through the store's writer in process (group commit, default bounds), not the bus.")
     }
 
-    /// Median seconds of a durable `Write`, journal on and off.
-    private func measureWrites(prefsd: String, work: URL) throws -> (Double, Double) {
+    /// Median seconds of a durable `Write`, journal on and off, and of the disk's floor for
+    /// each: a WAL-shaped sync of one frame (the preference's page) and of two (one page
+    /// more, as anything recorded in the same commit adds), in the stores' directory.
+    private func measureWrites(
+        prefsd: String, work: URL
+    ) throws -> (with: Double, without: Double, oneFrame: Double, twoFrames: Double) {
         var connections: [DBusConnection] = []
         var instances: [PrefsdInstance] = []
         var buses: [PrivateBus] = []
@@ -67,19 +72,24 @@ struct HistoryBench {
         for connection in connections {
             for _ in 0..<5 { serial += 1; _ = try connection.timed(Calls.write("bench.history", "w", serial)) }
         }
+        let oneFrame = try DiskFloor(directory: work, pattern: .walFrames(pages: 1))
+        let twoFrames = try DiskFloor(directory: work, pattern: .walFrames(pages: 2))
         let budget = quick ? Budget(count: 200, seconds: 3) : Budget(count: 2_000, seconds: 20)
-        let lanes = try sample(budget, 2) { i in
+        let lanes = try sample(budget, 4) { i in
             serial += 1
             // Alternate which goes first, so neither always follows the other's fsync.
             let order = i % 2 == 0 ? [0, 1] : [1, 0]
-            var taken = [0.0, 0.0]
+            var taken = [0.0, 0.0, 0.0, 0.0]
             for lane in order { taken[lane] = try connections[lane].timed(Calls.write("bench.history", "w", serial)) }
+            taken[2] = try oneFrame.sample()
+            taken[3] = try twoFrames.sample()
             return taken
         }
-        guard let with = Summary(lanes[0])?.median, let without = Summary(lanes[1])?.median else {
+        let medians = lanes.map { Summary($0)?.median }
+        guard let with = medians[0], let without = medians[1], let one = medians[2], let two = medians[3] else {
             throw BenchError("no Write was timed")
         }
-        return (with, without)
+        return (with, without, one, two)
     }
 
     /// Median seconds of `prefs history bench.history --limit 3` (a whole process: the

@@ -58,7 +58,7 @@ struct WriteFigures {
     var ping: Figure
     /// A 4 KiB overwrite of one block and `fdatasync` in the store's directory: the disk.
     var sync: Figure
-    /// A WAL frame written as SQLite writes one, and `fdatasync` (``DiskFloor/Pattern/walFrame``).
+    /// A WAL frame written as SQLite writes one, and `fdatasync` (``DiskFloor/Pattern/walFrames(pages:)``, one page).
     var frameSync: Figure
 
     /// The floor: Ping p50 + fdatasync p50.
