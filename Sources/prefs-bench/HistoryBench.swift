@@ -81,8 +81,13 @@ struct HistoryBench {
             let order = i % 2 == 0 ? [0, 1] : [1, 0]
             var taken = [0.0, 0.0, 0.0, 0.0]
             for lane in order { taken[lane] = try connections[lane].timed(Calls.write("bench.history", "w", serial)) }
-            taken[2] = try oneFrame.sample()
-            taken[3] = try twoFrames.sample()
+            if i % 2 == 0 {
+                taken[2] = try oneFrame.sample()
+                taken[3] = try twoFrames.sample()
+            } else {
+                taken[3] = try twoFrames.sample()
+                taken[2] = try oneFrame.sample()
+            }
             return taken
         }
         let medians = lanes.map { Summary($0)?.median }
