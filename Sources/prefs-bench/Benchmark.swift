@@ -41,6 +41,13 @@ struct Benchmark {
             return print(report.render())
         }
 
+        if options.onlyCachedReads {
+            log("cached reads")
+            report.cached = try measureCachedReads(bus: bus.address, quick: quick)
+            report.load = "\(loadBefore) before, \(Machine.load) after (1/5/15-minute load averages)"
+            return print(report.render())
+        }
+
         // Built before anything is measured: a missing compiler or library stops the run now.
         let programs = try ReferencePrograms(bus: bus.address, directory: work, store: work.appendingPathComponent("store"))
 

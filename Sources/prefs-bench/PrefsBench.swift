@@ -44,6 +44,9 @@ struct PrefsBench: ParsableCommand {
     @Flag(help: "Measure only the rapid writes through the library (100,000 sets of one key).")
     var onlyRapidWrites = false
 
+    @Flag(help: "Measure only the cached string(forKey:) hit, beside Foundation's UserDefaults.")
+    var onlyCachedReads = false
+
     @Flag(
         help:
             "Measure only Read beside Ping (at 0 keys), the GDBus reference client's Read, and prefsd beside the minimal libdbus service through GDBus (needs cc, libglib2.0-dev and libdbus-1-dev)."
