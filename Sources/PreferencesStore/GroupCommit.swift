@@ -200,11 +200,11 @@ extension DomainStore {
                         ) { mutation, encoded in
                             switch mutation {
                             case .set(let domain, let key, let value):
-                                try upsert.execute(arguments: [domain.rawValue, key, Data(encoded ?? value.encoded())])
+                                try upsert.run([.text(domain.rawValue), .text(key), .blob(encoded ?? value.encoded())])
                             case .remove(let domain, let key):
-                                try delete.execute(arguments: [domain.rawValue, key])
+                                try delete.run([.text(domain.rawValue), .text(key)])
                             case .removeDomain(let domain):
-                                try deleteDomain.execute(arguments: [domain.rawValue])
+                                try deleteDomain.run([.text(domain.rawValue)])
                             case .note:
                                 break
                             case .setGVariantType(let domain, let key, let type?):

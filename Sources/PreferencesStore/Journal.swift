@@ -91,7 +91,7 @@ extension DomainStore {
         var changes: [JournalChange] = []
         let select = try db.cachedStatement(sql: StoreSchema.selectValue)
         func previous(_ domain: DomainName, _ key: String) throws -> [UInt8]? {
-            try Data.fetchOne(select, arguments: [domain.rawValue, key]).map { [UInt8]($0) }
+            try select.firstBlob([.text(domain.rawValue), .text(key)])
         }
         func change(_ domain: DomainName) -> Int {
             if let index = changes.lastIndex(where: { $0.domain == domain }) { return index }
@@ -147,9 +147,9 @@ extension DomainStore {
             for key in changed {
                 guard let entry = journalChange.entries[key] else { continue }
                 bytes += Journal.entryBytes(key: key, value: entry.value, previous: entry.previous)
-                try insert.execute(arguments: [
-                    sequence, key, time, domain.rawValue, batch.who, journalChange.stored ? 1 : 0,
-                    entry.value.map { Data($0) }, entry.previous.map { Data($0) }, bytes,
+                try insert.run([
+                    .integer(sequence), .text(key), .integer(time), .text(domain.rawValue), .text(batch.who),
+                    .integer(journalChange.stored ? 1 : 0), .blob(entry.value), .blob(entry.previous), .integer(Int64(bytes)),
                 ])
                 totals.entries += 1
                 totals.bytes += bytes
