@@ -359,6 +359,14 @@ public final class PreferencesService: Sendable {
         }
         switch method {
         case .read:
+            // Read before with these very arguments: the names were checked then, and the
+            // reply encoded then serves while the value stored is the same.
+            let (domainText, keyText) = (try arguments.string(0), try arguments.string(1))
+            if let known = readReplies.entry(domain: domainText, key: keyText),
+                let value = read({ $0.value(domain: known.domain, key: known.key) }), value == known.value
+            {
+                return .encodedAnswer(known.body)
+            }
             let (domain, key) = (try arguments.domain(0), try arguments.key(1))
             guard let value = read({ $0.value(domain: domain, key: key) }) else {
                 if read({ $0.isLeftOut(domain: domain, key: key) }) {
@@ -368,7 +376,9 @@ public final class PreferencesService: Sendable {
                 }
                 throw .notFound("\(domain) has no key \"\(key)\"")
             }
-            guard let body = readReplies.body(domain: domain, key: key, value: value) else { return .answer([value.dbusVariant]) }
+            guard let body = readReplies.body(domainText: domainText, keyText: keyText, domain: domain, key: key, value: value) else {
+                return .answer([value.dbusVariant])
+            }
             return .encodedAnswer(body)
         case .readDomain:
             let domain = try arguments.domain(0)

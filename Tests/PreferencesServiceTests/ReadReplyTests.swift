@@ -63,4 +63,31 @@ struct ReadReplyTests {
             }
         }
     }
+
+    @Test("a key sent in another Unicode spelling, read again, reads the key's value now")
+    func spellings() async throws {
+        let fixture = try await ServiceFixture()
+        let client = ServiceClient(connection: try fixture.connect())
+        let domain = "com.example.Spelling"
+        let composed = "Caf\u{E9}", decomposed = "Caf\u{65}\u{301}"
+        try await client.write(domain, composed, .integer(1))
+        for _ in 0..<2 {
+            #expect(try await client.readValue(domain, decomposed) == .integer(1))
+            #expect(try await client.readValue(domain, composed) == .integer(1))
+        }
+        try await client.write(domain, decomposed, .integer(2))
+        #expect(try await client.readValue(domain, decomposed) == .integer(2))
+        #expect(try await client.readValue(domain, composed) == .integer(2))
+    }
+
+    @Test("invalid names are refused on every Read, not only the first")
+    func invalidNamesEveryTime() async throws {
+        let fixture = try await ServiceFixture()
+        let client = ServiceClient(connection: try fixture.connect())
+        let invalidName = PreferencesErrorName.invalidName.busName
+        for _ in 0..<3 {
+            #expect(await client.refusal("Read", [.string("not a domain!"), .string("k")]) == invalidName)
+            #expect(await client.refusal("Read", [.string("com.example.App"), .string("")]) != nil)
+        }
+    }
 }
