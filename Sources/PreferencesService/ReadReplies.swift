@@ -18,9 +18,10 @@ import Synchronization
 final class ReadReplies: Sendable {
     /// The most entries kept.
     static let maximumEntries = 4_096
-    /// The largest value kept, as marshalled (a larger one is encoded on each `Read`: its
-    /// copy would cost about as much as its encoding).
-    static let maximumValueBytes = 4_096
+    /// The largest value kept, as marshalled (a larger one is encoded on each `Read`). With
+    /// ``maximumEntries``, the kept messages' bodies take at most 4 MiB; the values they keep
+    /// share their storage with the stored ones while those are unchanged.
+    static let maximumValueBytes = 1_024
 
     /// A `Read`'s arguments as sent.
     private struct Texts: Hashable {
