@@ -35,13 +35,18 @@ public struct DBusMessage: Sendable {
     /// The bus may start a service to deliver the call (bus activation); default true.
     public var autoStart: Bool
     /// The arguments.
-    public var body: [DBusValue]
+    public var body: [DBusValue] {
+        // A body set anew is encoded anew.
+        didSet { encodedBody = nil }
+    }
     /// The libdbus message a received method call was decoded from (see
     /// ``ReceivedCall``); nil for messages built here and after ``detached()``.
     var received: RawMessage?
     /// For a reply made with ``makeReturn(_:)`` or ``makeError(name:message:)`` of a
     /// received call: that call, so the encoder can build the reply from it.
     var answering: AnsweredCall?
+    /// For a reply made with ``makeReturn(_:)-(ReplyBody)``: its body, encoded already.
+    var encodedBody: ReplyBody?
 
     /// Creates a message with every field given.
     public init(
@@ -135,6 +140,7 @@ public struct DBusMessage: Sendable {
         var message = self
         message.received = nil
         message.answering = nil
+        message.encodedBody = nil
         return message
     }
 

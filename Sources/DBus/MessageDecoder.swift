@@ -26,7 +26,11 @@ enum MessageDecoder {
     ///   ``maximumIncomingValueCount``); `nil` for no limit (replies to our own calls).
     /// - Parameter strings: header strings to reuse when this message carries the same
     ///   (see ``HeaderStrings``); nil to make every one anew.
-    static func decode(_ pointer: OpaquePointer, valueBudget: Int? = nil, strings: HeaderStrings? = nil) throws(DBusError) -> DBusMessage {
+    /// - Parameter keepingCall: whether a method call that waits for a reply keeps a
+    ///   reference to `pointer` (see ``ReceivedCall``).
+    static func decode(
+        _ pointer: OpaquePointer, valueBudget: Int? = nil, strings: HeaderStrings? = nil, keepingCall: Bool = false
+    ) throws(DBusError) -> DBusMessage {
         let kind: DBusMessage.Kind
         switch dbus_message_get_type(pointer) {
         case CDBUS_MESSAGE_TYPE_METHOD_CALL: kind = .methodCall
@@ -40,7 +44,7 @@ enum MessageDecoder {
             strings.map { $0.string(value, field) } ?? string(value)
         }
         let body = try decodeBody(pointer, valueBudget: valueBudget)
-        return DBusMessage(
+        var message = DBusMessage(
             kind: kind,
             serial: dbus_message_get_serial(pointer),
             replySerial: replySerial == 0 ? nil : replySerial,
@@ -54,6 +58,12 @@ enum MessageDecoder {
             noReplyExpected: dbus_message_get_no_reply(pointer) != 0,
             autoStart: dbus_message_get_auto_start(pointer) != 0,
             body: body)
+        // libdbus refuses to load a message of serial 0, so a received call always has one
+        // a reply may name. Set here, on the message as made, so it is not copied again.
+        if keepingCall, kind == .methodCall, !message.noReplyExpected, message.serial != 0 {
+            message.received = RawMessage(owning: dbus_message_ref(pointer))
+        }
+        return message
     }
 
     /// Counts the values decoded from one message against its budget.

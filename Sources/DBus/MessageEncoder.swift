@@ -5,6 +5,13 @@ internal import CDBus
 enum MessageEncoder {
     /// Encodes `message` into a new libdbus message.
     static func encode(_ message: DBusMessage) throws(DBusError) -> RawMessage {
+        // A reply whose body was encoded ahead (``ReplyBody``), still as made from the call.
+        if let encodedBody = message.encodedBody, let answering = message.answering, answering.answers(message),
+            message.kind == .methodReturn, message.path == nil, message.interface == nil, message.member == nil,
+            message.errorName == nil, !message.noReplyExpected, !message.autoStart
+        {
+            return try encodedBody.reply(to: answering)
+        }
         // A reply of at most one argument to a received call: built from the call (see
         // ``ReceivedCall``). Several arguments go through ``WireFormat`` below, cheaper still.
         if let answering = message.answering, message.body.count < WireFormat.minimumArguments, answering.answers(message) {
@@ -89,7 +96,7 @@ enum MessageEncoder {
     }
 
     /// Appends the validated `body` to the new message `pointer`.
-    private static func appendBody(_ body: [DBusValue], to pointer: OpaquePointer) throws(DBusError) {
+    static func appendBody(_ body: [DBusValue], to pointer: OpaquePointer) throws(DBusError) {
         guard !body.isEmpty else { return }
         let ok = withUnsafeTemporaryAllocation(of: DBusMessageIter.self, capacity: 1) { buffer in
             let iter = buffer.baseAddress!

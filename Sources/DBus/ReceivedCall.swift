@@ -14,13 +14,7 @@ enum ReceivedCall {
     /// Decodes a method call libdbus delivered (the caller keeps its own reference) and keeps
     /// a reference to it on the result when the sender waits for a reply.
     static func decode(_ pointer: OpaquePointer, valueBudget: Int?, strings: HeaderStrings? = nil) throws(DBusError) -> DBusMessage {
-        var message = try MessageDecoder.decode(pointer, valueBudget: valueBudget, strings: strings)
-        // libdbus refuses to load a message of serial 0, so a received call always has one
-        // a reply may name.
-        if message.kind == .methodCall, !message.noReplyExpected, message.serial != 0 {
-            message.received = RawMessage(owning: dbus_message_ref(pointer))
-        }
-        return message
+        try MessageDecoder.decode(pointer, valueBudget: valueBudget, strings: strings, keepingCall: true)
     }
 }
 

@@ -86,7 +86,7 @@ extension PreferencesService {
                 case .answer(let body): reply(to: call, body)
                 case .effect(let effect, let store, let body):
                     complete(effect, store: store, for: call, answer: body, who: HistoryOrigin.restore)
-                case .revert, .history: break
+                case .encodedAnswer, .revert, .history: break
                 }
             } catch let error as PreferencesServiceError {
                 reply(to: call, error: error.busErrorName, error.description)

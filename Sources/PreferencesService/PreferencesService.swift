@@ -39,6 +39,8 @@ public final class PreferencesService: Sendable {
     let configuration: ServiceConfiguration
     let logger: Logger
     private let standardInterfaces: StandardInterfaces
+    /// `Read`'s replies, encoded once per value read.
+    let readReplies = ReadReplies()
     let state = Mutex(State())
     private let watcher = Mutex<DirectoryWatcher?>(nil)
     /// The roaming folder's coordinator, once started (see `PreferencesService+Roaming.swift`).
@@ -308,6 +310,7 @@ public final class PreferencesService: Sendable {
             let arguments = Arguments(body: try caller.admit(method, call.body), limits: configuration.limits)
             switch try perform(method, arguments, as: caller) {
             case .answer(let body): reply(to: call, caller.filter(method, answer: body))
+            case .encodedAnswer(let body): reply(to: call, body)
             case .effect(let effect, let store, let answer):
                 complete(effect, store: store, for: call, answer: answer, who: gate.who(call, as: caller))
             case .revert(let request, let store): revert(request, store: store, for: call, as: caller)
@@ -336,6 +339,8 @@ public final class PreferencesService: Sendable {
     enum Outcome: Sendable {
         /// Answer at once with this body.
         case answer([DBusValue])
+        /// Answer at once with this body, encoded already (no filter applies to it).
+        case encodedAnswer(ReplyBody)
         /// Carry out the effect, then answer with the body.
         case effect(Effect, DomainStore, answer: [DBusValue])
         /// Put a domain back as the journal says it was (`RevertTo`, `RevertKeyTo`).
@@ -354,6 +359,14 @@ public final class PreferencesService: Sendable {
         }
         switch method {
         case .read:
+            // Read before with these very arguments: the names were checked then, and the
+            // reply encoded then serves while the value stored is the same.
+            let (domainText, keyText) = (try arguments.string(0), try arguments.string(1))
+            if let known = readReplies.entry(domain: domainText, key: keyText),
+                let value = read({ $0.value(domain: known.domain, key: known.key) }), value == known.value
+            {
+                return .encodedAnswer(known.body)
+            }
             let (domain, key) = (try arguments.domain(0), try arguments.key(1))
             guard let value = read({ $0.value(domain: domain, key: key) }) else {
                 if read({ $0.isLeftOut(domain: domain, key: key) }) {
@@ -363,7 +376,10 @@ public final class PreferencesService: Sendable {
                 }
                 throw .notFound("\(domain) has no key \"\(key)\"")
             }
-            return .answer([value.dbusVariant])
+            guard let body = readReplies.body(domainText: domainText, keyText: keyText, domain: domain, key: key, value: value) else {
+                return .answer([value.dbusVariant])
+            }
+            return .encodedAnswer(body)
         case .readDomain:
             let domain = try arguments.domain(0)
             guard let entries = read({ $0.entries(domain: domain) }) else {
@@ -593,6 +609,18 @@ public final class PreferencesService: Sendable {
         } catch {
             logger.error("could not send a reply", metadata: ["member": "\(call.member ?? "")", "error": "\(error)"])
             reply(to: call, error: StandardErrorName.limitsExceeded, "the answer could not be sent on the bus: \(error)")
+        }
+    }
+
+    /// Answers `call` with `body`, encoded already, as ``reply(to:_:)-([DBusValue])`` does.
+    func reply(to call: DBusMessage, _ body: ReplyBody) {
+        guard !call.noReplyExpected else { return }
+        guard body.marshalledSize <= configuration.limits.replyBytes else { return reply(to: call, body.values) }
+        do {
+            try connection(answering: call).send(call.makeReturn(body))
+        } catch {
+            // Reported, and answered otherwise, the way a reply built from values is.
+            reply(to: call, body.values)
         }
     }
 
