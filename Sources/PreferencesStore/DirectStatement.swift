@@ -14,14 +14,14 @@ enum StatementParameter {
 /// The writer's statements run once per key of every commit: upsert, delete, the previous
 /// value's read and the journal's row. They run straight through SQLite's C API on GRDB's
 /// prepared statement, because `execute(arguments:)` boxes each argument in a
-/// `DatabaseValue`, validates and binds them: about 40,000 instructions of a one-key write's
-/// 257,000. Statements without a row to read back (BEGIN, COMMIT, the journal's trimming)
-/// stay with GRDB.
+/// `DatabaseValue`, validates and binds them, a tenth of a one-key write's instructions
+/// (docs/benchmarks.md). The writer's other statements (BEGIN, COMMIT, the journal's
+/// trimming) stay with GRDB.
 extension Statement {
     /// Runs the statement to its end with `parameters` bound in order.
     /// - Throws: `DatabaseError` as GRDB's `execute` would (a full disk is `SQLITE_FULL`).
     func run(_ parameters: [StatementParameter]) throws {
-        try stepOnce(parameters) { statement, code in
+        try stepOnce(parameters) { _, code in
             guard code == SQLITE_DONE else { throw failure(code) }
         }
     }
