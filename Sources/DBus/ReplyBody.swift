@@ -4,12 +4,13 @@ internal import CDBus
 ///
 /// Building a reply with libdbus's builder (`dbus_message_new_method_return`, then each
 /// argument through `dbus_message_iter_*`, which rewrites the header's signature field)
-/// costs about 16,000 instructions for a one-variant body (callgrind), and marshalling it
-/// in Swift for `dbus_message_demarshal` more (libdbus validates the whole message
-/// again). A `ReplyBody` keeps a method return holding only the body, built once; each
-/// reply made from it is a copy of that message (`dbus_message_copy`: the header and body
-/// bytes copied, nothing parsed or validated) given the call's serial and sender, about
-/// 10,000. Worth it for a body answered more than once (a stored value read again and again).
+/// costs more than the rest of a `Read`, and marshalling it in Swift for
+/// `dbus_message_demarshal` more still (libdbus validates the whole message again). A
+/// `ReplyBody` keeps a method return holding only the body, built once; each reply made
+/// from it is a copy of that message (`dbus_message_copy`: the header and body bytes
+/// copied, nothing parsed or validated) given the call's serial and sender, at about
+/// three fifths of the builder's cost (docs/benchmarks.md, "Instructions per call"). Worth
+/// it for a body answered more than once (a stored value read again and again).
 ///
 /// The kept message is never sent or changed, only copied, so copies can be made on any
 /// thread.
