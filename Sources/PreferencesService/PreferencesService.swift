@@ -1,5 +1,6 @@
 import DBus
 import Dconf
+import Dispatch
 import Logging
 import PreferencesModel
 import PreferencesProtocol
@@ -40,7 +41,9 @@ public final class PreferencesService: Sendable {
     let logger: Logger
     private let standardInterfaces: StandardInterfaces
     let state = Mutex(State())
-    private let watcher = Mutex<DirectoryWatcher?>(nil)
+    let watcher = Mutex<DirectoryWatcher?>(nil)
+    /// Opens once the whole store is loaded (see `PreferencesService+Loading.swift`).
+    let loaded = LoadGate()
     /// The roaming folder's coordinator, once started (see `PreferencesService+Roaming.swift`).
     let roaming = Mutex<RoamingCoordinator?>(nil)
     /// The administrator's defaults and dconf databases, followed live; its queue runs
@@ -94,11 +97,35 @@ public final class PreferencesService: Sendable {
         if let directory = snapshots?.directory { SnapshotKeeper.clear(directory: directory) }
     }
 
-    /// Loads the store's domains and starts answering, the waiting calls first.
+    /// Starts answering, the waiting calls first. With dconf's protocol the whole store is
+    /// loaded first (dconf's file is made from every value); without it, the store loads
+    /// beside the calls, and a read of a domain not loaded yet reads that domain alone (see
+    /// `PreferencesService+Loading.swift`).
     /// - Throws: `StoreError` when the store cannot be read.
     public func start(store: DomainStore) throws(StoreError) {
+        try start(store: store, holdingFullLoadUntil: nil)
+    }
+
+    /// ``start(store:)``, whose full load (without dconf's protocol) waits for `hold` first:
+    /// what tests use to see the service while domains load one by one.
+    func start(store: DomainStore, holdingFullLoadUntil hold: DispatchSemaphore?) throws(StoreError) {
         // Watch before reading, so no change to the managed directory slips between the two.
         watchManagedDirectory()
+        let domains: DomainState
+        if dconf == nil {
+            // Nothing reloads the administrator's settings until every domain is loaded: the
+            // signals of a reload compare values of every domain it touches.
+            administration.queue.suspend()
+            domains = DomainState.loading(limits: configuration.limits)
+        } else {
+            domains = try loadWhole(store)
+        }
+        start(domains, store: store, hold: hold)
+    }
+
+    /// The whole store as the running state, dconf's database taken in and dconf's file made
+    /// from it.
+    private func loadWhole(_ store: DomainStore) throws(StoreError) -> DomainState {
         var committed = try store.loadAll()
         // A database a dconf-service wrote is taken in before anything else is written.
         if let dconf {
@@ -121,13 +148,22 @@ public final class PreferencesService: Sendable {
         }
         var domains = DomainState(committed: committed, limits: configuration.limits)
         domains.leftOut = store.leftOutKeys
-        _ = domains.replaceForced(with: managed.load(previous: [:]))
-        _ = domains.replaceAdministrator(with: loadAdministratorSettings())
-        let count = domains.committed.count
         // dconf's file is made from the store before any call is answered.
         if let dconf, !dconf.isRefused {
             dconf.start(domains: domains.committed, types: try store.loadGVariantTypes(), service: self)
         }
+        return domains
+    }
+
+    /// Puts `loading` (the whole store, or a state that loads it beside the calls) in force
+    /// with what the administrator forces and sets, and answers the calls.
+    private func start(_ loading: DomainState, store: DomainStore, hold: DispatchSemaphore?) {
+        var domains = loading
+        _ = domains.replaceForced(with: managed.load(previous: [:]))
+        _ = domains.replaceAdministrator(with: loadAdministratorSettings())
+        let whole = domains.isComplete
+        let count = domains.committed.count
+        if whole { loaded.open(failure: nil) }
         state.withLock { state in
             state.domains = domains
             state.store = store
@@ -136,6 +172,7 @@ public final class PreferencesService: Sendable {
         snapshots?.start { [self] domain in snapshotBody(domain) }
         // The domains the last prefsd had snapshots of: written again now, off the reply path.
         snapshots?.warm(snapshotDomains.read(limit: SnapshotKeeper.maximumSnapshots))
+        if !whole { loadRest(of: store, after: hold) }
         // Answer the calls that waited, in order, until none is left; only then are new
         // calls dispatched as they arrive, so none overtakes an older one.
         var answered = 0
@@ -149,7 +186,9 @@ public final class PreferencesService: Sendable {
             for call in waiting { dispatch(call) }
             answered += waiting.count
         }
-        logger.info("serving", metadata: ["domains": "\(count)", "waitingCalls": "\(answered)"])
+        logger.info("serving", metadata: ["domains": whole ? "\(count)" : "loading", "waitingCalls": "\(answered)"])
+        // Without the whole store, `loadRest(of:)` does the rest once it is loaded.
+        guard whole else { return }
         // A managed file changed while the store loaded is put in force now, on the
         // watcher's queue like every reload.
         watcher.withLock { $0?.trigger() }
@@ -183,9 +222,11 @@ public final class PreferencesService: Sendable {
         announce(update)
     }
 
-    /// Runs `body` on the running state (`nil` before the store is loaded).
+    /// Runs `body` on the running state (`nil` before the store is loaded, or when it could
+    /// not be read), once the whole store is loaded.
     func withDomains<Result: Sendable>(_ body: (inout DomainState) -> Result) -> Result? {
-        state.withLock { state in
+        guard (try? waitUntilLoaded()) != nil else { return nil }
+        return state.withLock { state in
             guard state.domains != nil else { return nil }
             return body(&state.domains!)
         }
@@ -222,6 +263,8 @@ public final class PreferencesService: Sendable {
 
     /// Waits until every accepted write is durable and answered, then closes the store.
     public func stop() {
+        // The full load finishes first: it reads the store that is closed below.
+        try? loaded.wait()
         if let domains = snapshots?.stop(), !snapshotDomains.write(domains) {
             logger.info("the list of domains to keep snapshots of could not be written", metadata: ["file": "\(snapshotDomains.path)"])
         }
@@ -274,9 +317,18 @@ public final class PreferencesService: Sendable {
     }
 
     private func dispatch(_ call: DBusMessage, as caller: CallerIdentity) {
+        if !loaded.isOpen, door?.serves(call) == true, call.interface != PreferencesBus.interface {
+            // The door's own methods wait for the whole store.
+            try? loaded.wait()
+        }
         if let door, door.serves(call), let answer = door.answer(call, from: caller) {
             guard !call.noReplyExpected else { return }
             return send(answer, over: door.connection)
+        }
+        if !loaded.isOpen, call.interface != PreferencesBus.interface, standardInterfaces.answer(call) == nil {
+            // Of the calls that read the state, only the preferences interface's reads are
+            // answered before the whole store is loaded (see `prepare(_:_:)`).
+            try? loaded.wait()
         }
         if isDconfCall(call) { return handleDconfCall(call, as: caller) }
         if let answer = standardInterfaces.answer(call) {
@@ -306,6 +358,7 @@ public final class PreferencesService: Sendable {
         }
         do {
             let arguments = Arguments(body: try caller.admit(method, call.body), limits: configuration.limits)
+            try prepare(method, arguments)
             switch try perform(method, arguments, as: caller) {
             case .answer(let body): reply(to: call, caller.filter(method, answer: body))
             case .effect(let effect, let store, let answer):
@@ -326,7 +379,7 @@ public final class PreferencesService: Sendable {
     /// exist, and `ForcedKeys`), as a snapshot's body `(s a{sv} as)`; `nil` when a reply
     /// could not carry it.
     private func snapshotBody(_ name: String) -> [DBusValue]? {
-        guard let domain = try? DomainName(name) else { return nil }
+        guard let domain = try? DomainName(name), (try? ensureLoaded([domain])) != nil else { return nil }
         let (entries, forced) = read { ($0.entries(domain: domain) ?? [:], $0.forcedKeys(domain: domain)) }
         let body: [DBusValue] = [.string(name), PropertyListValue.dictionary(entries).dbusValue, .stringArray(forced)]
         guard DBusValue.structure(body).marshalledSize <= configuration.limits.replyBytes else { return nil }
@@ -489,6 +542,7 @@ public final class PreferencesService: Sendable {
     func acting<Result: Sendable>(
         as application: String?, _ body: (inout DomainState, DomainStore) throws -> Result
     ) throws(PreferencesServiceError) -> Result {
+        try waitUntilLoaded()
         do {
             return try state.withLock { state in
                 guard state.domains != nil, let store = state.store else {
