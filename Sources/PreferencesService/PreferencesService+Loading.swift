@@ -32,12 +32,14 @@ final class LoadGate: Sendable {
     }
 }
 
-/// Loading in two steps: the service answers as soon as its bus name is taken and the
-/// store is open; a `Read`, `ReadDomain` or `Lookup` reads the domains it names from disk
-/// (``DomainStore/loadDomain(_:)``) when the whole store is not loaded yet, while the whole
-/// store loads on a queue of its own (``DomainStore/loadAll()``). Every other call, and every
-/// change from anywhere (managed domains, the administrator's settings, roaming), waits for
-/// the whole store: quotas, the domain list and the signals of forced keys need every domain.
+/// Loading in two steps: the service answers reads as soon as its bus name is taken and
+/// the store is open; a `Read`, `ReadDomain` or `Lookup` reads the domains it names from
+/// disk (``DomainStore/loadDomain(_:)``) when the whole store is not loaded yet, while the
+/// whole store loads on a queue of its own (``DomainStore/loadAll()``). Every other call is
+/// held with the calls that arrived before the store was open (within the same bounds), and
+/// a read that arrives after a held call is held too, so none overtakes an older one; every
+/// change from elsewhere (managed domains, the administrator's settings, roaming) waits
+/// too: quotas, the domain list and the signals of forced keys need every domain.
 extension PreferencesService {
     /// Starts the full load of `store` on a queue of its own (once `hold`, when given, is
     /// signalled); once it is in the state, the gate opens and what waits for the whole store
@@ -50,10 +52,12 @@ extension PreferencesService {
                 let leftOut = store.leftOutKeys
                 state.withLock { $0.domains?.completeLoad(committed: all, leftOut: leftOut) }
                 loaded.open(failure: nil)
-                logger.info("loaded", metadata: ["domains": "\(all.count)"])
+                let answered = answerWaiting(readsOnly: false)
+                logger.info("loaded", metadata: ["domains": "\(all.count)", "waitingCalls": "\(answered)"])
             } catch {
-                logger.error("the store could not be read; calls other than reads are refused", metadata: ["error": "\(error)"])
+                logger.error("the store could not be read; calls are refused", metadata: ["error": "\(error)"])
                 loaded.open(failure: error)
+                _ = answerWaiting(readsOnly: false)
             }
             administration.queue.resume()
             watcher.withLock { $0?.trigger() }
@@ -75,7 +79,7 @@ extension PreferencesService {
     /// Makes `domains` readable: each one not loaded yet is read from disk (outside the lock)
     /// and held; waits for the whole store instead when one cannot be read alone.
     func ensureLoaded(_ domains: [DomainName]) throws(PreferencesServiceError) {
-        guard !loaded.isOpen else { return }
+        if loaded.isOpen { return try waitUntilLoaded() }
         let (store, missing) = state.withLock { state in
             (state.store, domains.filter { !(state.domains?.isLoaded($0) ?? true) })
         }
@@ -94,7 +98,7 @@ extension PreferencesService {
     /// method waits for the whole store. Arguments that do not parse are left for the method
     /// to refuse.
     func prepare(_ method: PreferencesMethod, _ arguments: Arguments) throws(PreferencesServiceError) {
-        guard !loaded.isOpen else { return }
+        if loaded.isOpen { return try waitUntilLoaded() }
         switch method {
         case .read, .readDomain:
             if let domain = try? arguments.domain(0) { try ensureLoaded([domain]) }

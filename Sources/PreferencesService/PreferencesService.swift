@@ -20,11 +20,17 @@ public final class PreferencesService: Sendable {
     struct State: Sendable {
         /// Calls that arrived before the service was ready, in order; at most
         /// ``ServiceLimits/waitingCalls`` of them, of ``ServiceLimits/waitingBytes``.
-        var waiting: [DBusMessage] = []
+        var waiting: [(call: DBusMessage, bytes: Int)] = []
         /// The bytes of the calls in `waiting`, as marshalled on the bus.
         var waitingBytes = 0
         /// Whether calls are dispatched as they arrive (after the waiting ones).
         var ready = false
+        /// Whether reads of single domains are dispatched as they arrive while the whole
+        /// store loads (when no call waits before them; see `PreferencesService+Loading.swift`).
+        var readsServed = false
+        /// Whether waiting calls are being dispatched: a read arriving meanwhile waits too,
+        /// so that it does not overtake them.
+        var draining = false
         /// The domains, once loaded.
         var domains: DomainState?
         /// The store, once open.
@@ -167,25 +173,15 @@ public final class PreferencesService: Sendable {
         state.withLock { state in
             state.domains = domains
             state.store = store
+            state.readsServed = !whole
         }
         // Before any call is answered: what an earlier prefsd left is cleared first.
         snapshots?.start { [self] domain in snapshotBody(domain) }
         // The domains the last prefsd had snapshots of: written again now, off the reply path.
         snapshots?.warm(snapshotDomains.read(limit: SnapshotKeeper.maximumSnapshots))
         if !whole { loadRest(of: store, after: hold) }
-        // Answer the calls that waited, in order, until none is left; only then are new
-        // calls dispatched as they arrive, so none overtakes an older one.
-        var answered = 0
-        while true {
-            let waiting = state.withLock { state -> [DBusMessage] in
-                if state.waiting.isEmpty { state.ready = true }
-                defer { state.waiting = []; state.waitingBytes = 0 }
-                return state.waiting
-            }
-            if waiting.isEmpty { break }
-            for call in waiting { dispatch(call) }
-            answered += waiting.count
-        }
+        // Without the whole store, only the reads at the head of the waiting calls.
+        let answered = answerWaiting(readsOnly: !whole)
         logger.info("serving", metadata: ["domains": whole ? "\(count)" : "loading", "waitingCalls": "\(answered)"])
         // Without the whole store, `loadRest(of:)` does the rest once it is loaded.
         guard whole else { return }
@@ -194,6 +190,43 @@ public final class PreferencesService: Sendable {
         watcher.withLock { $0?.trigger() }
         startRoaming()
         administration.schedule { [self] in reloadAdministratorSettings() }
+    }
+
+    /// Answers the calls that waited, in order, until none is left (`readsOnly`: until none
+    /// is left or the next is not a read of single domains); only then are new calls
+    /// dispatched as they arrive (once every call may be: `ready`), so none overtakes an
+    /// older one. Answers how many it dispatched.
+    func answerWaiting(readsOnly: Bool) -> Int {
+        var answered = 0
+        while true {
+            let batch = state.withLock { state -> [DBusMessage] in
+                let count = readsOnly ? (state.waiting.firstIndex { !Self.readsSingleDomains($0.call) } ?? state.waiting.count) : state.waiting.count
+                guard count > 0 else {
+                    state.draining = false
+                    if !readsOnly { state.ready = true }
+                    return []
+                }
+                state.draining = true
+                let taken = state.waiting.prefix(count)
+                state.waitingBytes -= taken.reduce(0) { $0 + $1.bytes }
+                state.waiting.removeFirst(count)
+                return taken.map(\.call)
+            }
+            if batch.isEmpty { break }
+            for call in batch { dispatch(call) }
+            answered += batch.count
+        }
+        return answered
+    }
+
+    /// Whether `call` is a `Read`, `ReadDomain` or `Lookup` of the preferences interface:
+    /// what is answered before the whole store is loaded.
+    static func readsSingleDomains(_ call: DBusMessage) -> Bool {
+        guard call.interface == PreferencesBus.interface, let member = call.member else { return false }
+        switch PreferencesMethod(rawValue: member) {
+        case .read?, .readDomain?, .lookup?: return true
+        default: return false
+        }
     }
 
     /// Follows the managed directory: a file added, edited or removed takes effect at once
@@ -264,7 +297,7 @@ public final class PreferencesService: Sendable {
     /// Waits until every accepted write is durable and answered, then closes the store.
     public func stop() {
         // The full load finishes first: it reads the store that is closed below.
-        try? loaded.wait()
+        if state.withLock({ $0.store != nil }) { try? loaded.wait() }
         if let domains = snapshots?.stop(), !snapshotDomains.write(domains) {
             logger.info("the list of domains to keep snapshots of could not be written", metadata: ["file": "\(snapshotDomains.path)"])
         }
@@ -288,12 +321,13 @@ public final class PreferencesService: Sendable {
         }
         let admission = state.withLock { state -> Admission in
             if state.ready { return .dispatch }
+            if state.readsServed, !state.draining, state.waiting.isEmpty, Self.readsSingleDomains(call) { return .dispatch }
             guard state.waiting.count < limits.waitingCalls, state.waitingBytes + size <= limits.waitingBytes else {
                 return .refused(calls: state.waiting.count, bytes: state.waitingBytes)
             }
             // Without its libdbus message, which libdbus would count as unread (see
             // `DBusMessage.detached()`).
-            state.waiting.append(call.detached())
+            state.waiting.append((call.detached(), size))
             state.waitingBytes += size
             return .held
         }
@@ -317,18 +351,9 @@ public final class PreferencesService: Sendable {
     }
 
     private func dispatch(_ call: DBusMessage, as caller: CallerIdentity) {
-        if !loaded.isOpen, door?.serves(call) == true, call.interface != PreferencesBus.interface {
-            // The door's own methods wait for the whole store.
-            try? loaded.wait()
-        }
         if let door, door.serves(call), let answer = door.answer(call, from: caller) {
             guard !call.noReplyExpected else { return }
             return send(answer, over: door.connection)
-        }
-        if !loaded.isOpen, call.interface != PreferencesBus.interface, standardInterfaces.answer(call) == nil {
-            // Of the calls that read the state, only the preferences interface's reads are
-            // answered before the whole store is loaded (see `prepare(_:_:)`).
-            try? loaded.wait()
         }
         if isDconfCall(call) { return handleDconfCall(call, as: caller) }
         if let answer = standardInterfaces.answer(call) {

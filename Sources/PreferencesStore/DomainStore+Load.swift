@@ -20,7 +20,15 @@ extension DomainStore {
         var leftOut: [DomainName: [String]] = [:]
         let result: [DomainName: [String: PropertyListValue]]
         do {
-            result = try database.read { db in
+            // On a read-only connection of its own, so that ``loadDomain(_:)`` (and the writer)
+            // are not held up while it runs: WAL lets them run at once.
+            var configuration = Configuration()
+            configuration.label = "prefsd.store.load"
+            configuration.readonly = true
+            configuration.busyMode = .timeout(10)
+            let reader = try DatabaseQueue(path: files.databasePath, configuration: configuration)
+            defer { try? reader.close() }
+            result = try reader.read { db in
                 let statement = try db.makeStatement(sql: StoreSchema.selectAll)
                 let raw = statement.sqliteStatement
                 var domains: [DomainName: [String: PropertyListValue]] = [:]

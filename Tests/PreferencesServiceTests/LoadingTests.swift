@@ -66,8 +66,11 @@ struct LoadingTests {
         let (harness, store) = try harness(
             ["com.example.Editor": ["Good": .integer(1), "Theme": .string("plain")], "org.example.Other": ["k": .boolean(true)]],
             sql: Self.nulRow("com.example.Editor", "Theme") + Self.nulRow("com.example.Damaged", "Only"))
-        defer { harness.stop() }
         let hold = DispatchSemaphore(value: 0)
+        defer {
+            hold.signal()
+            harness.stop()
+        }
         try harness.service.start(store: store, holdingFullLoadUntil: hold)
         let client = InProcessClient(connection: harness.connection)
 
@@ -104,8 +107,11 @@ struct LoadingTests {
         limits.domainBytes = 4_000
         let big = PropertyListValue.string(String(repeating: "x", count: 2_500))
         let (harness, store) = try harness(["com.example.Editor": ["a": .integer(1), "big": big], "org.example.Other": ["k": .boolean(true)]], limits: limits)
-        defer { harness.stop() }
         let hold = DispatchSemaphore(value: 0)
+        defer {
+            hold.signal()
+            harness.stop()
+        }
         try harness.service.start(store: store, holdingFullLoadUntil: hold)
         let client = InProcessClient(connection: harness.connection)
 
@@ -128,5 +134,34 @@ struct LoadingTests {
         #expect(counted?.1 == eager.domainBytes)
         #expect(counted?.2 == eager.domainKeys)
         #expect(counted?.3 == eager.persistentDomainCount)
+    }
+
+    @Test("a read that arrives after a held call is held behind it, not answered ahead of it")
+    func readAfterHeldWrite() async throws {
+        let (harness, store) = try harness(["com.example.Editor": ["k": .integer(1)]])
+        let hold = DispatchSemaphore(value: 0)
+        defer {
+            hold.signal()
+            harness.stop()
+        }
+        try harness.service.start(store: store, holdingFullLoadUntil: hold)
+        let client = InProcessClient(connection: harness.connection)
+        func held() -> Int { harness.service.state.withLock { $0.waiting.count } }
+        func waitUntilHeld(_ count: Int) async {
+            let deadline = ContinuousClock.now + .seconds(20)
+            while held() < count && ContinuousClock.now < deadline { await Task.yield() }
+        }
+
+        let write = Task { try await client.write("com.example.Editor", "k", .integer(2)) }
+        await waitUntilHeld(1)
+        let read = Task { try await client.readValue("com.example.Editor", "k") }
+        await waitUntilHeld(2)
+        #expect(held() == 2, "the read was answered ahead of the write held before it")
+        hold.signal()
+        // Reads see what is durable: the read, dispatched right after the write, sees the
+        // value before or after it; once the write is answered, every read sees it.
+        #expect([.integer(1), .integer(2)].contains(try await read.value))
+        try await write.value
+        #expect(try await client.readValue("com.example.Editor", "k") == .integer(2))
     }
 }
