@@ -1,5 +1,6 @@
 import DBus
 import Foundation
+import PreferencesProxy
 
 /// Fills a fresh store with `domains` × `perDomain` keys through a prefsd, stops it, then
 /// launches prefsd on that store again: time to the first `Read` of a stored key answered,
@@ -11,7 +12,7 @@ func measureColdStart(
     let store = directory.appendingPathComponent("cold-store")
     try fillColdStore(prefsd: prefsd, bus: bus, probe: probe, store: store, log: directory, domains: domains, perDomain: perDomain)
     let sample = try launchCold(prefsd: prefsd, bus: bus, probe: probe, store: store, log: directory, domains: domains, perDomain: perDomain)
-    return (sample.startup, sample.peakRSS, domains * perDomain)
+    return (sample.startup, sample.wholePeakRSS, domains * perDomain)
 }
 
 /// Fills a fresh store at `store` with `domains` domains `bench.cold<n>` of `perDomain` keys
@@ -31,14 +32,18 @@ func fillColdStore(
 
 /// Launches prefsd on a store ``fillColdStore(prefsd:bus:probe:store:log:domains:perDomain:)``
 /// filled: the seconds to the first `Read` of a stored key answered with its value, and the
-/// peak RSS then; stops it.
+/// peak RSS then; then the seconds from launch to a `Domains` answered after it (which
+/// needs every domain loaded), and the peak RSS then; stops it.
 func launchCold(
     prefsd: String, bus: String, probe: DBusConnection, store: URL, log: URL, domains: Int, perDomain: Int
-) throws -> (startup: Double, peakRSS: Int?) {
+) throws -> (startup: Double, peakRSS: Int?, whole: Double, wholePeakRSS: Int?) {
+    let launched = now()
     let instance = try PrefsdInstance(
         executable: prefsd, bus: bus, store: store,
         log: log.appendingPathComponent("prefsd-cold.log"), probe: probe,
         firstRead: Calls.read("bench.cold\(domains / 2)", "k\(perDomain / 2)"))
     defer { instance.stop() }
-    return (instance.startup, instance.child.peakResidentBytes())
+    let peak = instance.child.peakResidentBytes()
+    _ = try probe.callBlocking(PreferencesCall.domains().message, timeout: .seconds(60))
+    return (instance.startup, peak, now() - launched, instance.child.peakResidentBytes())
 }

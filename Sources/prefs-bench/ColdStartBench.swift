@@ -39,6 +39,8 @@ struct ColdStartBench {
         var startups = Array(repeating: [Double](), count: executables.count)
         var versions = Array(repeating: [Double](), count: executables.count)
         var peaks = Array(repeating: [Double](), count: executables.count)
+        var wholes = Array(repeating: [Double](), count: executables.count)
+        var wholePeaks = Array(repeating: [Double](), count: executables.count)
         for round in 0..<rounds {
             // Alternate which goes first, so neither always follows the other.
             let order = round % 2 == 0 ? Array(executables.indices) : Array(executables.indices.reversed())
@@ -52,18 +54,25 @@ struct ColdStartBench {
                     domains: Self.domains, perDomain: Self.perDomain)
                 startups[index].append(sample.startup)
                 if let peak = sample.peakRSS { peaks[index].append(Double(peak)) }
+                wholes[index].append(sample.whole)
+                if let peak = sample.wholePeakRSS { wholePeaks[index].append(Double(peak)) }
             }
             log("round \(round + 1): " + executables.indices.map { Format.duration(startups[$0].last ?? 0) }.joined(separator: ", "))
         }
 
-        print("| prefsd | launch → first `Read` of a stored key, p50 (min–max) | `prefsd --version`, p50 | peak RSS (VmHWM), p50 | rounds |")
-        print("| --- | --- | --- | --- | --- |")
+        print(
+            "| prefsd | launch → first `Read` of a stored key, p50 (min–max) | peak RSS then, p50 | launch → `Domains` answered after it (every domain loaded), p50 | peak RSS then, p50 | `prefsd --version`, p50 | rounds |"
+        )
+        print("| --- | --- | --- | --- | --- | --- | --- |")
+        func mebibytes(_ samples: [Double]) -> String {
+            Summary(samples).map { "\(Format.format1($0.median / 1_048_576)) MiB" } ?? "–"
+        }
         for index in executables.indices {
-            guard let startup = Summary(startups[index]), let version = Summary(versions[index]) else { continue }
-            let rss = Summary(peaks[index]).map { "\(Format.format1($0.median / 1_048_576)) MiB" } ?? "–"
+            guard let startup = Summary(startups[index]), let version = Summary(versions[index]), let whole = Summary(wholes[index])
+            else { continue }
             let range = "\(Format.duration(startup.minimum))–\(Format.duration(startups[index].max() ?? 0))"
             print(
-                "| \(executables[index]) | \(Format.duration(startup.median)) (\(range)) | \(Format.duration(version.median)) | \(rss) | \(startup.count) |"
+                "| \(executables[index]) | \(Format.duration(startup.median)) (\(range)) | \(mebibytes(peaks[index])) | \(Format.duration(whole.median)) | \(mebibytes(wholePeaks[index])) | \(Format.duration(version.median)) | \(startup.count) |"
             )
         }
         print()
