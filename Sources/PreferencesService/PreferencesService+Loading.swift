@@ -45,7 +45,10 @@ extension PreferencesService {
     /// signalled); once it is in the state, the gate opens and what waits for the whole store
     /// (the administration queue, roaming) starts.
     func loadRest(of store: DomainStore, after hold: DispatchSemaphore?) {
-        DispatchQueue(label: "prefsd.store.load", qos: .userInitiated).async { [self] in
+        Thread.detachNewThread { [self] in
+            // Below the threads that answer calls, so reads of single domains go first (on
+            // Linux, a nice value of the calling thread alone).
+            setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 10)
             hold?.wait()
             do throws(StoreError) {
                 let all = try store.loadAll()

@@ -179,9 +179,10 @@ public final class PreferencesService: Sendable {
         snapshots?.start { [self] domain in snapshotBody(domain) }
         // The domains the last prefsd had snapshots of: written again now, off the reply path.
         snapshots?.warm(snapshotDomains.read(limit: SnapshotKeeper.maximumSnapshots))
-        if !whole { loadRest(of: store, after: hold) }
-        // Without the whole store, only the reads at the head of the waiting calls.
+        // Without the whole store, only the reads at the head of the waiting calls, before
+        // the whole store starts loading beside them.
         let answered = answerWaiting(readsOnly: !whole)
+        if !whole { loadRest(of: store, after: hold) }
         logger.info("serving", metadata: ["domains": whole ? "\(count)" : "loading", "waitingCalls": "\(answered)"])
         // Without the whole store, `loadRest(of:)` does the rest once it is loaded.
         guard whole else { return }

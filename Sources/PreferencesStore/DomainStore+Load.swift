@@ -26,6 +26,8 @@ extension DomainStore {
             configuration.label = "prefsd.store.load"
             configuration.readonly = true
             configuration.busyMode = .timeout(10)
+            // One pass in key order: a small page cache does, and keeps the peak memory down.
+            configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA cache_size = -128") }
             let reader = try DatabaseQueue(path: files.databasePath, configuration: configuration)
             defer { try? reader.close() }
             result = try reader.read { db in
