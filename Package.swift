@@ -426,7 +426,7 @@ let package = Package(
             name: "PreferencesServiceTests",
             dependencies: [
                 "DBus", "PrefsdTestSupport", "PreferencesModel", "PreferencesProtocol", "PreferencesProxy", "PreferencesService",
-                "ServiceTestSupport",
+                "PreferencesStore", "ServiceTestSupport",
             ],
             swiftSettings: strict
         ),

@@ -50,10 +50,26 @@ struct DomainState: Sendable {
     /// The limits in force.
     let limits: ServiceLimits
 
+    /// The persistent domains read one by one while the whole store loads, each as it is on
+    /// disk (a name without entries: no such domain), or `nil` once every domain is loaded
+    /// (see `DomainState+Loading.swift`). While it is not `nil`, `committed` holds these
+    /// domains only, and nothing is staged.
+    var partial: Set<DomainName>?
+
     /// Starts from the domains loaded from the store.
     init(committed: [DomainName: [String: PropertyListValue]], limits: ServiceLimits) {
         self.committed = committed
         self.limits = limits
+        countQuotas()
+    }
+
+    /// Counts the quotas (``domainBytes``, ``domainKeys``, ``persistentDomainCount``,
+    /// ``storeBytes``) of `committed`, with nothing staged.
+    mutating func countQuotas() {
+        domainBytes = Dictionary(minimumCapacity: committed.count)
+        domainKeys = Dictionary(minimumCapacity: committed.count)
+        storeBytes = 0
+        persistentDomainCount = 0
         for (domain, entries) in committed where !entries.isEmpty {
             let bytes = Self.bytes(of: entries, domain: domain)
             domainBytes[domain] = bytes

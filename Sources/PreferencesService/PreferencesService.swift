@@ -1,5 +1,6 @@
 import DBus
 import Dconf
+import Dispatch
 import Logging
 import PreferencesModel
 import PreferencesProtocol
@@ -19,11 +20,17 @@ public final class PreferencesService: Sendable {
     struct State: Sendable {
         /// Calls that arrived before the service was ready, in order; at most
         /// ``ServiceLimits/waitingCalls`` of them, of ``ServiceLimits/waitingBytes``.
-        var waiting: [DBusMessage] = []
+        var waiting: [(call: DBusMessage, bytes: Int)] = []
         /// The bytes of the calls in `waiting`, as marshalled on the bus.
         var waitingBytes = 0
         /// Whether calls are dispatched as they arrive (after the waiting ones).
         var ready = false
+        /// Whether reads of single domains are dispatched as they arrive while the whole
+        /// store loads (when no call waits before them; see `PreferencesService+Loading.swift`).
+        var readsServed = false
+        /// Whether waiting calls are being dispatched: a read arriving meanwhile waits too,
+        /// so that it does not overtake them.
+        var draining = false
         /// The domains, once loaded.
         var domains: DomainState?
         /// The store, once open.
@@ -42,7 +49,9 @@ public final class PreferencesService: Sendable {
     /// `Read`'s replies, encoded once per value read.
     let readReplies = ReadReplies()
     let state = Mutex(State())
-    private let watcher = Mutex<DirectoryWatcher?>(nil)
+    let watcher = Mutex<DirectoryWatcher?>(nil)
+    /// Opens once the whole store is loaded (see `PreferencesService+Loading.swift`).
+    let loaded = LoadGate()
     /// The roaming folder's coordinator, once started (see `PreferencesService+Roaming.swift`).
     let roaming = Mutex<RoamingCoordinator?>(nil)
     /// The administrator's defaults and dconf databases, followed live; its queue runs
@@ -96,11 +105,35 @@ public final class PreferencesService: Sendable {
         if let directory = snapshots?.directory { SnapshotKeeper.clear(directory: directory) }
     }
 
-    /// Loads the store's domains and starts answering, the waiting calls first.
+    /// Starts answering, the waiting calls first. With dconf's protocol the whole store is
+    /// loaded first (dconf's file is made from every value); without it, the store loads
+    /// beside the calls, and a read of a domain not loaded yet reads that domain alone (see
+    /// `PreferencesService+Loading.swift`).
     /// - Throws: `StoreError` when the store cannot be read.
     public func start(store: DomainStore) throws(StoreError) {
+        try start(store: store, holdingFullLoadUntil: nil)
+    }
+
+    /// ``start(store:)``, whose full load (without dconf's protocol) waits for `hold` first:
+    /// what tests use to see the service while domains load one by one.
+    func start(store: DomainStore, holdingFullLoadUntil hold: DispatchSemaphore?) throws(StoreError) {
         // Watch before reading, so no change to the managed directory slips between the two.
         watchManagedDirectory()
+        let domains: DomainState
+        if dconf == nil {
+            // Nothing reloads the administrator's settings until every domain is loaded: the
+            // signals of a reload compare values of every domain it touches.
+            administration.queue.suspend()
+            domains = DomainState.loading(limits: configuration.limits)
+        } else {
+            domains = try loadWhole(store)
+        }
+        start(domains, store: store, hold: hold)
+    }
+
+    /// The whole store as the running state, dconf's database taken in and dconf's file made
+    /// from it.
+    private func loadWhole(_ store: DomainStore) throws(StoreError) -> DomainState {
         var committed = try store.loadAll()
         // A database a dconf-service wrote is taken in before anything else is written.
         if let dconf {
@@ -123,40 +156,80 @@ public final class PreferencesService: Sendable {
         }
         var domains = DomainState(committed: committed, limits: configuration.limits)
         domains.leftOut = store.leftOutKeys
-        _ = domains.replaceForced(with: managed.load(previous: [:]))
-        _ = domains.replaceAdministrator(with: loadAdministratorSettings())
-        let count = domains.committed.count
         // dconf's file is made from the store before any call is answered.
         if let dconf, !dconf.isRefused {
             dconf.start(domains: domains.committed, types: try store.loadGVariantTypes(), service: self)
         }
+        return domains
+    }
+
+    /// Puts `loading` (the whole store, or a state that loads it beside the calls) in force
+    /// with what the administrator forces and sets, and answers the calls.
+    private func start(_ loading: DomainState, store: DomainStore, hold: DispatchSemaphore?) {
+        var domains = loading
+        _ = domains.replaceForced(with: managed.load(previous: [:]))
+        _ = domains.replaceAdministrator(with: loadAdministratorSettings())
+        let whole = domains.isComplete
+        let count = domains.committed.count
+        if whole { loaded.open(failure: nil) }
         state.withLock { state in
             state.domains = domains
             state.store = store
+            state.readsServed = !whole
         }
         // Before any call is answered: what an earlier prefsd left is cleared first.
         snapshots?.start { [self] domain in snapshotBody(domain) }
         // The domains the last prefsd had snapshots of: written again now, off the reply path.
         snapshots?.warm(snapshotDomains.read(limit: SnapshotKeeper.maximumSnapshots))
-        // Answer the calls that waited, in order, until none is left; only then are new
-        // calls dispatched as they arrive, so none overtakes an older one.
-        var answered = 0
-        while true {
-            let waiting = state.withLock { state -> [DBusMessage] in
-                if state.waiting.isEmpty { state.ready = true }
-                defer { state.waiting = []; state.waitingBytes = 0 }
-                return state.waiting
-            }
-            if waiting.isEmpty { break }
-            for call in waiting { dispatch(call) }
-            answered += waiting.count
-        }
-        logger.info("serving", metadata: ["domains": "\(count)", "waitingCalls": "\(answered)"])
+        // Without the whole store, only the reads at the head of the waiting calls, before
+        // the whole store starts loading beside them.
+        let answered = answerWaiting(readsOnly: !whole)
+        if !whole { loadRest(of: store, after: hold) }
+        logger.info("serving", metadata: ["domains": whole ? "\(count)" : "loading", "waitingCalls": "\(answered)"])
+        // Without the whole store, `loadRest(of:)` does the rest once it is loaded.
+        guard whole else { return }
         // A managed file changed while the store loaded is put in force now, on the
         // watcher's queue like every reload.
         watcher.withLock { $0?.trigger() }
         startRoaming()
         administration.schedule { [self] in reloadAdministratorSettings() }
+    }
+
+    /// Answers the calls that waited, in order, until none is left (`readsOnly`: until none
+    /// is left or the next is not a read of single domains); only then are new calls
+    /// dispatched as they arrive (once every call may be: `ready`), so none overtakes an
+    /// older one. Answers how many it dispatched.
+    func answerWaiting(readsOnly: Bool) -> Int {
+        var answered = 0
+        while true {
+            let batch = state.withLock { state -> [DBusMessage] in
+                let count = readsOnly ? (state.waiting.firstIndex { !Self.readsSingleDomains($0.call) } ?? state.waiting.count) : state.waiting.count
+                guard count > 0 else {
+                    state.draining = false
+                    if !readsOnly { state.ready = true }
+                    return []
+                }
+                state.draining = true
+                let taken = state.waiting.prefix(count)
+                state.waitingBytes -= taken.reduce(0) { $0 + $1.bytes }
+                state.waiting.removeFirst(count)
+                return taken.map(\.call)
+            }
+            if batch.isEmpty { break }
+            for call in batch { dispatch(call) }
+            answered += batch.count
+        }
+        return answered
+    }
+
+    /// Whether `call` is a `Read`, `ReadDomain` or `Lookup` of the preferences interface:
+    /// what is answered before the whole store is loaded.
+    static func readsSingleDomains(_ call: DBusMessage) -> Bool {
+        guard call.interface == PreferencesBus.interface, let member = call.member else { return false }
+        switch PreferencesMethod(rawValue: member) {
+        case .read?, .readDomain?, .lookup?: return true
+        default: return false
+        }
     }
 
     /// Follows the managed directory: a file added, edited or removed takes effect at once
@@ -185,9 +258,11 @@ public final class PreferencesService: Sendable {
         announce(update)
     }
 
-    /// Runs `body` on the running state (`nil` before the store is loaded).
+    /// Runs `body` on the running state (`nil` before the store is loaded, or when it could
+    /// not be read), once the whole store is loaded.
     func withDomains<Result: Sendable>(_ body: (inout DomainState) -> Result) -> Result? {
-        state.withLock { state in
+        guard (try? waitUntilLoaded()) != nil else { return nil }
+        return state.withLock { state in
             guard state.domains != nil else { return nil }
             return body(&state.domains!)
         }
@@ -224,6 +299,8 @@ public final class PreferencesService: Sendable {
 
     /// Waits until every accepted write is durable and answered, then closes the store.
     public func stop() {
+        // The full load finishes first: it reads the store that is closed below.
+        if state.withLock({ $0.store != nil }) { try? loaded.wait() }
         if let domains = snapshots?.stop(), !snapshotDomains.write(domains) {
             logger.info("the list of domains to keep snapshots of could not be written", metadata: ["file": "\(snapshotDomains.path)"])
         }
@@ -247,12 +324,13 @@ public final class PreferencesService: Sendable {
         }
         let admission = state.withLock { state -> Admission in
             if state.ready { return .dispatch }
+            if state.readsServed, !state.draining, state.waiting.isEmpty, Self.readsSingleDomains(call) { return .dispatch }
             guard state.waiting.count < limits.waitingCalls, state.waitingBytes + size <= limits.waitingBytes else {
                 return .refused(calls: state.waiting.count, bytes: state.waitingBytes)
             }
             // Without its libdbus message, which libdbus would count as unread (see
             // `DBusMessage.detached()`).
-            state.waiting.append(call.detached())
+            state.waiting.append((call.detached(), size))
             state.waitingBytes += size
             return .held
         }
@@ -308,6 +386,7 @@ public final class PreferencesService: Sendable {
         }
         do {
             let arguments = Arguments(body: try caller.admit(method, call.body), limits: configuration.limits)
+            try prepare(method, arguments)
             switch try perform(method, arguments, as: caller) {
             case .answer(let body): reply(to: call, caller.filter(method, answer: body))
             case .encodedAnswer(let body): reply(to: call, body)
@@ -329,7 +408,7 @@ public final class PreferencesService: Sendable {
     /// exist, and `ForcedKeys`), as a snapshot's body `(s a{sv} as)`; `nil` when a reply
     /// could not carry it.
     private func snapshotBody(_ name: String) -> [DBusValue]? {
-        guard let domain = try? DomainName(name) else { return nil }
+        guard let domain = try? DomainName(name), (try? ensureLoaded([domain])) != nil else { return nil }
         let (entries, forced) = read { ($0.entries(domain: domain) ?? [:], $0.forcedKeys(domain: domain)) }
         let body: [DBusValue] = [.string(name), PropertyListValue.dictionary(entries).dbusValue, .stringArray(forced)]
         guard DBusValue.structure(body).marshalledSize <= configuration.limits.replyBytes else { return nil }
@@ -505,6 +584,7 @@ public final class PreferencesService: Sendable {
     func acting<Result: Sendable>(
         as application: String?, _ body: (inout DomainState, DomainStore) throws -> Result
     ) throws(PreferencesServiceError) -> Result {
+        try waitUntilLoaded()
         do {
             return try state.withLock { state in
                 guard state.domains != nil, let store = state.store else {

@@ -20,7 +20,17 @@ extension DomainStore {
         var leftOut: [DomainName: [String]] = [:]
         let result: [DomainName: [String: PropertyListValue]]
         do {
-            result = try database.read { db in
+            // On a read-only connection of its own, so that ``loadDomain(_:)`` (and the writer)
+            // are not held up while it runs: WAL lets them run at once.
+            var configuration = Configuration()
+            configuration.label = "prefsd.store.load"
+            configuration.readonly = true
+            configuration.busyMode = .timeout(10)
+            // One pass in key order: a small page cache does, and keeps the peak memory down.
+            configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA cache_size = -128") }
+            let reader = try DatabaseQueue(path: files.databasePath, configuration: configuration)
+            defer { try? reader.close() }
+            result = try reader.read { db in
                 let statement = try db.makeStatement(sql: StoreSchema.selectAll)
                 let raw = statement.sqliteStatement
                 var domains: [DomainName: [String: PropertyListValue]] = [:]
@@ -57,18 +67,13 @@ extension DomainStore {
                         if skipped.count < 10 { skipped.append("invalid domain name \(String(decoding: nameBytes, as: UTF8.self).debugDescription)") }
                         continue
                     }
-                    let blob = sqlite3_column_blob(raw, 2)
-                    let bytes = UnsafeRawBufferPointer(start: blob, count: Int(sqlite3_column_bytes(raw, 2)))
                     let problem: String
-                    do {
-                        let value = try PropertyListValue(encoded: bytes)
-                        guard let broken = StoreMutation.set(currentDomain, key: key, value: value).problem else {
-                            keys[key] = value
-                            continue
-                        }
-                        problem = broken
-                    } catch {
-                        problem = "\(currentDomain) \(key.debugDescription): \(error)"
+                    switch Self.storedValue(raw, column: 2, domain: currentDomain, key: key) {
+                    case .success(let value):
+                        keys[key] = value
+                        continue
+                    case .failure(let broken):
+                        problem = broken.reason
                     }
                     skippedCount += 1
                     if skipped.count < 10 { skipped.append(problem) }
@@ -87,6 +92,65 @@ extension DomainStore {
         }
         leftOutRows.withLock { $0 = leftOut }
         return result
+    }
+
+    /// One stored domain's keys, read when the service first needs them: exactly what
+    /// ``loadAll()`` holds for `domain` (nothing for a domain with no readable key), and the
+    /// keys it would leave out, as stored. Nothing is logged: the service's full load at
+    /// start logs what it leaves out, once.
+    /// - Throws: ``StoreError/readFailed(reason:)`` when SQLite cannot read the database,
+    ///   ``StoreError/closed`` after ``close()``.
+    public func loadDomain(_ domain: DomainName) throws(StoreError) -> (entries: [String: PropertyListValue], leftOut: [String]) {
+        if writer.withLock({ $0.closed }) { throw .closed }
+        do {
+            return try database.read { db in
+                let statement = try db.makeStatement(sql: StoreSchema.selectDomain)
+                try statement.setArguments([domain.rawValue])
+                let raw = statement.sqliteStatement
+                var entries: [String: PropertyListValue] = [:]
+                var leftOut: [String] = []
+                while true {
+                    let code = sqlite3_step(raw)
+                    if code == SQLITE_DONE { break }
+                    guard code == SQLITE_ROW else {
+                        throw DatabaseError(
+                            resultCode: ResultCode(rawValue: code),
+                            message: String(cString: sqlite3_errmsg(db.sqliteConnection)),
+                            sql: StoreSchema.selectDomain)
+                    }
+                    let key = Self.text(raw, column: 0)
+                    switch Self.storedValue(raw, column: 1, domain: domain, key: key) {
+                    case .success(let value): entries[key] = value
+                    case .failure: leftOut.append(key)
+                    }
+                }
+                return (entries, leftOut)
+            }
+        } catch {
+            throw .readFailed(reason: StoreError.explain(error, path: files.databasePath, directory: files.directoryPath))
+        }
+    }
+
+    /// Why a stored row is left out: its value does not decode, or it breaks the store's rules.
+    struct LeftOutRow: Error {
+        /// The problem, naming the domain and key, as logged.
+        let reason: String
+    }
+
+    /// The value in blob `column` of the current row of `domain`'s `key`, or why it is left
+    /// out (see ``loadAll()``).
+    private static func storedValue(
+        _ statement: SQLiteStatement, column: Int32, domain: DomainName, key: String
+    ) -> Result<PropertyListValue, LeftOutRow> {
+        let blob = sqlite3_column_blob(statement, column)
+        let bytes = UnsafeRawBufferPointer(start: blob, count: Int(sqlite3_column_bytes(statement, column)))
+        do {
+            let value = try PropertyListValue(encoded: bytes)
+            if let broken = StoreMutation.set(domain, key: key, value: value).problem { return .failure(LeftOutRow(reason: broken)) }
+            return .success(value)
+        } catch {
+            return .failure(LeftOutRow(reason: "\(domain) \(key.debugDescription): \(error)"))
+        }
     }
 
     /// The GVariant types keys were last given through dconf's protocol (see

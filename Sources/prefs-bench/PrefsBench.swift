@@ -77,6 +77,18 @@ struct PrefsBench: ParsableCommand {
     )
     var onlyDconf = false
 
+    @Flag(
+        help:
+            "Measure only the cold start: prefsd launched on a store of 100,000 keys in 1,000 domains to its first Read of a stored key answered, several rounds, beside `prefsd --version`."
+    )
+    var onlyColdStart = false
+
+    @Option(help: ArgumentHelp("With --only-cold-start: another prefsd executable timed in the same rounds, taking turns.", valueName: "path"))
+    var comparePrefsd: String?
+
+    @Option(help: ArgumentHelp("With --only-cold-start: launches of each prefsd (default 15, 5 with --quick).", valueName: "n"))
+    var rounds: Int?
+
     @Option(help: ArgumentHelp("Changes of one key made for the journal's size row (through the store's writer, in process).", valueName: "n"))
     var historyChanges = 1_000_000
 
@@ -86,6 +98,7 @@ struct PrefsBench: ParsableCommand {
 
     func validate() throws {
         guard sizes != nil else { throw ValidationError("--keys takes comma-separated non-negative numbers") }
+        guard (rounds ?? 1) > 0 else { throw ValidationError("--rounds must be a positive number") }
         guard historyChanges > 0 else { throw ValidationError("--history-changes must be a positive number, not \(historyChanges)") }
     }
 
@@ -106,6 +119,7 @@ struct PrefsBench: ParsableCommand {
             return try GSettingsProcessBench(quick: quick).run()
         }
         if onlyHistory { return try HistoryBench(quick: quick, changes: historyChanges).run() }
+        if onlyColdStart { return try ColdStartBench(quick: quick, other: comparePrefsd, rounds: rounds ?? (quick ? 5 : 15)).run() }
         if onlyDconf { return try DconfBench(quick: quick).run() }
         if onlyRoaming { return try RoamingBench(quick: quick).run() }
         try Benchmark(options: self).run()

@@ -5,27 +5,32 @@ import Foundation
 /// prefsd on the private bus, with its own store directory.
 final class PrefsdInstance {
     let child: Child
-    /// Seconds from launch to the first `Read` answered (error replies such as NotFound count:
-    /// they come from prefsd itself, after it has loaded its store and taken its name).
+    /// Seconds from launch to the first `Read` answered: of `firstRead` when given, else of
+    /// an absent key (whose error reply, NotFound, comes from prefsd itself, after it has
+    /// loaded its store and taken its name).
     let startup: Double
 
     /// Launches `executable --address BUS --store STORE` (with `environment`, else this
-    /// process's) and waits (at most 60 s) until it
-    /// answers a `Read`.
+    /// process's) and waits (at most 60 s) until it answers a `Read`: `firstRead` (which
+    /// must answer a value: an error reply from prefsd is thrown), else one of an absent key.
     init(
         executable: String, bus: String, store: URL, log: URL, probe: DBusConnection, arguments: [String] = [],
-        environment: [String: String]? = nil
+        environment: [String: String]? = nil, firstRead: DBusMessage? = nil
     ) throws {
         let start = now()
         child = try Child(
             executable, ["--address", bus, "--store", store.path, "--log-level", "warning"] + arguments,
             environment: environment, log: log)
-        let read = Calls.read("bench.coldstart", "absent")
+        let read = firstRead ?? Calls.read("bench.coldstart", "absent")
         while true {
             do {
                 _ = try probe.callBlocking(read, timeout: .seconds(5))
                 break
             } catch let error as DBusError where error.code == .remote && error.name?.hasPrefix("io.github.prefsd.") == true {
+                if firstRead != nil {
+                    child.stop()
+                    throw BenchError("prefsd answered the first Read with \(error)")
+                }
                 break
             } catch {
                 if !child.process.isRunning { throw BenchError("prefsd exited at start; see \(log.path)") }

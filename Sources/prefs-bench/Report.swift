@@ -117,11 +117,11 @@ struct Report {
         if let coldStart {
             let rss = coldStart.peakRSS.map { Double($0) / 1_048_576 }
             table.add([
-                "cold start, \(coldStart.filled) keys in 1,000 domains: launch → first `Read` answered",
+                "cold start, \(coldStart.filled) keys in 1,000 domains: launch → first `Read` of a stored key answered",
                 Format.duration(coldStart.startup), "", "", "", "≤ 66 ms", verdict(coldStart.startup <= 0.066),
             ])
             table.add([
-                "cold start: prefsd peak RSS (VmHWM) after the first answer",
+                "cold start: prefsd peak RSS (VmHWM) once every domain is loaded (`Domains` answered)",
                 rss.map { "\(Format.format1($0)) MiB" } ?? "?", "", "", "", "≤ 37 MiB", verdict(rss.map { $0 <= 37 }),
             ])
             if let rss, let empty = emptyPeakRSS.map({ Double($0) / 1_048_576 }), coldStart.filled > 0 {

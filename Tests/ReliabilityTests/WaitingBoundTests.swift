@@ -55,6 +55,12 @@ extension Reliability {
                     destination: PreferencesBus.busName, path: PreferencesBus.objectPath, interface: PreferencesBus.interface,
                     member: "Read", body: [.string("com.example.Seed"), .string("k")]
                 ), timeout: .seconds(120))
+            // A read is answered before the whole store is loaded; Domains waits for all of it.
+            _ = try await probe.connection.call(
+                .methodCall(
+                    destination: PreferencesBus.busName, path: PreferencesBus.objectPath, interface: PreferencesBus.interface,
+                    member: "Domains", body: []
+                ), timeout: .seconds(120))
             let loadMilliseconds = milliseconds(since: started)
             let baseline = try Self.memory(fixture)
             probe.connection.close()
