@@ -74,8 +74,9 @@ extension Statement {
         return try body(statement, sqlite3_step(statement))
     }
 
-    /// The error SQLite reports for `code` on this statement's connection.
-    private func failure(_ code: Int32) -> DatabaseError {
+    /// The error SQLite reports for `code`, a result of stepping this statement, as GRDB
+    /// would throw it.
+    func failure(_ code: Int32) -> DatabaseError {
         let message = sqlite3_db_handle(sqliteStatement).map { String(cString: sqlite3_errmsg($0)) }
         return DatabaseError(resultCode: ResultCode(rawValue: code), message: message, sql: sql)
     }

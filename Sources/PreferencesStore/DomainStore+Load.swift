@@ -49,12 +49,7 @@ extension DomainStore {
                 while true {
                     let code = sqlite3_step(raw)
                     if code == SQLITE_DONE { break }
-                    guard code == SQLITE_ROW else {
-                        throw DatabaseError(
-                            resultCode: ResultCode(rawValue: code),
-                            message: String(cString: sqlite3_errmsg(db.sqliteConnection)),
-                            sql: StoreSchema.selectAll)
-                    }
+                    guard code == SQLITE_ROW else { throw statement.failure(code) }
                     let nameBytes = Self.bytes(raw, column: 0)
                     if currentName.map({ !$0.elementsEqual(nameBytes) }) ?? true {
                         finishDomain()
@@ -112,12 +107,7 @@ extension DomainStore {
                 while true {
                     let code = sqlite3_step(raw)
                     if code == SQLITE_DONE { break }
-                    guard code == SQLITE_ROW else {
-                        throw DatabaseError(
-                            resultCode: ResultCode(rawValue: code),
-                            message: String(cString: sqlite3_errmsg(db.sqliteConnection)),
-                            sql: StoreSchema.selectDomain)
-                    }
+                    guard code == SQLITE_ROW else { throw statement.failure(code) }
                     let key = Self.text(raw, column: 0)
                     switch Self.storedValue(raw, column: 1, domain: domain, key: key) {
                     case .success(let value): entries[key] = value
