@@ -172,6 +172,8 @@ extension DomainStore {
             try db.execute(sql: "UPDATE history_horizon SET dropped = max(dropped, ?) WHERE id = 1", arguments: [last])
             return JournalTotals(issued: totals.issued)
         }
+        // Within bounds (every commit until the journal fills): nothing to prepare or run.
+        guard totals.entries > bounds.entries || totals.bytes > bounds.bytes else { return totals }
         var dropped: Int64 = 0
         let oldest = try db.cachedStatement(
             sql: "SELECT sequence, count(*), sum(bytes) FROM history WHERE sequence = (SELECT min(sequence) FROM history)")
