@@ -455,9 +455,9 @@ public final class PreferencesService: Sendable {
                 }
                 throw .notFound("\(domain) has no key \"\(key)\"")
             }
-            guard let body = readReplies.body(domainText: domainText, keyText: keyText, domain: domain, key: key, value: value) else {
-                return .answer([value.dbusVariant])
-            }
+            let answer = [value.dbusVariant]
+            guard let body = readReplies.body(answer, domainText: domainText, keyText: keyText, domain: domain, key: key, value: value)
+            else { return .answer(answer) }
             return .encodedAnswer(body)
         case .readDomain:
             let domain = try arguments.domain(0)

@@ -18,7 +18,8 @@ import Synchronization
 final class ReadReplies: Sendable {
     /// The most entries kept.
     static let maximumEntries = 4_096
-    /// The largest value kept, as marshalled (a larger one is encoded on each `Read`). With
+    /// The largest value kept, as marshalled (a larger one is answered as any reply is,
+    /// built from its values on each `Read`). With
     /// ``maximumEntries``, the kept messages' bodies take at most 4 MiB; the values they keep
     /// share their storage with the stored ones while those are unchanged.
     static let maximumValueBytes = 1_024
@@ -51,11 +52,15 @@ final class ReadReplies: Sendable {
 
     /// The encoded reply body `(v)` of `value`, read from `key` of `domain` (the names the
     /// texts `domainText` and `keyText` were validated as), kept for the next `Read` of those
-    /// texts; nil when it cannot be encoded (the caller builds the reply from values, which
-    /// reports why).
-    func body(domainText: String, keyText: String, domain: DomainName, key: String, value: PropertyListValue) -> ReplyBody? {
-        guard let body = try? ReplyBody([value.dbusVariant]) else { return nil }
-        guard body.marshalledSize <= Self.maximumValueBytes else { return body }
+    /// texts, given as `answer` (the reply's arguments, `[value.dbusVariant]`); nil when it is
+    /// not kept, larger than ``maximumValueBytes`` or not encodable (the caller builds the
+    /// reply from `answer`, as any other, which reports why).
+    func body(
+        _ answer: [DBusValue], domainText: String, keyText: String, domain: DomainName, key: String, value: PropertyListValue
+    ) -> ReplyBody? {
+        guard DBusValue.structure(answer).marshalledSize <= Self.maximumValueBytes, let body = try? ReplyBody(answer) else {
+            return nil
+        }
         let texts = Texts(domain: domainText, key: keyText)
         entries.withLock { entries in
             if entries.count >= Self.maximumEntries, entries[texts] == nil { entries.removeAll(keepingCapacity: true) }
