@@ -1,3 +1,4 @@
+import BusTestSupport
 import DBus
 import Dispatch
 import Foundation
@@ -41,12 +42,8 @@ struct LoadingTests {
             }
         }
         if !sql.isEmpty {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
-            process.arguments = [directory.appendingPathComponent("store.sqlite").path, sql]
-            try process.run()
-            process.waitUntilExit()
-            #expect(process.terminationStatus == 0)
+            let result = try runCommand("sqlite3", [directory.appendingPathComponent("store.sqlite").path, sql])
+            #expect(result.status == 0, "sqlite3: \(result.stderr)")
         }
         return (harness, try DomainStore(directory: directory, logger: Self.logger))
     }
