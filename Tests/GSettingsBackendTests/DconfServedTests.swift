@@ -80,10 +80,33 @@ struct DconfServedTests {
             #expect(listed[schema] == expected[schema], "\(schema)\nprefsd:\n\(listed[schema] ?? "")\ndconf-service:\n\(expected[schema] ?? "")")
         }
 
+        // A write through prefsd's own interface reaches dconf's clients with its `Notify`,
+        // off the write's answer: a program on dconf's module that saw the `Notify` hears it
+        // through its changed signal, and a program started after that reads the new value.
+        let (watcher, output) = try served.startPython(
+            """
+            interface = Gio.Settings.new('org.gnome.desktop.interface')
+            session = Gio.Settings.new('org.gnome.desktop.session')
+            def changed(settings, key):
+                print('changed', key, settings.get_value(key).print_(True), flush=True)
+            interface.connect('changed', changed)
+            session.connect('changed', changed)
+            interface.get_value('cursor-size')
+            session.get_value('idle-delay')
+            print('ready', flush=True)
+            GLib.MainLoop().run()
+            """)
+        defer {
+            kill(watcher.processIdentifier, SIGKILL)
+            watcher.waitUntilExit()
+        }
+        try await waitFor("ready", in: output)
         #expect(try served.run("prefs", ["read", "org.gnome.desktop", "interface/cursor-size"]).stdout == "33\n")
         #expect(try served.run("prefs", ["write", "org.gnome.desktop", "interface/cursor-size", "-int", "48"]).status == 0)
+        try await waitFor("changed cursor-size 48", in: output)
         #expect(try served.run("gsettings", ["get", "org.gnome.desktop.interface", "cursor-size"]).stdout == "48\n")
         #expect(try served.run("prefs", ["write", "org.gnome.desktop", "session/idle-delay", "-int", "900"]).status == 0)
+        try await waitFor("changed idle-delay uint32 900", in: output)
         #expect(try served.run("gsettings", ["get", "org.gnome.desktop.session", "idle-delay"]).stdout == "uint32 900\n")
     }
 
