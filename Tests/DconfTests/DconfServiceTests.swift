@@ -52,7 +52,7 @@ struct DconfServiceTests {
         #expect(listed.stdout == "app/\ndeep/\n", "\(listed.stdout)")
     }
 
-    @Test("prefs write reaches dconf read at once, and dconf watch sees it")
+    @Test("prefs write reaches dconf watch with a Notify, and dconf read after it reads the value")
     func nativeWriteReachesDconf() async throws {
         let server = try await DconfServer()
         #expect(try server.dconf(["write", "/org/example/app/size", "42"]).status == 0)
@@ -66,16 +66,20 @@ struct DconfServiceTests {
         }
         #expect(subscribed, "dconf watch never saw a change")
 
+        // A write through prefsd's own interface reaches dconf's file off its answer's path;
+        // its `Notify` comes once the file holds it.
         // A key dconf wrote keeps the type it was written with while the value fits it.
         let written = try server.prefs("write", "org.example.app", "size", "-int", "7")
         #expect(written.status == 0, "\(written.stderr)")
-        #expect(try server.read("/org/example/app/size") == "7", "the size keeps dconf's int32 type")
         #expect(seen.waitFor("/org/example/app/size\n  7", timeout: 10), "\(seen.text)")
+        #expect(try server.read("/org/example/app/size") == "7", "the size keeps dconf's int32 type")
         // A key only prefs wrote has its value's natural type.
         #expect(try server.prefs("write", "org.example.app", "fresh", "-int", "5").status == 0)
+        #expect(seen.waitFor("/org/example/app/fresh\n  int64 5", timeout: 10), "\(seen.text)")
         #expect(try server.read("/org/example/app/fresh") == "int64 5")
         #expect(try server.prefs("write", "org.example.app", "title", "-string", "x").status == 0)
         #expect(seen.waitFor("/org/example/app/title\n  'x'", timeout: 10), "\(seen.text)")
+        #expect(try server.read("/org/example/app/title") == "'x'")
     }
 
     @Test("dconf reset, reset -f, dump and load")
