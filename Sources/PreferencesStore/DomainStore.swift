@@ -81,7 +81,7 @@ public final class DomainStore: Sendable {
         recoveredFrom = opened.recoveredFrom
         self.historyBounds = historyBounds
         do {
-            journalTotals = Mutex(try Self.loadJournalTotals(opened.database))
+            journalTotals = Mutex(try Self.loadJournalIssued(opened.database))
         } catch {
             throw .cannotOpen(
                 path: files.databasePath,
@@ -110,6 +110,7 @@ public final class DomainStore: Sendable {
         secureKeys = Mutex([:])
         counters = Mutex((transactions: 0, batches: 0))
         walPreallocated = Mutex(false)
+        writerQueue.async { [self] in countJournal() }
     }
 
     /// Sets the keys whose changes the journal records without their values (those a

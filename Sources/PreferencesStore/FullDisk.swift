@@ -99,7 +99,7 @@ extension DomainStore {
     /// and is now empty (it stays as it was when even this cannot be written).
     @discardableResult
     func yieldJournal() -> Bool {
-        guard journalTotals.withLock({ $0.entries > 0 }) else { return false }
+        guard journalTotals.withLock({ $0.entries > 0 || !$0.counted }) else { return false }
         let (result, _) = write([], yieldingJournal: true)
         checkpoint()
         guard case .success = result else { return false }

@@ -186,6 +186,8 @@ extension DomainStore {
             try database.writeWithoutTransaction { db in
                 try db.cachedStatement(sql: StoreSchema.begin).execute()
                 do {
+                    // Counted at open on the writer queue; here only when that count failed.
+                    if !totals.counted { totals = try Self.counted(totals, in: db) }
                     let upsert = try db.cachedStatement(sql: StoreSchema.upsert)
                     let delete = try db.cachedStatement(sql: StoreSchema.delete)
                     let deleteDomain = try db.cachedStatement(sql: StoreSchema.deleteDomain)

@@ -65,6 +65,10 @@ struct JournalChange {
 struct JournalTotals: Sendable {
     var entries = 0
     var bytes = 0
+    /// Whether `entries` and `bytes` were counted from the journal: the count reads the
+    /// whole journal, so it runs on the writer queue after the store opens, not on the
+    /// way to the first answer (``DomainStore/countJournal()``).
+    var counted = false
     /// The highest sequence issued (``StoreSchema/selectIssued``): the writer numbers each
     /// new change one past it, and no sequence is ever given twice.
     var issued: Int64 = 0
@@ -170,7 +174,7 @@ extension DomainStore {
             let last = try Int64.fetchOne(db, sql: "SELECT max(sequence) FROM history") ?? 0
             try db.execute(sql: "DELETE FROM history")
             try db.execute(sql: "UPDATE history_horizon SET dropped = max(dropped, ?) WHERE id = 1", arguments: [last])
-            return JournalTotals(issued: totals.issued)
+            return JournalTotals(counted: true, issued: totals.issued)
         }
         // Within bounds (every commit until the journal fills): nothing to prepare or run.
         guard totals.entries > bounds.entries || totals.bytes > bounds.bytes else { return totals }
@@ -180,7 +184,7 @@ extension DomainStore {
         let delete = try db.cachedStatement(sql: "DELETE FROM history WHERE sequence = ?")
         while totals.entries > bounds.entries || totals.bytes > bounds.bytes {
             guard let row = try Row.fetchOne(oldest), let sequence = row[0] as Int64? else {
-                totals = JournalTotals(issued: totals.issued)
+                totals = JournalTotals(counted: true, issued: totals.issued)
                 break
             }
             try delete.execute(arguments: [sequence])
@@ -194,12 +198,41 @@ extension DomainStore {
         return totals
     }
 
-    /// The journal's totals as stored, read when the store opens.
-    static func loadJournalTotals(_ database: DatabaseQueue) throws -> JournalTotals {
-        try database.read { db in
-            let row = try Row.fetchOne(db, sql: "SELECT count(*), coalesce(sum(bytes), 0) FROM history")
-            let issued = try Int64.fetchOne(db, sql: StoreSchema.selectIssued) ?? 0
-            return JournalTotals(entries: row?[0] ?? 0, bytes: row?[1] ?? 0, issued: issued)
+    /// The highest sequence issued, read when the store opens (from the journal's key and
+    /// its horizon: a few pages); the journal's entries and bytes are counted later, by
+    /// ``countJournal()``.
+    static func loadJournalIssued(_ database: DatabaseQueue) throws -> JournalTotals {
+        try database.read { db in JournalTotals(issued: try Int64.fetchOne(db, sql: StoreSchema.selectIssued) ?? 0) }
+    }
+
+    /// `totals` with the journal's entries and bytes counted in `db`: every row is read.
+    static func counted(_ totals: JournalTotals, in db: Database) throws -> JournalTotals {
+        let row = try Row.fetchOne(db, sql: "SELECT count(*), coalesce(sum(bytes), 0) FROM history")
+        return JournalTotals(entries: row?[0] ?? 0, bytes: row?[1] ?? 0, counted: true, issued: totals.issued)
+    }
+
+    /// Runs on the writer queue, its first job: counts the journal's entries and bytes on a
+    /// read-only connection of its own, so that reads of the main connection (a domain
+    /// loaded for the first calls) are not held up while it reads the whole journal. No
+    /// commit runs meanwhile (commits run on this queue), so the count is exact. Should it
+    /// fail, the next commit counts in its own transaction.
+    func countJournal() {
+        let totals = journalTotals.withLock { $0 }
+        guard !totals.counted else { return }
+        do {
+            var configuration = Configuration()
+            configuration.label = "prefsd.store.journal-count"
+            configuration.readonly = true
+            configuration.busyMode = .timeout(10)
+            configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA cache_size = -128") }
+            let reader = try DatabaseQueue(path: files.databasePath, configuration: configuration)
+            defer { try? reader.close() }
+            let counted = try reader.read { db in try Self.counted(totals, in: db) }
+            journalTotals.withLock { $0 = counted }
+        } catch {
+            logger.error(
+                "the change journal could not be counted; the next commit counts it",
+                metadata: ["store": "\(files.databasePath)", "error": "\(StoreError.explain(error, path: files.databasePath, directory: files.directoryPath))"])
         }
     }
 
@@ -368,9 +401,11 @@ extension DomainStore {
         PreferenceKey.storedKeyProblem(key) != nil || value?.storeProblem != nil || previous?.storeProblem != nil
     }
 
-    /// The journal's totals: entries and bytes, as the bounds count them.
+    /// The journal's totals: entries and bytes, as the bounds count them, once every
+    /// commit queued before is done (the count made at open included). Not to be called
+    /// on the writer queue.
     public var historyTotals: (entries: Int, bytes: Int) {
-        let totals = journalTotals.withLock { $0 }
+        let totals = writerQueue.sync { journalTotals.withLock { $0 } }
         return (totals.entries, totals.bytes)
     }
 }
