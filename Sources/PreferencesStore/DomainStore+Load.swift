@@ -21,14 +21,9 @@ extension DomainStore {
         let result: [DomainName: [String: PropertyListValue]]
         do {
             // On a read-only connection of its own, so that ``loadDomain(_:)`` (and the writer)
-            // are not held up while it runs: WAL lets them run at once.
-            var configuration = Configuration()
-            configuration.label = "prefsd.store.load"
-            configuration.readonly = true
-            configuration.busyMode = .timeout(10)
-            // One pass in key order: a small page cache does, and keeps the peak memory down.
-            configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA cache_size = -128") }
-            let reader = try DatabaseQueue(path: files.databasePath, configuration: configuration)
+            // are not held up while it runs. One pass in key order: a small page cache does,
+            // and keeps the peak memory down.
+            let reader = try files.readOnlyConnection(label: "prefsd.store.load", cacheKiB: 128)
             defer { try? reader.close() }
             result = try reader.read { db in
                 let statement = try db.makeStatement(sql: StoreSchema.selectAll)

@@ -40,13 +40,9 @@ extension DomainStore {
         let state = historyReader.withLock { $0 }
         if state.closed { throw .closed }
         if let database = state.database { return database }
-        var configuration = Configuration()
-        configuration.label = "prefsd.store.history"
-        configuration.readonly = true
-        configuration.busyMode = .timeout(10)
         let database: DatabaseQueue
         do {
-            database = try DatabaseQueue(path: files.databasePath, configuration: configuration)
+            database = try files.readOnlyConnection(label: "prefsd.store.history")
         } catch {
             throw .readFailed(reason: StoreError.explain(error, path: files.databasePath, directory: files.directoryPath))
         }

@@ -220,12 +220,7 @@ extension DomainStore {
         let totals = journalTotals.withLock { $0 }
         guard !totals.counted else { return }
         do {
-            var configuration = Configuration()
-            configuration.label = "prefsd.store.journal-count"
-            configuration.readonly = true
-            configuration.busyMode = .timeout(10)
-            configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA cache_size = -128") }
-            let reader = try DatabaseQueue(path: files.databasePath, configuration: configuration)
+            let reader = try files.readOnlyConnection(label: "prefsd.store.journal-count", cacheKiB: 128)
             defer { try? reader.close() }
             let counted = try reader.read { db in try Self.counted(totals, in: db) }
             journalTotals.withLock { $0 = counted }

@@ -66,6 +66,25 @@ struct StoreFileTests {
         }
     }
 
+    /// The tables are checked table by table, the journal's on a second connection at the
+    /// same time: a damaged leaf of either is found.
+    @Test("a damaged page of the preferences or of the journal is found at open: the store is moved aside", arguments: ["preference", "history"])
+    func damagedTable(_ table: String) throws {
+        try expectRecovery { database in
+            // Where the table's leaves are, as SQLite's dbstat tells (the store is closed and checkpointed).
+            let pages = try DatabaseQueue(path: database.path).read { db in
+                try Int.fetchAll(db, sql: "SELECT pageno FROM dbstat WHERE name = ? AND pagetype = 'leaf' ORDER BY pageno", arguments: [table])
+            }
+            let page = try #require(pages.dropFirst(pages.count / 2).first, "\(table) has no leaf page")
+            var bytes = try Data(contentsOf: database)
+            let pageSize = 4096
+            let offset = (page - 1) * pageSize
+            bytes.replaceSubrange(offset..<offset + pageSize, with: Data(repeating: 0x5A, count: pageSize))
+            try bytes.write(to: database)
+            return bytes
+        }
+    }
+
     @Test("the directory is 0700 and the database files 0600")
     func permissions() throws {
         let temporary = try TemporaryDirectory()
