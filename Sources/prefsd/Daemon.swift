@@ -65,6 +65,9 @@ final class Daemon: Sendable {
         let starter = environment["DBUS_STARTER_BUS_TYPE"] == "session" ? environment["DBUS_STARTER_ADDRESS"] : nil
         var configuration = configuration
         configuration.keepSnapshots(busAddress: busAddress ?? starter, environment: environment)
+        // The store is opened (and checked) beside the bus setup when no other prefsd holds
+        // it; otherwise after the name is taken, once a replaced prefsd has let it go.
+        let early = OpenedStore.openingBeside(configuration: configuration, logger: logger)
         do {
             func open() throws(DBusError) -> DBusConnection {
                 if let address = busAddress ?? starter { return try DBusConnection.connect(address: address) }
@@ -75,6 +78,7 @@ final class Daemon: Sendable {
             // they can talk to it without seeing the main name's broadcasts.
             doorConnection = try open()
         } catch {
+            await early?.close()
             throw StartupError.bus(error)
         }
         // Follow the bus and the name from the start: a `--replace` (NameLost) or a lost bus
@@ -103,6 +107,7 @@ final class Daemon: Sendable {
             guard reply == NameReply.primaryOwner || reply == NameReply.alreadyOwner else {
                 connection.close()
                 doorConnection.close()
+                await early?.close()
                 throw StartupError.nameTaken
             }
             let doorReply = try await doorConnection.requestName(SandboxBus.busName, flags: flags)
@@ -112,17 +117,21 @@ final class Daemon: Sendable {
         } catch let error as StartupError {
             throw error
         } catch let error as DBusError {
+            await early?.close()
             throw StartupError.bus(error)
         }
         logger.info("owns \(PreferencesBus.busName)", metadata: ["connection": "\(connection.uniqueName)"])
 
         let lock: StoreLock
         let store: DomainStore
-        do {
-            lock = try StoreLock(directory: configuration.storeDirectory)
-            store = try DomainStore(
-                directory: configuration.storeDirectory, logger: logger,
-                historyBounds: configuration.historyBounds)
+        do throws(StoreError) {
+            let opened: OpenedStore
+            if let early {
+                opened = try await early.value.get()
+            } else {
+                opened = try OpenedStore(configuration: configuration, logger: logger)
+            }
+            (lock, store) = (opened.lock, opened.store)
             store.setSecureKeys(configuration.secureKeys)
             try service.start(store: store)
         } catch {
