@@ -65,9 +65,6 @@ final class Daemon: Sendable {
         let starter = environment["DBUS_STARTER_BUS_TYPE"] == "session" ? environment["DBUS_STARTER_ADDRESS"] : nil
         var configuration = configuration
         configuration.keepSnapshots(busAddress: busAddress ?? starter, environment: environment)
-        // The store is opened (and checked) beside the bus setup when no other prefsd holds
-        // it; otherwise after the name is taken, once a replaced prefsd has let it go.
-        let early = OpenedStore.openingBeside(configuration: configuration, logger: logger)
         do {
             func open() throws(DBusError) -> DBusConnection {
                 if let address = busAddress ?? starter { return try DBusConnection.connect(address: address) }
@@ -78,9 +75,12 @@ final class Daemon: Sendable {
             // they can talk to it without seeing the main name's broadcasts.
             doorConnection = try open()
         } catch {
-            await early?.close()
             throw StartupError.bus(error)
         }
+        // Once there is a bus (without one, nothing is made on disk), the store is opened and
+        // checked beside the rest of the bus setup when no other prefsd holds it; otherwise
+        // after the name is taken, once a prefsd this one replaces has let it go.
+        let early = OpenedStore.openingBeside(configuration: configuration, logger: logger)
         // Follow the bus and the name from the start: a `--replace` (NameLost) or a lost bus
         // that comes while the store is still loading is kept by `shutdown` and ends this
         // instance as soon as it has started, so the new one gets the store lock at once.
