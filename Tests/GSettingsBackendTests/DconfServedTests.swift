@@ -59,6 +59,43 @@ struct DconfServedTests {
         }
 
         static let prelude = "import sys\nimport gi\ngi.require_version('Gio', '2.0')\nfrom gi.repository import Gio, GLib\n"
+
+        /// A PyGObject program on dconf's module, running in the background.
+        struct Watcher {
+            let process: Process
+            /// Where it prints `changed KEY VALUE` for each change its settings hear.
+            let output: URL
+
+            func stop() {
+                kill(process.processIdentifier, SIGKILL)
+                process.waitUntilExit()
+            }
+        }
+
+        /// Starts a program that follows the settings of `schemas` (a value printed with its
+        /// type when `typed`), once it has read each of them.
+        func watch(_ schemas: [String], typed: Bool) async throws -> Watcher {
+            let (process, output) = try startPython(
+                """
+                def changed(settings, key):
+                    print('changed', key, settings.get_value(key).print_(\(typed ? "True" : "False")), flush=True)
+                watched = [Gio.Settings.new(name) for name in [\(schemas.map { "'\($0)'" }.joined(separator: ", "))]]
+                for settings in watched:
+                    settings.connect('changed', changed)
+                    for key in settings.props.settings_schema.list_keys():
+                        settings.get_value(key)
+                print('ready', flush=True)
+                GLib.MainLoop().run()
+                """)
+            let watcher = Watcher(process: process, output: output)
+            do {
+                try await DconfServedTests.waitFor("ready", in: output)
+            } catch {
+                watcher.stop()
+                throw error
+            }
+            return watcher
+        }
     }
 
     @Test("gsettings set and get through dconf's module: the same lines as under dconf-service, the values in prefsd, prefsd's writes seen by GSettings")
@@ -83,50 +120,24 @@ struct DconfServedTests {
         // A write through prefsd's own interface reaches dconf's clients with its `Notify`,
         // off the write's answer: a program on dconf's module that saw the `Notify` hears it
         // through its changed signal, and a program started after that reads the new value.
-        let (watcher, output) = try served.startPython(
-            """
-            interface = Gio.Settings.new('org.gnome.desktop.interface')
-            session = Gio.Settings.new('org.gnome.desktop.session')
-            def changed(settings, key):
-                print('changed', key, settings.get_value(key).print_(True), flush=True)
-            interface.connect('changed', changed)
-            session.connect('changed', changed)
-            interface.get_value('cursor-size')
-            session.get_value('idle-delay')
-            print('ready', flush=True)
-            GLib.MainLoop().run()
-            """)
-        defer {
-            kill(watcher.processIdentifier, SIGKILL)
-            watcher.waitUntilExit()
-        }
-        try await waitFor("ready", in: output)
+        let watcher = try await served.watch(["org.gnome.desktop.interface", "org.gnome.desktop.session"], typed: true)
+        defer { watcher.stop() }
+        let output = watcher.output
         #expect(try served.run("prefs", ["read", "org.gnome.desktop", "interface/cursor-size"]).stdout == "33\n")
         #expect(try served.run("prefs", ["write", "org.gnome.desktop", "interface/cursor-size", "-int", "48"]).status == 0)
-        try await waitFor("changed cursor-size 48", in: output)
+        try await Self.waitFor("changed cursor-size 48", in: output)
         #expect(try served.run("gsettings", ["get", "org.gnome.desktop.interface", "cursor-size"]).stdout == "48\n")
         #expect(try served.run("prefs", ["write", "org.gnome.desktop", "session/idle-delay", "-int", "900"]).status == 0)
-        try await waitFor("changed idle-delay uint32 900", in: output)
+        try await Self.waitFor("changed idle-delay uint32 900", in: output)
         #expect(try served.run("gsettings", ["get", "org.gnome.desktop.session", "idle-delay"]).stdout == "uint32 900\n")
     }
 
     @Test("delay-apply is one change; a GSettings program's changed signal fires for another's writes and for prefsd's; writers at once all land")
     func changesAndWriters() async throws {
         let served = try await Served()
-        let (watcher, output) = try served.startPython(
-            """
-            s = Gio.Settings.new('org.example.Test')
-            def changed(settings, key):
-                print('changed', key, settings.get_value(key).print_(False), flush=True)
-            s.connect('changed', changed)
-            print('ready', flush=True)
-            GLib.MainLoop().run()
-            """)
-        defer {
-            kill(watcher.processIdentifier, SIGKILL)
-            watcher.waitUntilExit()
-        }
-        try await waitFor("ready", in: output)
+        let watcher = try await served.watch(["org.example.Test"], typed: false)
+        defer { watcher.stop() }
+        let output = watcher.output
 
         let applied = try served.python(
             """
@@ -138,14 +149,14 @@ struct DconfServedTests {
             Gio.Settings.sync()
             """)
         #expect(applied.status == 0, "\(applied.stderr)")
-        try await waitFor("changed text 'delayed'", in: output)
-        try await waitFor("changed int32 12", in: output)
+        try await Self.waitFor("changed text 'delayed'", in: output)
+        try await Self.waitFor("changed int32 12", in: output)
         #expect(try served.run("prefs", ["read", "org.example.Test", "text"]).stdout == "delayed\n")
         let history = try served.run("prefs", ["history", "org.example.Test"]).stdout
         #expect(history.split(separator: "\n").filter { $0.contains("python") }.count == 2, "the Apply is one change of two keys:\n\(history)")
 
         #expect(try served.run("prefs", ["write", "org.example.Test", "text", "-string", "from prefs"]).status == 0)
-        try await waitFor("changed text 'from prefs'", in: output)
+        try await Self.waitFor("changed text 'from prefs'", in: output)
 
         // Eight dconf writers at once, each its own process and key.
         let writers = (0..<8).map { index in
@@ -157,7 +168,7 @@ struct DconfServedTests {
         }
     }
 
-    private func waitFor(_ text: String, in file: URL, timeout: Duration = .seconds(30)) async throws {
+    private static func waitFor(_ text: String, in file: URL, timeout: Duration = .seconds(30)) async throws {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             if let output = try? String(contentsOf: file, encoding: .utf8), output.contains(text) { return }
