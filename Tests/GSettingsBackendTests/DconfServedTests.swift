@@ -89,7 +89,7 @@ struct DconfServedTests {
                 """)
             let watcher = Watcher(process: process, output: output)
             do {
-                try await DconfServedTests.waitFor("ready", in: output)
+                try await waitFor("ready", in: output)
             } catch {
                 watcher.stop()
                 throw error
@@ -125,10 +125,10 @@ struct DconfServedTests {
         let output = watcher.output
         #expect(try served.run("prefs", ["read", "org.gnome.desktop", "interface/cursor-size"]).stdout == "33\n")
         #expect(try served.run("prefs", ["write", "org.gnome.desktop", "interface/cursor-size", "-int", "48"]).status == 0)
-        try await Self.waitFor("changed cursor-size 48", in: output)
+        try await waitFor("changed cursor-size 48", in: output)
         #expect(try served.run("gsettings", ["get", "org.gnome.desktop.interface", "cursor-size"]).stdout == "48\n")
         #expect(try served.run("prefs", ["write", "org.gnome.desktop", "session/idle-delay", "-int", "900"]).status == 0)
-        try await Self.waitFor("changed idle-delay uint32 900", in: output)
+        try await waitFor("changed idle-delay uint32 900", in: output)
         #expect(try served.run("gsettings", ["get", "org.gnome.desktop.session", "idle-delay"]).stdout == "uint32 900\n")
     }
 
@@ -149,14 +149,14 @@ struct DconfServedTests {
             Gio.Settings.sync()
             """)
         #expect(applied.status == 0, "\(applied.stderr)")
-        try await Self.waitFor("changed text 'delayed'", in: output)
-        try await Self.waitFor("changed int32 12", in: output)
+        try await waitFor("changed text 'delayed'", in: output)
+        try await waitFor("changed int32 12", in: output)
         #expect(try served.run("prefs", ["read", "org.example.Test", "text"]).stdout == "delayed\n")
         let history = try served.run("prefs", ["history", "org.example.Test"]).stdout
         #expect(history.split(separator: "\n").filter { $0.contains("python") }.count == 2, "the Apply is one change of two keys:\n\(history)")
 
         #expect(try served.run("prefs", ["write", "org.example.Test", "text", "-string", "from prefs"]).status == 0)
-        try await Self.waitFor("changed text 'from prefs'", in: output)
+        try await waitFor("changed text 'from prefs'", in: output)
 
         // Eight dconf writers at once, each its own process and key.
         let writers = (0..<8).map { index in
@@ -166,14 +166,5 @@ struct DconfServedTests {
         for index in 0..<8 {
             #expect(try served.run("dconf", ["read", "/org/example/Test/extra\(index)"]).stdout == "\(index)\n")
         }
-    }
-
-    private static func waitFor(_ text: String, in file: URL, timeout: Duration = .seconds(30)) async throws {
-        let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline {
-            if let output = try? String(contentsOf: file, encoding: .utf8), output.contains(text) { return }
-            try await Task.sleep(for: .milliseconds(20))
-        }
-        throw FixtureError("\"\(text)\" did not appear within \(timeout); the output was:\n\((try? String(contentsOf: file, encoding: .utf8)) ?? "")")
     }
 }

@@ -5,18 +5,6 @@ import Testing
 
 @Suite("GSettings backend: an administrator's dconf system databases and defaults", .serialized)
 struct GSettingsAdministratorTests {
-    /// Waits until `file` holds `text` (a process's output), or fails after `timeout`.
-    private func waitFor(_ text: String, in file: URL, timeout: Duration = .seconds(30), while poke: () throws -> Void = {}) async throws {
-        let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline {
-            if let output = try? String(contentsOf: file, encoding: .utf8), output.contains(text) { return }
-            try poke()
-            try await Task.sleep(for: .milliseconds(100))
-        }
-        let output = (try? String(contentsOf: file, encoding: .utf8)) ?? ""
-        throw FixtureError("\"\(text)\" did not appear within \(timeout); the output was:\n\(output)")
-    }
-
     private func stop(_ process: Process) {
         guard process.isRunning else { return }
         kill(process.processIdentifier, SIGKILL)
@@ -94,7 +82,7 @@ struct GSettingsAdministratorTests {
         try await waitFor("ready 42 True", in: watcherOutput)
         // The monitor says nothing when it is ready: edit until it reports a change.
         var attempt = 0
-        try await waitFor("int64: ", in: monitorOutput) {
+        try await waitFor("int64: ", in: monitorOutput, every: .milliseconds(100)) {
             attempt += 1
             if attempt % 5 == 1 {
                 try files.keyfile("site", "10-probe", "[org/example/Test]\nint64=int64 \(1000 + attempt)\n")

@@ -38,16 +38,6 @@ struct GSettingsByteExactTests {
         print(s.get_string('text').encode('utf-8').hex(), struct.pack('>d', s.get_double('real')).hex())
         """
 
-    private func waitFor(_ text: String, in file: URL, timeout: Duration = .seconds(30)) async throws {
-        let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline {
-            if let output = try? String(contentsOf: file, encoding: .utf8), output.contains(text) { return }
-            try await Task.sleep(for: .milliseconds(50))
-        }
-        let output = (try? String(contentsOf: file, encoding: .utf8)) ?? ""
-        throw FixtureError("\"\(text)\" did not appear within \(timeout); the output was:\n\(output)")
-    }
-
     private func stop(_ process: Process) {
         guard process.isRunning else { return }
         kill(process.processIdentifier, SIGKILL)

@@ -6,18 +6,6 @@ import Testing
 
 @Suite("GSettings backend: writes, changes between processes, forced keys", .serialized)
 struct GSettingsChangeTests {
-    /// Waits until `file` holds `text` (a process's output), or fails after `timeout`.
-    private func waitFor(_ text: String, in file: URL, timeout: Duration = .seconds(30), while poke: () throws -> Void = {}) async throws {
-        let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline {
-            if let output = try? String(contentsOf: file, encoding: .utf8), output.contains(text) { return }
-            try poke()
-            try await Task.sleep(for: .milliseconds(100))
-        }
-        let output = (try? String(contentsOf: file, encoding: .utf8)) ?? ""
-        throw FixtureError("\"\(text)\" did not appear within \(timeout); the output was:\n\(output)")
-    }
-
     /// A GSettings program that prints each `changed` signal with the new value, and
     /// ends when `text` becomes `done`.
     static let changeWatcher = """
@@ -101,7 +89,7 @@ struct GSettingsChangeTests {
         let environment = ["DBUS_SESSION_BUS_ADDRESS": service.bus.address]
         // The monitor says nothing when it is ready: write until it reports a change.
         var attempt = 0
-        try await waitFor("text: 'sentinel", in: output) {
+        try await waitFor("text: 'sentinel", in: output, every: .milliseconds(100)) {
             attempt += 1
             if attempt % 5 == 1 {
                 _ = try runCommand(prefs, ["write", "org.example.Test", "text", "-string", "sentinel-\(attempt)"], environment: environment)

@@ -444,13 +444,4 @@ struct GSettingsSnapshotTests {
         #expect(reads[0].stdout == "'on the first bus'\n", "\(reads[0])")
         #expect(reads[1].stdout == "'on the second bus'\n", "\(reads[1])")
     }
-
-    /// Waits until `file` holds `text` (a process's output), or fails after 30 s.
-    private func waitFor(_ text: String, in file: URL) async throws {
-        let appeared = await eventually(timeout: .seconds(30)) {
-            (try? String(contentsOf: file, encoding: .utf8))?.contains(text) == true
-        }
-        if appeared { return }
-        throw FixtureError("\"\(text)\" did not appear within 30 s: \((try? String(contentsOf: file, encoding: .utf8)) ?? "")")
-    }
 }
