@@ -54,6 +54,14 @@ struct LoadingTests {
         return "INSERT OR REPLACE INTO preference(domain, key, value) VALUES ('\(domain)', '\(key)', X'\(hex)');"
     }
 
+    /// Starts `harness`'s service on `store` with its full load held until the returned
+    /// semaphore is signalled, and a client of it.
+    private func startHeld(_ harness: InProcessService, _ store: DomainStore) throws -> (DispatchSemaphore, InProcessClient) {
+        let hold = DispatchSemaphore(value: 0)
+        try harness.service.start(store: store, holdingFullLoadUntil: hold)
+        return (hold, InProcessClient(connection: harness.connection))
+    }
+
     private func isComplete(_ harness: InProcessService) -> Bool {
         harness.service.state.withLock { $0.domains?.isComplete } ?? false
     }
@@ -63,13 +71,9 @@ struct LoadingTests {
         let (harness, store) = try harness(
             ["com.example.Editor": ["Good": .integer(1), "Theme": .string("plain")], "org.example.Other": ["k": .boolean(true)]],
             sql: Self.nulRow("com.example.Editor", "Theme") + Self.nulRow("com.example.Damaged", "Only"))
-        let hold = DispatchSemaphore(value: 0)
-        defer {
-            hold.signal()
-            harness.stop()
-        }
-        try harness.service.start(store: store, holdingFullLoadUntil: hold)
-        let client = InProcessClient(connection: harness.connection)
+        defer { harness.stop() }
+        let (hold, client) = try startHeld(harness, store)
+        defer { hold.signal() }
 
         func answers() async throws -> [String] {
             var seen: [String] = []
@@ -104,13 +108,9 @@ struct LoadingTests {
         limits.domainBytes = 4_000
         let big = PropertyListValue.string(String(repeating: "x", count: 2_500))
         let (harness, store) = try harness(["com.example.Editor": ["a": .integer(1), "big": big], "org.example.Other": ["k": .boolean(true)]], limits: limits)
-        let hold = DispatchSemaphore(value: 0)
-        defer {
-            hold.signal()
-            harness.stop()
-        }
-        try harness.service.start(store: store, holdingFullLoadUntil: hold)
-        let client = InProcessClient(connection: harness.connection)
+        defer { harness.stop() }
+        let (hold, client) = try startHeld(harness, store)
+        defer { hold.signal() }
 
         let write = Task { try await client.write("com.example.Editor", "b", .integer(2)) }
         let refused = Task {
@@ -136,13 +136,9 @@ struct LoadingTests {
     @Test("a read that arrives after a held call is held behind it, not answered ahead of it")
     func readAfterHeldWrite() async throws {
         let (harness, store) = try harness(["com.example.Editor": ["k": .integer(1)]])
-        let hold = DispatchSemaphore(value: 0)
-        defer {
-            hold.signal()
-            harness.stop()
-        }
-        try harness.service.start(store: store, holdingFullLoadUntil: hold)
-        let client = InProcessClient(connection: harness.connection)
+        defer { harness.stop() }
+        let (hold, client) = try startHeld(harness, store)
+        defer { hold.signal() }
         func held() -> Int { harness.service.state.withLock { $0.waiting.count } }
         func waitUntilHeld(_ count: Int) async {
             let deadline = ContinuousClock.now + .seconds(20)
