@@ -29,6 +29,10 @@ public final class DomainStore: Sendable {
     public let historyBounds: HistoryBounds
     /// The journal's entries and bytes, changed by the writer after each commit.
     let journalTotals: Mutex<JournalTotals>
+    /// Why the journal's newest change could not be read as the store opened (its pages
+    /// damaged), or `nil`: the writer's first job then starts the journal afresh
+    /// (`JournalCheck.swift`).
+    let journalUnreadable: String?
     /// Where `History` reads run, on a read-only connection of their own (`HistoryReader.swift`).
     let readerQueue: DispatchQueue
     let historyReader: Mutex<HistoryReaderState>
@@ -58,7 +62,10 @@ public final class DomainStore: Sendable {
     /// A file that is not a database, is damaged, or fails `PRAGMA quick_check` is moved
     /// aside (with its -wal and -shm) to `store.sqlite.corrupt-<UTC yyyyMMdd'T'HHmmss'Z'>`,
     /// never deleted; the move is logged with both paths, a fresh store is started, and
-    /// ``recoveredFrom`` says where the damaged copy went.
+    /// ``recoveredFrom`` says where the damaged copy went. The change journal's tables are
+    /// checked after the store opens, before its first commit: when only they are damaged,
+    /// the preferences are kept, a copy of the store goes aside under the same name, and
+    /// the journal starts afresh (logged).
     ///
     /// A ballast file of `reserveBytes` (`store.reserve`, see ``reserveFileName``) is kept
     /// beside the database so that removals go through on a full disk.
@@ -82,10 +89,15 @@ public final class DomainStore: Sendable {
         self.historyBounds = historyBounds
         do {
             journalTotals = Mutex(try Self.loadJournalIssued(opened.database))
+            journalUnreadable = nil
         } catch {
-            throw .cannotOpen(
-                path: files.databasePath,
-                reason: "its change journal cannot be read: \(StoreError.explain(error, path: files.databasePath, directory: files.directoryPath))")
+            guard StoreError.isCorruption(error) else {
+                throw .cannotOpen(
+                    path: files.databasePath,
+                    reason: "its change journal cannot be read: \(StoreError.explain(error, path: files.databasePath, directory: files.directoryPath))")
+            }
+            journalTotals = Mutex(JournalTotals(issued: Self.sequenceBound(opened.database)))
+            journalUnreadable = Self.damage(error)
         }
         reserve = DiskReserve(directory: directory, size: reserveBytes)
         if reserve.state != .held {
@@ -110,7 +122,7 @@ public final class DomainStore: Sendable {
         secureKeys = Mutex([:])
         counters = Mutex((transactions: 0, batches: 0))
         walPreallocated = Mutex(false)
-        writerQueue.async { [self] in countJournal() }
+        writerQueue.async { [self] in checkJournal() }
     }
 
     /// Sets the keys whose changes the journal records without their values (those a

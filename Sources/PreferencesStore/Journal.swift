@@ -67,7 +67,7 @@ struct JournalTotals: Sendable {
     var bytes = 0
     /// Whether `entries` and `bytes` were counted from the journal: the count reads the
     /// whole journal, so it runs on the writer queue after the store opens, not on the
-    /// way to the first answer (``DomainStore/countJournal()``).
+    /// way to the first answer (``DomainStore/checkJournal()``).
     var counted = false
     /// The highest sequence issued (``StoreSchema/selectIssued``): the writer numbers each
     /// new change one past it, and no sequence is ever given twice.
@@ -200,7 +200,7 @@ extension DomainStore {
 
     /// The highest sequence issued, read when the store opens (from the journal's key and
     /// its horizon: a few pages); the journal's entries and bytes are counted later, by
-    /// ``countJournal()``.
+    /// ``checkJournal()``.
     static func loadJournalIssued(_ database: DatabaseQueue) throws -> JournalTotals {
         try database.read { db in JournalTotals(issued: try Int64.fetchOne(db, sql: StoreSchema.selectIssued) ?? 0) }
     }
@@ -209,37 +209,6 @@ extension DomainStore {
     static func counted(_ totals: JournalTotals, in db: Database) throws -> JournalTotals {
         let row = try Row.fetchOne(db, sql: "SELECT count(*), coalesce(sum(bytes), 0) FROM history")
         return JournalTotals(entries: row?[0] ?? 0, bytes: row?[1] ?? 0, counted: true, issued: totals.issued)
-    }
-
-    /// Runs on the writer queue, its first job: counts the journal's entries and bytes on a
-    /// read-only connection of its own, so that reads of the main connection (a domain
-    /// loaded for the first calls) are not held up while it reads the whole journal, and on
-    /// a thread of its own below the threads that answer calls (on Linux, a nice value is
-    /// the calling thread's alone). No commit runs meanwhile (commits run on this queue,
-    /// which waits), so the count is exact. Should it fail, the next commit counts in its
-    /// own transaction.
-    func countJournal() {
-        let totals = journalTotals.withLock { $0 }
-        guard !totals.counted else { return }
-        let done = DispatchSemaphore(value: 0)
-        Thread.detachNewThread { [self] in
-            defer { done.signal() }
-            setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 10)
-            do {
-                let reader = try files.readOnlyConnection(label: "prefsd.store.journal-count", cacheKiB: 128)
-                defer { try? reader.close() }
-                let counted = try reader.read { db in try Self.counted(totals, in: db) }
-                journalTotals.withLock { $0 = counted }
-            } catch {
-                logger.error(
-                    "the change journal could not be counted; the next commit counts it",
-                    metadata: [
-                        "store": "\(files.databasePath)",
-                        "error": "\(StoreError.explain(error, path: files.databasePath, directory: files.directoryPath))",
-                    ])
-            }
-        }
-        done.wait()
     }
 
     // MARK: Reading

@@ -69,13 +69,7 @@ struct StoreFiles: Sendable {
     /// (with `-wal` / `-shm` appended for the companions), never deleting anything.
     /// - Returns: where the database went.
     func moveAside(now: Date = Date()) throws(StoreError) -> URL {
-        let stamp = Self.timestamp(now)
-        var target = directory.appendingPathComponent("\(Self.databaseName).corrupt-\(stamp)")
-        var attempt = 1
-        while Self.anyExists(target.path) {
-            target = directory.appendingPathComponent("\(Self.databaseName).corrupt-\(stamp)-\(attempt)")
-            attempt += 1
-        }
+        let target = asideTarget(now: now)
         for suffix in [""] + Self.companionSuffixes {
             let source = databasePath + suffix
             guard access(source, F_OK) == 0 else { continue }
@@ -84,6 +78,39 @@ struct StoreFiles: Sendable {
                     path: databasePath,
                     reason: "it is damaged and cannot be moved aside to \(target.path + suffix): \(Self.errnoText())")
             }
+        }
+        return target
+    }
+
+    /// Copies the database and its WAL, as they are on disk, to `store.sqlite.corrupt-<UTC
+    /// time>` (and `-wal`), mode 0600, for a store that stays in use; the caller makes sure
+    /// nothing writes meanwhile. (The `-shm` index is not copied: SQLite rebuilds it from the
+    /// WAL.)
+    /// - Returns: where the copy of the database is.
+    func copyAside(now: Date = Date()) throws(StoreError) -> URL {
+        let target = asideTarget(now: now)
+        for suffix in ["", "-wal"] where access(databasePath + suffix, F_OK) == 0 {
+            do {
+                try FileManager.default.copyItem(atPath: databasePath + suffix, toPath: target.path + suffix)
+            } catch {
+                throw .writeFailed(reason: "cannot copy \(databasePath + suffix) to \(target.path + suffix): \(error.localizedDescription)")
+            }
+            guard chmod(target.path + suffix, 0o600) == 0 else {
+                throw .writeFailed(reason: "cannot restrict \(target.path + suffix) to mode 0600: \(Self.errnoText())")
+            }
+        }
+        return target
+    }
+
+    /// `store.sqlite.corrupt-<UTC time>`, with `-1`, `-2`, … appended while a file of that
+    /// name (or a companion) exists.
+    private func asideTarget(now: Date) -> URL {
+        let stamp = Self.timestamp(now)
+        var target = directory.appendingPathComponent("\(Self.databaseName).corrupt-\(stamp)")
+        var attempt = 1
+        while Self.anyExists(target.path) {
+            target = directory.appendingPathComponent("\(Self.databaseName).corrupt-\(stamp)-\(attempt)")
+            attempt += 1
         }
         return target
     }

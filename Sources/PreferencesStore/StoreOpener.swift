@@ -1,8 +1,6 @@
-import Dispatch
 import Foundation
 import GRDB
 import Logging
-import Synchronization
 
 /// Opens the database of a store: checks it, recovers from a damaged file, migrates it.
 struct StoreOpener {
@@ -105,38 +103,13 @@ struct StoreOpener {
         }
     }
 
-    /// What `PRAGMA quick_check` finds wrong in every table and index of the store (empty:
-    /// nothing), checked table by table: the journal's tables, the larger part of a full
-    /// store, on a second connection while `database` checks the others, so that the check
-    /// takes about as long as the journal's alone. (Table by table, SQLite does not walk the
-    /// list of free pages; it checks each free page as it reuses it.)
+    /// What `PRAGMA quick_check` finds wrong in the store's tables and indexes but the
+    /// journal's (empty: nothing); the journal is checked once the store is open, before its
+    /// first commit (`JournalCheck.swift`).
     private func quickCheck(_ database: DatabaseQueue) throws -> [String] {
-        let tables = try database.read { db in
-            try String.fetchAll(db, sql: "SELECT name FROM sqlite_schema WHERE type = 'table' ORDER BY name")
-        }
-        let journal = tables.filter { $0.hasPrefix("history") }
-        let others = ["sqlite_schema"] + tables.filter { !$0.hasPrefix("history") }
-        let journalProblems = Mutex<Result<[String], any Error>>(.success([]))
-        let journalChecked = DispatchSemaphore(value: 0)
-        DispatchQueue.global(qos: .userInitiated).async {
-            let result = Result { () throws -> [String] in
-                let reader = try files.readOnlyConnection(label: "prefsd.store.check")
-                defer { try? reader.close() }
-                return try reader.read { db in try Self.problems(of: journal, in: db) }
-            }
-            journalProblems.withLock { $0 = result }
-            journalChecked.signal()
-        }
-        let othersResult = Result { try database.read { db in try Self.problems(of: others, in: db) } }
-        journalChecked.wait()
-        return try othersResult.get() + journalProblems.withLock { $0 }.get()
-    }
-
-    /// What `PRAGMA quick_check` finds wrong in `tables` and their indexes.
-    private static func problems(of tables: [String], in db: Database) throws -> [String] {
-        try tables.flatMap { table in
-            try String.fetchAll(db, sql: "PRAGMA quick_check(\"\(table.replacingOccurrences(of: "\"", with: "\"\""))\")")
-                .filter { $0 != "ok" }
+        try database.read { db in
+            let tables = try IntegrityCheck.tables(in: db).filter { !IntegrityCheck.isJournal($0) }
+            return try IntegrityCheck.problems(of: ["sqlite_schema"] + tables, in: db)
         }
     }
 

@@ -66,23 +66,98 @@ struct StoreFileTests {
         }
     }
 
-    /// The tables are checked table by table, the journal's on a second connection at the
-    /// same time: a damaged leaf of either is found.
-    @Test("a damaged page of the preferences or of the journal is found at open: the store is moved aside", arguments: ["preference", "history"])
-    func damagedTable(_ table: String) throws {
-        try expectRecovery { database in
-            // Where the table's leaves are, as SQLite's dbstat tells (the store is closed and checkpointed).
-            let pages = try DatabaseQueue(path: database.path).read { db in
-                try Int.fetchAll(db, sql: "SELECT pageno FROM dbstat WHERE name = ? AND pagetype = 'leaf' ORDER BY pageno", arguments: [table])
-            }
-            let page = try #require(pages.dropFirst(pages.count / 2).first, "\(table) has no leaf page")
-            var bytes = try Data(contentsOf: database)
-            let pageSize = 4096
-            let offset = (page - 1) * pageSize
-            bytes.replaceSubrange(offset..<offset + pageSize, with: Data(repeating: 0x5A, count: pageSize))
-            try bytes.write(to: database)
-            return bytes
+    /// Which leaf of a table's tree to damage.
+    enum Leaf: String, CaseIterable, Sendable {
+        /// One from the middle, in key order.
+        case middle
+        /// The last in key order: the journal's newest change.
+        case last
+    }
+
+    /// Overwrites a leaf page of `table` in the closed store's `database` (where the leaves
+    /// are in key order, as SQLite's dbstat tells by their path from the root).
+    func damageLeaf(_ leaf: Leaf = .middle, of table: String, in database: URL) throws -> Data {
+        let pages = try DatabaseQueue(path: database.path).read { db in
+            try Int.fetchAll(db, sql: "SELECT pageno FROM dbstat WHERE name = ? AND pagetype = 'leaf' ORDER BY path", arguments: [table])
         }
+        #expect(pages.count > 2, "\(table) has too few leaves to choose among: \(pages)")
+        let chosen = leaf == .middle ? pages.dropFirst(pages.count / 2).first : pages.last
+        let page = try #require(chosen, "\(table) has no leaf page")
+        var bytes = try Data(contentsOf: database)
+        let pageSize = 4096
+        let offset = (page - 1) * pageSize
+        bytes.replaceSubrange(offset..<offset + pageSize, with: Data(repeating: 0x5A, count: pageSize))
+        try bytes.write(to: database)
+        return bytes
+    }
+
+    @Test("a damaged page of the preferences is found at open: the store is moved aside")
+    func damagedPreferences() throws {
+        try expectRecovery { database in try damageLeaf(of: "preference", in: database) }
+    }
+
+    /// The journal is checked after the store opens, before its first commit: a damaged
+    /// journal costs its history, not the preferences.
+    /// Its newest change is read as the store opens, to number the next: when that page is
+    /// the damaged one, the next change is numbered past any it can have issued.
+    @Test(
+        "a damaged page of the journal is found before the first commit: the preferences are kept, the journal starts afresh",
+        arguments: Leaf.allCases)
+    func damagedJournal(_ leaf: Leaf) throws {
+        let temporary = try TemporaryDirectory()
+        try makeStore(at: temporary.store)
+        let database = temporary.store.appendingPathComponent("store.sqlite")
+        let damaged = try damageLeaf(leaf, of: "history", in: database)
+
+        let log = LogRecorder()
+        let store = try DomainStore(directory: temporary.store, logger: log.logger)
+        #expect(store.recoveredFrom == nil)
+        let filler = domain("com.example.Filler")
+        let kept = try store.loadAll()
+        #expect(kept[filler]?.count == 2_000)
+        #expect(kept[filler]?["key1999"] == .string(String(repeating: "v", count: 100)))
+        // Waits for the writer's first job, the journal's check.
+        #expect(store.historyTotals.entries == 0)
+        #expect(try store.history(domain: nil, key: nil, after: 0, limit: 100, maxBytes: 1 << 20).isEmpty)
+
+        // A copy of the store as it was is kept, private, and named in the log.
+        let copies = try FileManager.default.contentsOfDirectory(atPath: temporary.store.path).filter {
+            $0.wholeMatch(of: /store\.sqlite\.corrupt-\d{8}T\d{6}Z/) != nil
+        }
+        let copy = temporary.store.appendingPathComponent(try #require(copies.first, "no copy of the damaged store"))
+        #expect(copies.count == 1)
+        #expect(try Data(contentsOf: copy) == damaged, "the copy keeps the damaged bytes")
+        #expect(try mode(of: copy.path) == 0o600)
+        let asideFiles = try FileManager.default.contentsOfDirectory(atPath: temporary.store.path).filter { $0.contains("corrupt") }
+        #expect(Set(asideFiles).isSubset(of: [copy.lastPathComponent, copy.lastPathComponent + "-wal"]), "\(asideFiles)")
+        let message = try #require(log.messages.first { $0.contains(copy.path) })
+        #expect(message.contains(database.path) && message.contains("journal starts afresh"), "\(message)")
+
+        // The store takes writes and records them, numbered after what the old journal issued.
+        try store.commitAndWait([.set(filler, key: "after", value: .integer(1))]).get()
+        let recorded = try store.history(domain: nil, key: nil, after: 0, limit: 100, maxBytes: 1 << 20)
+        #expect(recorded.map(\.key) == ["after"])
+        let sequence = try #require(recorded.first?.sequence)
+        switch leaf {
+        case .middle:
+            // Found by the check; the journal's newest change was read as the store opened.
+            #expect(sequence == 2)
+        case .last:
+            // Not read: numbered past the clock's microseconds, past any sequence issued.
+            #expect(sequence > UInt64(1_700_000_000) * 1_000_000, "\(sequence)")
+        }
+        store.close()
+
+        // The repaired store opens cleanly, whole, with nothing more moved or copied aside.
+        let reopened = try DomainStore(directory: temporary.store, logger: log.logger)
+        defer { reopened.close() }
+        #expect(reopened.historyTotals.entries == 1)
+        #expect(try reopened.loadAll()[filler]?.count == 2_001)
+        let wholeCheck = try DatabaseQueue(path: database.path).read { db in try String.fetchAll(db, sql: "PRAGMA integrity_check") }
+        #expect(wholeCheck == ["ok"])
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: temporary.store.path).filter { $0.contains("corrupt") }.sorted()
+                == asideFiles.sorted())
     }
 
     @Test("the directory is 0700 and the database files 0600")
