@@ -32,11 +32,14 @@ func fillColdStore(
 
 /// Launches prefsd on a store ``fillColdStore(prefsd:bus:probe:store:log:domains:perDomain:)``
 /// filled: the seconds to the first `Read` of a stored key answered with its value, and the
-/// peak RSS then; then the seconds from launch to a `Domains` answered after it (which
-/// needs every domain loaded), and the peak RSS then; stops it.
+/// peak RSS then; the seconds from launch to a durable `Write` made right after it answered
+/// (`value`: a new one each launch, so that it is a change); then the seconds from launch to
+/// a `Domains` answered after it (which needs every domain loaded), and the peak RSS then;
+/// stops it.
 func launchCold(
-    prefsd: String, bus: String, probe: DBusConnection, store: URL, log: URL, domains: Int, perDomain: Int
-) throws -> (startup: Double, peakRSS: Int?, whole: Double, wholePeakRSS: Int?) {
+    prefsd: String, bus: String, probe: DBusConnection, store: URL, log: URL, domains: Int, perDomain: Int,
+    value: Int64 = 0
+) throws -> (startup: Double, peakRSS: Int?, firstWrite: Double, whole: Double, wholePeakRSS: Int?) {
     let launched = now()
     let instance = try PrefsdInstance(
         executable: prefsd, bus: bus, store: store,
@@ -44,6 +47,8 @@ func launchCold(
         firstRead: Calls.read("bench.cold\(domains / 2)", "k\(perDomain / 2)"))
     defer { instance.stop() }
     let peak = instance.child.peakResidentBytes()
+    _ = try probe.callBlocking(Calls.write("bench.cold.written", "k", value), timeout: .seconds(60))
+    let firstWrite = now() - launched
     _ = try probe.callBlocking(PreferencesCall.domains().message, timeout: .seconds(60))
-    return (instance.startup, peak, now() - launched, instance.child.peakResidentBytes())
+    return (instance.startup, peak, firstWrite, now() - launched, instance.child.peakResidentBytes())
 }

@@ -4,7 +4,8 @@ import DBus
 import Foundation
 
 /// Only the cold start: prefsd launched on a store of 1,000 domains of 100 keys, timed to
-/// its first `Read` of a stored key answered, several rounds; beside `prefsd --version` (the
+/// its first `Read` of a stored key answered and to a durable `Write` right after, several
+/// rounds; beside `prefsd --version` (the
 /// process start alone), and beside another prefsd build (`--compare-prefsd`) taking turns,
 /// each on a store it filled itself.
 struct ColdStartBench {
@@ -41,6 +42,7 @@ struct ColdStartBench {
         var peaks = Array(repeating: [Double](), count: executables.count)
         var wholes = Array(repeating: [Double](), count: executables.count)
         var wholePeaks = Array(repeating: [Double](), count: executables.count)
+        var writes = Array(repeating: [Double](), count: executables.count)
         for round in 0..<rounds {
             // Alternate which goes first, so neither always follows the other.
             let order = round % 2 == 0 ? Array(executables.indices) : Array(executables.indices.reversed())
@@ -51,8 +53,9 @@ struct ColdStartBench {
                 versions[index].append(version.seconds)
                 let sample = try launchCold(
                     prefsd: executables[index], bus: bus.address, probe: probe, store: stores[index], log: work,
-                    domains: Self.domains, perDomain: Self.perDomain)
+                    domains: Self.domains, perDomain: Self.perDomain, value: Int64(round))
                 startups[index].append(sample.startup)
+                writes[index].append(sample.firstWrite)
                 if let peak = sample.peakRSS { peaks[index].append(Double(peak)) }
                 wholes[index].append(sample.whole)
                 if let peak = sample.wholePeakRSS { wholePeaks[index].append(Double(peak)) }
@@ -61,18 +64,19 @@ struct ColdStartBench {
         }
 
         print(
-            "| prefsd | launch → first `Read` of a stored key, p50 (min–max) | peak RSS then, p50 | launch → `Domains` answered after it (every domain loaded), p50 | peak RSS then, p50 | `prefsd --version`, p50 | rounds |"
+            "| prefsd | launch → first `Read` of a stored key, p50 (min–max) | peak RSS then, p50 | launch → a durable `Write` made right after it answered, p50 | launch → `Domains` answered after that (every domain loaded), p50 | peak RSS then, p50 | `prefsd --version`, p50 | rounds |"
         )
-        print("| --- | --- | --- | --- | --- | --- | --- |")
+        print("| --- | --- | --- | --- | --- | --- | --- | --- |")
         func mebibytes(_ samples: [Double]) -> String {
             Summary(samples).map { "\(Format.format1($0.median / 1_048_576)) MiB" } ?? "–"
         }
         for index in executables.indices {
-            guard let startup = Summary(startups[index]), let version = Summary(versions[index]), let whole = Summary(wholes[index])
+            guard let startup = Summary(startups[index]), let version = Summary(versions[index]), let whole = Summary(wholes[index]),
+                let write = Summary(writes[index])
             else { continue }
             let range = "\(Format.duration(startup.minimum))–\(Format.duration(startups[index].max() ?? 0))"
             print(
-                "| \(executables[index]) | \(Format.duration(startup.median)) (\(range)) | \(mebibytes(peaks[index])) | \(Format.duration(whole.median)) | \(mebibytes(wholePeaks[index])) | \(Format.duration(version.median)) | \(startup.count) |"
+                "| \(executables[index]) | \(Format.duration(startup.median)) (\(range)) | \(mebibytes(peaks[index])) | \(Format.duration(write.median)) | \(Format.duration(whole.median)) | \(mebibytes(wholePeaks[index])) | \(Format.duration(version.median)) | \(startup.count) |"
             )
         }
         print()
