@@ -26,15 +26,7 @@ extension Reliability {
         @Test("a damaged store is moved aside with a timestamped name, logged, and prefsd starts", arguments: Damage.allCases)
         func damagedStore(_ damage: Damage) async throws {
             let fixture = try await ServiceFixture()
-            let client = ServiceClient(connection: try fixture.connect())
-            // Enough 1 KiB values for a store of a few hundred pages.
-            for index in 0..<300 {
-                try await client.write("com.example.Corrupt", "k\(index)", .data(Data(repeating: UInt8(index % 251), count: 1024)))
-            }
-            client.connection.close()
-            #expect(fixture.stopService() == 0)
-
-            let database = fixture.storeDirectory.appendingPathComponent("store.sqlite")
+            let database = try await fillAndStop(fixture)
             var bytes = try Data(contentsOf: database)
             #expect(bytes.count > 64 * 4096, "the store is too small to damage in the middle: \(bytes.count) bytes")
             var generator = SystemRandomNumberGenerator()
@@ -80,13 +72,7 @@ extension Reliability {
         @Test("a damaged page of the journal costs its history, not the preferences: they are served, a copy of the store is kept, the journal starts afresh")
         func damagedJournal() async throws {
             let fixture = try await ServiceFixture()
-            let client = ServiceClient(connection: try fixture.connect())
-            for index in 0..<300 {
-                try await client.write("com.example.Corrupt", "k\(index)", .data(Data(repeating: UInt8(index % 251), count: 1024)))
-            }
-            client.connection.close()
-            #expect(fixture.stopService() == 0)
-            let database = fixture.storeDirectory.appendingPathComponent("store.sqlite")
+            let database = try await fillAndStop(fixture)
             let damaged = try overwritingLeaf(of: "history", in: database, bytes: Data(contentsOf: database))
             try damaged.write(to: database)
 
@@ -120,6 +106,18 @@ extension Reliability {
             print("reliability.corruption damage=journal-page preferences_kept=301 history_after=\(history.count)")
         }
     }
+}
+
+/// Writes 300 values of 1 KiB (`k0`…`k299` of `com.example.Corrupt`, enough for a store of a
+/// few hundred pages) through `fixture`'s prefsd, stops it, and returns its database file.
+func fillAndStop(_ fixture: ServiceFixture) async throws -> URL {
+    let client = ServiceClient(connection: try fixture.connect())
+    for index in 0..<300 {
+        try await client.write("com.example.Corrupt", "k\(index)", .data(Data(repeating: UInt8(index % 251), count: 1024)))
+    }
+    client.connection.close()
+    #expect(fixture.stopService() == 0)
+    return fixture.storeDirectory.appendingPathComponent("store.sqlite")
 }
 
 /// `bytes` (the closed store `database`) with a leaf page from the middle of `table`
