@@ -97,9 +97,9 @@ struct StoreFileTests {
     }
 
     /// The journal is checked after the store opens, before its first commit: a damaged
-    /// journal costs its history, not the preferences.
-    /// Its newest change is read as the store opens, to number the next: when that page is
-    /// the damaged one, the next change is numbered past any it can have issued.
+    /// journal costs its history, not the preferences. Its newest change is read as the
+    /// store opens, to number the next: when that page is the damaged one, the next change
+    /// is numbered past any it can have issued.
     @Test(
         "a damaged page of the journal is found before the first commit: the preferences are kept, the journal starts afresh",
         arguments: Leaf.allCases)
