@@ -108,7 +108,10 @@ extension DomainStore {
         let issued = journalTotals.withLock { $0.issued }
         do {
             let copy = try files.copyAside()
+            // SQLite's backup into a WAL database needs the same page size on both sides.
+            let pageSize = try database.read { db in try Int.fetchOne(db, sql: "PRAGMA page_size") } ?? 4096
             let fresh = try DatabaseQueue()
+            try fresh.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA page_size = \(pageSize)") }
             try StoreSchema.migrator.migrate(fresh)
             try fresh.writeWithoutTransaction { db in
                 try db.execute(sql: "ATTACH DATABASE ? AS kept", arguments: [files.databasePath])

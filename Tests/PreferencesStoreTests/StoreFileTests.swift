@@ -6,8 +6,15 @@ import Testing
 
 @Suite("Store files on disk")
 struct StoreFileTests {
-    /// Makes a store with enough rows to span many pages, then closes it.
-    func makeStore(at directory: URL) throws {
+    /// Makes a store with enough rows to span many pages, then closes it; its database
+    /// made beforehand with pages of `pageSize` bytes, when given (prefsd makes 4096).
+    func makeStore(at directory: URL, pageSize: Int? = nil) throws {
+        if let pageSize {
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            try DatabaseQueue(path: directory.appendingPathComponent("store.sqlite").path).writeWithoutTransaction { db in
+                try db.execute(sql: "PRAGMA page_size = \(pageSize); VACUUM")
+            }
+        }
         let store = try DomainStore(directory: directory, logger: LogRecorder().logger)
         let name = domain("com.example.Filler")
         try store.commitAndWait(
@@ -76,7 +83,7 @@ struct StoreFileTests {
 
     /// Overwrites a leaf page of `table` in the closed store's `database` (where the leaves
     /// are in key order, as SQLite's dbstat tells by their path from the root).
-    func damageLeaf(_ leaf: Leaf = .middle, of table: String, in database: URL) throws -> Data {
+    func damageLeaf(_ leaf: Leaf = .middle, of table: String, in database: URL, pageSize: Int = 4096) throws -> Data {
         let pages = try DatabaseQueue(path: database.path).read { db in
             try Int.fetchAll(db, sql: "SELECT pageno FROM dbstat WHERE name = ? AND pagetype = 'leaf' ORDER BY path", arguments: [table])
         }
@@ -84,7 +91,6 @@ struct StoreFileTests {
         let chosen = leaf == .middle ? pages.dropFirst(pages.count / 2).first : pages.last
         let page = try #require(chosen, "\(table) has no leaf page")
         var bytes = try Data(contentsOf: database)
-        let pageSize = 4096
         let offset = (page - 1) * pageSize
         bytes.replaceSubrange(offset..<offset + pageSize, with: Data(repeating: 0x5A, count: pageSize))
         try bytes.write(to: database)
@@ -99,15 +105,16 @@ struct StoreFileTests {
     /// The journal is checked after the store opens, before its first commit: a damaged
     /// journal costs its history, not the preferences. Its newest change is read as the
     /// store opens, to number the next: when that page is the damaged one, the next change
-    /// is numbered past any it can have issued.
+    /// is numbered past any it can have issued. (A store of pages other than prefsd's 4 KiB
+    /// is started afresh too: SQLite's backup needs the same page size on both sides.)
     @Test(
         "a damaged page of the journal is found before the first commit: the preferences are kept, the journal starts afresh",
-        arguments: Leaf.allCases)
-    func damagedJournal(_ leaf: Leaf) throws {
+        arguments: Leaf.allCases, [4096, 8192])
+    func damagedJournal(_ leaf: Leaf, pageSize: Int) throws {
         let temporary = try TemporaryDirectory()
-        try makeStore(at: temporary.store)
+        try makeStore(at: temporary.store, pageSize: pageSize)
         let database = temporary.store.appendingPathComponent("store.sqlite")
-        let damaged = try damageLeaf(leaf, of: "history", in: database)
+        let damaged = try damageLeaf(leaf, of: "history", in: database, pageSize: pageSize)
 
         let log = LogRecorder()
         let store = try DomainStore(directory: temporary.store, logger: log.logger)
@@ -153,8 +160,11 @@ struct StoreFileTests {
         defer { reopened.close() }
         #expect(reopened.historyTotals.entries == 1)
         #expect(try reopened.loadAll()[filler]?.count == 2_001)
-        let wholeCheck = try DatabaseQueue(path: database.path).read { db in try String.fetchAll(db, sql: "PRAGMA integrity_check") }
+        let (wholeCheck, pages) = try DatabaseQueue(path: database.path).read { db in
+            (try String.fetchAll(db, sql: "PRAGMA integrity_check"), try Int.fetchOne(db, sql: "PRAGMA page_size"))
+        }
         #expect(wholeCheck == ["ok"])
+        #expect(pages == pageSize)
         #expect(
             try FileManager.default.contentsOfDirectory(atPath: temporary.store.path).filter { $0.contains("corrupt") }.sorted()
                 == asideFiles.sorted())
