@@ -7,20 +7,20 @@ import GRDB
 /// pages; it checks each free page as it reuses it.)
 enum IntegrityCheck {
     /// Whether `table` is one of the change journal's.
-    static func isJournal(_ table: String) -> Bool {
+    private static func isJournal(_ table: String) -> Bool {
         table.hasPrefix("history")
     }
 
-    /// The tables of the database, by name.
-    static func tables(in db: Database) throws -> [String] {
-        try String.fetchAll(db, sql: "SELECT name FROM sqlite_schema WHERE type = 'table' ORDER BY name")
-    }
-
-    /// What `PRAGMA quick_check` finds wrong in `tables` and their indexes (empty: nothing).
-    static func problems(of tables: [String], in db: Database) throws -> [String] {
-        try tables.flatMap { table in
+    /// What `PRAGMA quick_check` finds wrong in the journal's tables (`journal`), or in the
+    /// schema and every other table, with their indexes, as a reason to report: `nil` when
+    /// they are sound.
+    static func damage(journal: Bool, in db: Database) throws -> String? {
+        let tables = try String.fetchAll(db, sql: "SELECT name FROM sqlite_schema WHERE type = 'table' ORDER BY name")
+            .filter { isJournal($0) == journal }
+        let problems = try (journal ? tables : ["sqlite_schema"] + tables).flatMap { table in
             try String.fetchAll(db, sql: "PRAGMA quick_check(\"\(table.replacingOccurrences(of: "\"", with: "\"\""))\")")
                 .filter { $0 != "ok" }
         }
+        return problems.isEmpty ? nil : "quick_check: " + problems.prefix(3).joined(separator: "; ")
     }
 }

@@ -64,11 +64,7 @@ extension DomainStore {
             let reader = try files.readOnlyConnection(label: "prefsd.store.journal-check", cacheKiB: 128)
             defer { try? reader.close() }
             return try reader.read { db in
-                let tables = try IntegrityCheck.tables(in: db).filter(IntegrityCheck.isJournal)
-                let problems = try IntegrityCheck.problems(of: tables, in: db)
-                guard problems.isEmpty else {
-                    return .damaged(reason: "quick_check: " + problems.prefix(3).joined(separator: "; "))
-                }
+                if let damage = try IntegrityCheck.damage(journal: true, in: db) { return .damaged(reason: damage) }
                 return .counted(try Self.counted(totals, in: db))
             }
         } catch {

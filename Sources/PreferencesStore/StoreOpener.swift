@@ -78,9 +78,10 @@ struct StoreOpener {
     private func check(_ database: DatabaseQueue) throws(Failure) {
         let migrator = StoreSchema.migrator
         do {
-            let problems = try quickCheck(database)
-            if !problems.isEmpty {
-                throw Failure.damaged(reason: "quick_check: " + problems.prefix(3).joined(separator: "; "))
+            // The journal is checked once the store is open, before its first commit
+            // (`JournalCheck.swift`).
+            if let damage = try database.read({ db in try IntegrityCheck.damage(journal: false, in: db) }) {
+                throw Failure.damaged(reason: damage)
             }
             let superseded = try database.read { db in try migrator.hasBeenSuperseded(db) }
             if superseded {
@@ -100,16 +101,6 @@ struct StoreOpener {
             throw failure
         } catch {
             throw classify(error)
-        }
-    }
-
-    /// What `PRAGMA quick_check` finds wrong in the store's tables and indexes but the
-    /// journal's (empty: nothing); the journal is checked once the store is open, before its
-    /// first commit (`JournalCheck.swift`).
-    private func quickCheck(_ database: DatabaseQueue) throws -> [String] {
-        try database.read { db in
-            let tables = try IntegrityCheck.tables(in: db).filter { !IntegrityCheck.isJournal($0) }
-            return try IntegrityCheck.problems(of: ["sqlite_schema"] + tables, in: db)
         }
     }
 
