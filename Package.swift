@@ -401,7 +401,10 @@ let package = Package(
         ),
         .testTarget(
             name: "BenchmarkTests",
-            dependencies: ["BenchmarkKit", "BusTestSupport", "DBus"],
+            dependencies: [
+                "BenchmarkKit", "BusTestSupport", "DBus", "PreferencesStore",
+                .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: strict
         ),
         .testTarget(

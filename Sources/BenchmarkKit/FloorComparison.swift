@@ -60,32 +60,42 @@ public struct ServiceTimes: Sendable, Equatable {
     }
 }
 
-/// prefsd beside the floor service (``FloorService``), both timed by the GDBus reference
-/// client call by call in the same rounds, and the report's rows for them. prefsd's rows carry the
-/// issue's targets (GDBus `Read`/Ping ≤ 1.0, durable `Write` ≤ 1.3 × (Ping + fdatasync));
-/// the floor's rows have none: they show what a service on libdbus reaches with this client.
+/// prefsd beside the floor service (``FloorService``) and, for durable writes, the store floor
+/// (``StoreFloorService``), all timed by the GDBus reference client call by call in the same
+/// rounds, and the report's rows for them. prefsd's rows carry the targets (GDBus
+/// `Read`/Ping ≤ 1.0, durable `Write` ≤ 1.3 × (Ping + fdatasync)); the floor's rows have none:
+/// they show what a service on libdbus reaches with this client. The store floor's row
+/// carries the target of what prefsd's durable `Write` adds over a floor of its own kind: at
+/// most ``storeFloorAllowance`` more than the store floor's over (Ping + fdatasync).
 public struct FloorComparison: Sendable, Equatable {
     /// prefsd's figures.
     public var prefsd: ServiceTimes
     /// The floor service's figures.
     public var floor: ServiceTimes
+    /// The store floor's figures (its `Write` rows only; it is not read).
+    public var storeFloor: ServiceTimes
     /// Read rounds per batch (a batch is one line of the client's output).
     public var readBatch: Int
     /// Write rounds per batch.
     public var writeBatch: Int
 
+    /// The most prefsd's durable `Write` − (Ping + fdatasync) may pass the store floor's by: the
+    /// issue's allowance over the floor (60 µs).
+    public static let storeFloorAllowance = 60e-6
+
     /// The figures as measured, in batches of `readBatch` rounds of Ping+Read and `writeBatch`
-    /// rounds of Ping+Write+sync, each round calling both services.
-    public init(prefsd: ServiceTimes, floor: ServiceTimes, readBatch: Int, writeBatch: Int) {
+    /// rounds of Ping+Write+sync, each round calling every service.
+    public init(prefsd: ServiceTimes, floor: ServiceTimes, storeFloor: ServiceTimes, readBatch: Int, writeBatch: Int) {
         self.prefsd = prefsd
         self.floor = floor
+        self.storeFloor = storeFloor
         self.readBatch = readBatch
         self.writeBatch = writeBatch
     }
 
     /// Nothing measured, for `reason`.
     public static func missing(_ reason: String) -> FloorComparison {
-        FloorComparison(prefsd: .missing(reason), floor: .missing(reason), readBatch: 0, writeBatch: 0)
+        FloorComparison(prefsd: .missing(reason), floor: .missing(reason), storeFloor: .missing(reason), readBatch: 0, writeBatch: 0)
     }
 
     /// The two `Read` rows, in the report's columns (figure, p50 / p99, anchor, anchor p50 /
@@ -109,7 +119,13 @@ public struct FloorComparison: Sendable, Equatable {
         ]
     }
 
-    /// The two durable `Write` rows, in the report's columns.
+    /// What prefsd's durable `Write` − (Ping + fdatasync) passes the store floor's by, in seconds.
+    public var writeOverStoreFloor: Double? {
+        guard let prefsd = prefsd.writeMinusFloor, let store = storeFloor.writeMinusFloor else { return nil }
+        return prefsd - store
+    }
+
+    /// The three durable `Write` rows, in the report's columns.
     public var writeRows: [[String]] {
         [
             [
@@ -127,6 +143,18 @@ public struct FloorComparison: Sendable, Equatable {
                     floor.writeMinusFloor.map { "Write − floor \(Self.signed($0))" }, prefsd.writeMinusFloor.map(Self.signed)),
                 "– (context)", "–",
             ],
+            [
+                "durable `Write` through GDBus, minimal libdbus + SQLite service (C: prefsd's tables, statements and pragmas; "
+                    + "calls polled on one thread, each `Write` committed on a writer thread, then `Changed` + reply): the store floor",
+                storeFloor.write.countedText,
+                "`Peer.Ping` to that service through GDBus + `fdatasync` of 4 KiB, same rounds (p50s)", Self.floorText(storeFloor),
+                Self.beside(
+                    storeFloor.writeOverFloor.map { "Write/floor \(Format.ratio($0))" }, prefsd.writeOverFloor.map(Format.ratio),
+                    storeFloor.writeMinusFloor.map { "Write − floor \(Self.signed($0))" }, prefsd.writeMinusFloor.map(Self.signed))
+                    + (writeOverStoreFloor.map { "; prefsd's over this one's \(Self.signed($0))" } ?? ""),
+                "prefsd ≤ this + \(Format.duration(Self.storeFloorAllowance))",
+                Self.verdict(writeOverStoreFloor.map { $0 <= Self.storeFloorAllowance }),
+            ],
         ]
     }
 
@@ -136,7 +164,10 @@ public struct FloorComparison: Sendable, Equatable {
             + "`Read` answers a fixed value without a lookup, `Write` is a WAL-shaped pwrite + fdatasync in the store's directory, the `Changed` signal and the reply; no argument checks, "
             + "no access control, no store) call by call: each round pings and calls prefsd, then the floor (every other round the floor first), "
             + "in batches of \(readBatch) Ping+Read rounds and \(writeBatch) Ping+Write+fdatasync rounds. "
-            + "The floor has no target: it is what a service on libdbus reaches with this client, so prefsd's ratios can be read against it as well as against Ping."
+            + "The floor has no target: it is what a service on libdbus reaches with this client, so prefsd's ratios can be read against it as well as against Ping. "
+            + "The store floor (`\(StoreFloorService.busName)`, in the write rounds) keeps what it is written in SQLite as prefsd's store does and has prefsd's threads "
+            + "(a `Read` is never held up by a commit): what libdbus and SQLite cost a durable `Write` of prefsd's kind on this machine; prefsd's target is to add at most "
+            + "\(Format.duration(Self.storeFloorAllowance)) over it."
     }
 
     /// "floor text (prefsd X); second (prefsd Y)", or "–" when the floor's is missing.

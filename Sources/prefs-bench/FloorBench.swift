@@ -10,6 +10,8 @@ struct ReferencePrograms {
     let client: String
     /// The floor service (``FloorService``).
     let floor: String
+    /// The store floor (``StoreFloorService``).
+    let storeFloor: String
     /// The private bus's address.
     let bus: String
     /// The run's directory: the programs, their logs.
@@ -18,7 +20,7 @@ struct ReferencePrograms {
     /// on the store's file system.
     let store: URL
 
-    /// Compiles both programs in `directory`.
+    /// Compiles the three programs in `directory`.
     /// - Throws: ``BenchError`` naming the program and what to install.
     init(bus: String, directory: URL, store: URL) throws {
         do {
@@ -32,6 +34,13 @@ struct ReferencePrograms {
         } catch {
             throw BenchError("cannot build the floor service (needs cc and libdbus-1-dev): \(error)")
         }
+        do {
+            storeFloor = try compileCProgram(
+                StoreFloorService.source, named: StoreFloorService.executableName, in: directory,
+                library: StoreFloorService.libraries, package: StoreFloorService.packages)
+        } catch {
+            throw BenchError("cannot build the store floor (needs cc, \(StoreFloorService.packages)): \(error)")
+        }
         self.bus = bus
         self.directory = directory
         self.store = store
@@ -43,25 +52,42 @@ struct ReferencePrograms {
     }
 }
 
-/// The floor service running on the benchmark's bus; it ends when ``stop()`` closes its
-/// standard input (or when this process dies, which closes it too).
+/// A floor service running on the benchmark's bus (``FloorService`` or ``StoreFloorService``);
+/// it ends when ``stop()`` closes its standard input (or when this process dies, which closes
+/// it too).
 final class FloorInstance {
     private let child: Child
 
-    /// Starts the service and waits (at most 30 s) until it owns its name.
-    init(programs: ReferencePrograms) throws {
+    /// Starts `executable` with `arguments` and waits (at most 30 s) until it owns its name.
+    private init(_ executable: String, _ arguments: [String], log: URL, what: String) throws {
         // A child that died must make writeLine throw, not kill the benchmark.
         signal(SIGPIPE, SIG_IGN)
-        child = try Child(
+        child = try Child(executable, arguments, log: log, input: true)
+        guard child.readLine(timeout: 30) == "ready" else {
+            child.stop()
+            throw BenchError("\(what) did not start: \(child.standardErrorText)")
+        }
+    }
+
+    /// The floor service, its WAL-shaped file in the store's directory.
+    static func floor(_ programs: ReferencePrograms) throws -> FloorInstance {
+        try FloorInstance(
             programs.floor,
             FloorService.arguments(
                 address: programs.bus, path: PreferencesBus.objectPath, interface: PreferencesBus.interface,
                 walFile: programs.store.appendingPathComponent(".prefs-bench-floor-wal").path),
-            log: programs.directory.appendingPathComponent("floor-service.log"), input: true)
-        guard child.readLine(timeout: 30) == "ready" else {
-            child.stop()
-            throw BenchError("the floor service did not start: \(child.standardErrorText)")
-        }
+            log: programs.directory.appendingPathComponent("floor-service.log"), what: "the floor service")
+    }
+
+    /// The store floor, its database in the store's directory (on the store's file system).
+    static func storeFloor(_ programs: ReferencePrograms) throws -> FloorInstance {
+        let database = programs.store.appendingPathComponent(".prefs-bench-store-floor.sqlite")
+        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: database.path + suffix) }
+        return try FloorInstance(
+            programs.storeFloor,
+            StoreFloorService.arguments(
+                address: programs.bus, path: PreferencesBus.objectPath, interface: PreferencesBus.interface, database: database.path),
+            log: programs.directory.appendingPathComponent("store-floor-service.log"), what: "the store floor")
     }
 
     func stop() { child.finish() }
@@ -83,15 +109,23 @@ private let writeDomain = "bench.gdbus"
 /// prefsd and the floor service timed by one GDBus reference client call by call (each round
 /// calls both, every other round the floor first): `Read` of the size sweep's probe key
 /// beside `Peer.Ping`, then durable `Write`s beside `Peer.Ping` and the disk's `fdatasync`,
-/// until `budget` (rounds, seconds) is spent. Failures are reported in the rows.
+/// the store floor's too, until `budget` (rounds, seconds) is spent. Failures are reported
+/// in the rows.
 func measureFloor(programs: ReferencePrograms, budget: (reads: Budget, writes: Budget)) -> FloorComparison {
     let floor: FloorInstance
+    let storeFloor: FloorInstance
     do {
-        floor = try FloorInstance(programs: programs)
+        floor = try .floor(programs)
     } catch {
         return .missing("not measured: \(error)")
     }
     defer { floor.stop() }
+    do {
+        storeFloor = try .storeFloor(programs)
+    } catch {
+        return .missing("not measured: \(error)")
+    }
+    defer { storeFloor.stop() }
     let client: ReferenceClient
     do {
         client = try programs.startClient(log: "gdbus-floor.log")
@@ -100,12 +134,14 @@ func measureFloor(programs: ReferencePrograms, budget: (reads: Budget, writes: B
     }
     defer { client.stop() }
     let services = [PreferencesBus.busName, FloorService.busName]
+    let writers = services + [StoreFloorService.busName]
     do {
         try client.check(PreferencesBus.busName, domain: bigDomain, key: "probe", expected: "int64 1")
         try client.check(FloorService.busName, domain: bigDomain, key: "probe", expected: FloorService.readAnswer)
         _ = try client.reads(services, domain: bigDomain, key: "probe", count: 50)
-        _ = try client.writes(services, domain: writeDomain, key: "w", count: 5)
-        var samples = [Samples(), Samples()]
+        try client.check(StoreFloorService.busName, domain: bigDomain, key: "probe", expected: FloorService.readAnswer)
+        _ = try client.writes(writers, domain: writeDomain, key: "w", count: 5)
+        var samples = [Samples(), Samples(), Samples()]
         try spend(budget.reads, batch: readBatch) {
             for (index, taken) in try client.reads(services, domain: bigDomain, key: "probe", count: readBatch).enumerated() {
                 samples[index].readPing += taken.ping
@@ -113,7 +149,7 @@ func measureFloor(programs: ReferencePrograms, budget: (reads: Budget, writes: B
             }
         }
         try spend(budget.writes, batch: writeBatch) {
-            for (index, taken) in try client.writes(services, domain: writeDomain, key: "w", count: writeBatch).enumerated() {
+            for (index, taken) in try client.writes(writers, domain: writeDomain, key: "w", count: writeBatch).enumerated() {
                 samples[index].writePing += taken.ping
                 samples[index].write += taken.write
                 samples[index].sync += taken.sync
@@ -124,7 +160,7 @@ func measureFloor(programs: ReferencePrograms, budget: (reads: Budget, writes: B
                 readPing: Figure(taken.readPing), read: Figure(taken.read),
                 writePing: Figure(taken.writePing), write: Figure(taken.write), sync: Figure(taken.sync))
         }
-        return FloorComparison(prefsd: times[0], floor: times[1], readBatch: readBatch, writeBatch: writeBatch)
+        return FloorComparison(prefsd: times[0], floor: times[1], storeFloor: times[2], readBatch: readBatch, writeBatch: writeBatch)
     } catch {
         return .missing("failed: \(error)")
     }

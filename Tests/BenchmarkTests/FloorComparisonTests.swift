@@ -34,7 +34,11 @@ struct FloorComparisonTests {
     func comparison(prefsdRead: Double = 120, prefsdWrite: Double = 500) -> FloorComparison {
         FloorComparison(
             prefsd: times(readPing: 100, read: prefsdRead, writePing: 100, write: prefsdWrite, sync: 150),
-            floor: times(readPing: 100, read: 110, writePing: 100, write: 300, sync: 150), readBatch: 100, writeBatch: 20)
+            floor: times(readPing: 100, read: 110, writePing: 100, write: 300, sync: 150),
+            storeFloor: ServiceTimes(
+                readPing: .missing("not read"), read: .missing("not read"), writePing: Figure([110e-6]), write: Figure([400e-6]),
+                sync: Figure([160e-6])),
+            readBatch: 100, writeBatch: 20)
     }
 
     @Test func ratiosAndDifferences() throws {
@@ -65,7 +69,7 @@ struct FloorComparisonTests {
 
     @Test func writeRows() {
         let rows = comparison().writeRows
-        #expect(rows.count == 2)
+        #expect(rows.count == 3)
         #expect(rows[0][3] == "100 µs + 150 µs = 250 µs")
         #expect(rows[0][4] == "Write/floor 2.00×")
         #expect(rows[0][5] == "≤ 1.3×")
@@ -73,6 +77,24 @@ struct FloorComparisonTests {
         #expect(comparison(prefsdWrite: 320).writeRows[0][6] == "met")
         #expect(rows[1][4] == "Write/floor 1.20× (prefsd 2.00×); Write − floor +50.0 µs (prefsd +250 µs)")
         #expect(rows[1][5] == "– (context)")
+    }
+
+    /// The store floor's row: its own Write − (Ping + fdatasync), and what prefsd's passes it
+    /// by, held to the 60 µs.
+    @Test func storeFloorRow() throws {
+        let comparison = comparison()
+        let row = comparison.writeRows[2]
+        #expect(row[0].hasSuffix("the store floor"))
+        #expect(row[1] == "400 µs / 400 µs (n=1)")
+        #expect(row[3] == "110 µs + 160 µs = 270 µs")
+        // prefsd: 500 − 250 = +250 µs; the store floor: 400 − 270 = +130 µs; prefsd passes it by 120 µs.
+        #expect(abs(try #require(comparison.writeOverStoreFloor) - 120e-6) < 1e-12)
+        #expect(row[4] == "Write/floor 1.48× (prefsd 2.00×); Write − floor +130 µs (prefsd +250 µs); prefsd's over this one's +120 µs")
+        #expect(row[5] == "prefsd ≤ this + 60.0 µs")
+        #expect(row[6] == "**missed**")
+        // Within 60 µs is met (prefsd's Write 439 µs: +189 against the store floor's +130).
+        #expect(self.comparison(prefsdWrite: 439).writeRows[2][6] == "met")
+        #expect(self.comparison(prefsdWrite: 441).writeRows[2][6] == "**missed**")
     }
 
     @Test func missingFiguresSayWhyAndMeetNothing() {
@@ -89,5 +111,6 @@ struct FloorComparisonTests {
         let note = comparison().note
         #expect(note.contains("batches of 100 Ping+Read rounds and 20 Ping+Write+fdatasync rounds"))
         #expect(note.contains(FloorService.busName))
+        #expect(note.contains(StoreFloorService.busName))
     }
 }

@@ -13,50 +13,11 @@ struct FloorServiceTests {
     static let path = "/io/github/prefsd/Preferences1"
     static let interface = "io.github.prefsd.Preferences1"
 
-    /// The service on `bus`, its standard input held by the test.
-    final class Running {
-        let process = Process()
-        let input = Pipe()
-        let output = Pipe()
-        let errors: URL
-
-        init(_ executable: String, bus: PrivateBus, wal: URL) throws {
-            errors = wal.appendingPathExtension("log")
-            _ = FileManager.default.createFile(atPath: errors.path, contents: nil)
-            process.executableURL = URL(fileURLWithPath: executable)
-            process.arguments = FloorService.arguments(
-                address: bus.address, path: FloorServiceTests.path, interface: FloorServiceTests.interface, walFile: wal.path)
-            process.standardInput = input
-            process.standardOutput = output
-            process.standardError = try FileHandle(forWritingTo: errors)
-            try process.run()
-        }
-
-        /// The first line of standard output, within 20 s (nil at its end, the process's or the deadline).
-        func firstLine() -> String? {
-            let fd = output.fileHandleForReading.fileDescriptor
-            let deadline = ContinuousClock.now + .seconds(20)
-            var bytes: [UInt8] = []
-            while ContinuousClock.now < deadline {
-                var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-                guard poll(&poller, 1, 100) >= 0 else { return nil }
-                if poller.revents == 0 {
-                    if !process.isRunning { return nil }
-                    continue
-                }
-                var byte: UInt8 = 0
-                guard read(fd, &byte, 1) == 1 else { return nil }
-                if byte == UInt8(ascii: "\n") { return String(decoding: bytes, as: UTF8.self) }
-                bytes.append(byte)
-            }
-            return nil
-        }
-
-        var standardError: String {
-            (try? String(contentsOf: errors, encoding: .utf8)) ?? ""
-        }
-
-        deinit { stop(process, timeout: .seconds(5)) }
+    /// The service on `bus`, its WAL-shaped file `wal`.
+    static func start(_ executable: String, bus: PrivateBus, wal: URL) throws -> RunningService {
+        try RunningService(
+            executable, FloorService.arguments(address: bus.address, path: path, interface: interface, walFile: wal.path),
+            log: wal.appendingPathExtension("log"))
     }
 
     static func compile(in directory: URL) throws -> String {
@@ -73,7 +34,7 @@ struct FloorServiceTests {
         let directory = bus.directory
         let executable = try Self.compile(in: directory)
         let wal = directory.appendingPathComponent("wal")
-        let service = try Running(executable, bus: bus, wal: wal)
+        let service = try Self.start(executable, bus: bus, wal: wal)
         try #require(service.firstLine() == "ready", "the service did not start")
         #expect(try FileManager.default.attributesOfItem(atPath: wal.path)[.size] as? Int == FloorService.walBytes)
 
@@ -134,9 +95,9 @@ struct FloorServiceTests {
         let bus = try PrivateBus()
         defer { bus.stop() }
         let executable = try Self.compile(in: bus.directory)
-        let first = try Running(executable, bus: bus, wal: bus.directory.appendingPathComponent("wal1"))
+        let first = try Self.start(executable, bus: bus, wal: bus.directory.appendingPathComponent("wal1"))
         try #require(first.firstLine() == "ready")
-        let second = try Running(executable, bus: bus, wal: bus.directory.appendingPathComponent("wal2"))
+        let second = try Self.start(executable, bus: bus, wal: bus.directory.appendingPathComponent("wal2"))
         #expect(waitForExit(of: second.process, timeout: .seconds(10)) == 1)
         #expect(second.firstLine() == nil)
         #expect(second.standardError.contains("\(FloorService.busName): the name is taken"))

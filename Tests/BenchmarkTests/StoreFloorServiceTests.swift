@@ -1,0 +1,119 @@
+import BenchmarkKit
+import BusTestSupport
+import DBus
+import Foundation
+import Logging
+import Synchronization
+import Testing
+
+@testable import PreferencesStore
+
+/// The store floor compiled from its source and run on a private bus: it keeps what it is
+/// written in SQLite as prefsd's store does (the same tables and statements), answers
+/// `Write` after the commit with `Changed` and the reply, and ends with its standard input.
+@Suite("Store floor service", .serialized)
+struct StoreFloorServiceTests {
+    static let path = "/io/github/prefsd/Preferences1"
+    static let interface = "io.github.prefsd.Preferences1"
+
+    static func compile(in directory: URL) throws -> String {
+        try compileCProgram(
+            StoreFloorService.source, named: StoreFloorService.executableName, in: directory,
+            library: StoreFloorService.libraries, package: StoreFloorService.packages)
+    }
+
+    static func start(_ executable: String, bus: PrivateBus, database: URL) throws -> RunningService {
+        try RunningService(
+            executable, StoreFloorService.arguments(address: bus.address, path: path, interface: interface, database: database.path),
+            log: database.appendingPathExtension("log"))
+    }
+
+    static func call(_ member: String, _ body: [DBusValue]) -> DBusMessage {
+        .methodCall(destination: StoreFloorService.busName, path: path, interface: interface, member: member, body: body)
+    }
+
+    /// `sqlite3 DATABASE QUERY`'s output, failing the test when sqlite3 does.
+    static func query(_ database: URL, _ sql: String) throws -> String {
+        let result = try runCommand("sqlite3", [database.path, sql])
+        try #require(result.status == 0, "sqlite3 failed (install sqlite3: scripts/install-dependencies): \(result.stderr)")
+        return result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// Whitespace runs as one space: SQLite keeps a table's SQL as it was written.
+    static func normalized(_ sql: String) -> String {
+        sql.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+    }
+
+    @Test func storesEachWriteAsPrefsdsStoreDoesThenSignalsAndAnswers() async throws {
+        let bus = try PrivateBus()
+        defer { bus.stop() }
+        let executable = try Self.compile(in: bus.directory)
+        let database = bus.directory.appendingPathComponent("floor.sqlite")
+        let service = try Self.start(executable, bus: bus, database: database)
+        try #require(service.firstLine() == "ready", "the service did not start: \(service.standardError)")
+
+        let client = try DBusConnection.connect(address: bus.address)
+        defer { client.close() }
+        let signals = Mutex<[DBusMessage]>([])
+        client.setSignalHandler { message in
+            if message.interface == Self.interface && message.member == "Changed" { signals.withLock { $0.append(message) } }
+        }
+        try await client.addMatch("type='signal',interface='\(Self.interface)',member='Changed'")
+
+        #expect(try client.callBlocking(Self.call("Read", [.string("bench.big"), .string("probe")])).body == [.variant(.int64(1))])
+
+        // Two writes of one key: each answered after its commit, each with its Changed.
+        #expect(try client.callBlocking(Self.call("Write", [.string("d"), .string("k"), .variant(.int64(7))])).body.isEmpty)
+        #expect(try client.callBlocking(Self.call("Write", [.string("d"), .string("k"), .variant(.string("two"))])).body.isEmpty)
+        #expect(await eventually { signals.withLock { $0.count == 2 } }, "not two Changed signals")
+        let changed = signals.withLock { $0 }
+        #expect(
+            changed.first?.body == [
+                .string("d"), .array(element: "{sv}", [.dictEntry(.string("k"), .variant(.int64(7)))]), .array(element: "s", []), .array(element: "s", []),
+            ])
+        #expect(changed.last?.body.dropFirst().first == .array(element: "{sv}", [.dictEntry(.string("k"), .variant(.string("two")))]))
+
+        // The value and the journal as prefsd's store keeps them: the last value, and one row
+        // per change with the value before it (7 as type 'x' and its 8 little-endian bytes), and
+        // who made it: the caller's unique name.
+        #expect(try Self.query(database, "PRAGMA journal_mode") == "wal")
+        #expect(try Self.query(database, "SELECT domain, key, hex(value) FROM preference") == "d|k|" + "73" + "74776F".uppercased())
+        let sender = client.uniqueName
+        #expect(
+            try Self.query(database, "SELECT sequence, key, domain, who, stored, hex(value), hex(previous) FROM history ORDER BY sequence")
+                == "1|k|d|\(sender)|1|780700000000000000|\n2|k|d|\(sender)|1|7374776F|780700000000000000")
+
+        // A container value and other members are refused, and nothing is stored for them.
+        let refusals: [(String, [DBusValue], String)] = [
+            ("Write", [.string("d"), .string("k"), .variant(.array(element: "i", [.int32(1)]))], "org.freedesktop.DBus.Error.InvalidArgs"),
+            ("Remove", [.string("d"), .string("k")], "org.freedesktop.DBus.Error.UnknownMethod"),
+        ]
+        for (member, body, expected) in refusals {
+            let error = #expect(throws: DBusError.self) { try client.callBlocking(Self.call(member, body)) }
+            #expect(error?.name == expected, "\(member)")
+        }
+        #expect(try Self.query(database, "SELECT count(*) FROM history") == "2")
+
+        try service.input.fileHandleForWriting.close()
+        #expect(waitForExit(of: service.process, timeout: .seconds(10)) == 0)
+    }
+
+    /// The store floor's tables and statements are prefsd's store's, so that it measures what
+    /// prefsd's commits cost SQLite.
+    @Test func itsTablesAndStatementsArePrefsdStores() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("store-floor-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let store = try DomainStore(directory: directory, logger: Logger(label: "test"))
+        store.close()
+        let tables = try Self.query(store.databaseURL, "SELECT sql FROM sqlite_master WHERE name IN ('preference', 'history') ORDER BY name")
+        let floorTables = StoreFloorService.schema.filter { $0.hasPrefix("CREATE TABLE") }.map(Self.normalized)
+        #expect(Self.normalized(tables) == [floorTables[1], floorTables[0]].joined(separator: " "))
+        #expect(StoreFloorService.schema.prefix(2) == ["PRAGMA journal_mode = WAL", "PRAGMA synchronous = FULL"])
+        let statements = StoreFloorService.statements
+        #expect(statements.begin == StoreSchema.begin)
+        #expect(statements.previous == StoreSchema.selectValue)
+        #expect(statements.upsert == StoreSchema.upsert)
+        #expect(Self.normalized(statements.journal) == Self.normalized(StoreSchema.insertHistory))
+        #expect(statements.commit == StoreSchema.commit)
+    }
+}
