@@ -7,7 +7,8 @@
 /// nothing else: its main thread polls the bus and hands each `Write` to a writer thread,
 /// which commits it in SQLite as prefsd's store does (the same tables, statements and
 /// pragmas: WAL, `synchronous = FULL`; in one transaction the key's previous value read, the
-/// value upserted, one row added to the change journal), then sends `Changed` and the reply.
+/// value upserted, one row added to the change journal; the WAL written full-size once, before
+/// the first commit), then sends `Changed` and the reply.
 /// No argument checks beyond the signature, no access control, no limits, no values held in
 /// memory. `prefs-bench` compiles ``source`` when it runs (`pkg-config dbus-1 sqlite3`:
 /// libdbus-1-dev, libsqlite3-dev) and times it beside prefsd with the GDBus reference client.
@@ -104,18 +105,21 @@ public enum StoreFloorService {
             *upsert_sql = \(literal(statements.upsert)), *journal_sql = \(literal(statements.journal)),
             *commit_sql = \(literal(statements.commit));
         static const char *read_answer = \(literal(FloorService.readAnswer));
+        static const long wal_bytes = \(FloorService.walBytes);
 
         """ + body
     }
 
     private static let body = #"""
         #include <errno.h>
+        #include <fcntl.h>
         #include <poll.h>
         #include <pthread.h>
         #include <signal.h>
         #include <stdio.h>
         #include <stdlib.h>
         #include <string.h>
+        #include <sys/stat.h>
         #include <time.h>
         #include <unistd.h>
 
@@ -141,6 +145,26 @@ public enum StoreFloorService {
             sqlite3_stmt *statement;
             if (sqlite3_prepare_v3(db, sql, -1, SQLITE_PREPARE_PERSISTENT, &statement, NULL) != SQLITE_OK) fail(sql, sqlite3_errmsg(db));
             return statement;
+        }
+
+        /* The WAL written full-size with zeros, durably, as prefsd does after its first commit:
+           commits then write over allocated blocks, and their fdatasync need not record a
+           growing file. SQLite created the WAL with the tables. */
+        static void preallocate_wal(const char *database) {
+            char wal[4096];
+            snprintf(wal, sizeof wal, "%s-wal", database);
+            int fd = open(wal, O_WRONLY | O_CLOEXEC);
+            struct stat info;
+            if (fd < 0 || fstat(fd, &info) != 0) fail(wal, strerror(errno));
+            static unsigned char zeros[64 << 10];
+            for (off_t offset = info.st_size; offset < wal_bytes;) {
+                size_t count = wal_bytes - offset < (off_t)sizeof zeros ? (size_t)(wal_bytes - offset) : sizeof zeros;
+                ssize_t written = pwrite(fd, zeros, count, offset);
+                if (written <= 0) fail(wal, strerror(errno));
+                offset += written;
+            }
+            if (fdatasync(fd) != 0) fail(wal, strerror(errno));
+            close(fd);
         }
 
         /* Steps `statement` once, then resets it: SQLITE_DONE, SQLITE_ROW or an error. */
@@ -341,6 +365,7 @@ public enum StoreFloorService {
                 char *error = NULL;
                 if (sqlite3_exec(db, schema[i], NULL, NULL, &error) != SQLITE_OK) fail(argv[5], error);
             }
+            preallocate_wal(argv[5]);
             begin = prepare(begin_sql);
             previous = prepare(previous_sql);
             upsert = prepare(upsert_sql);

@@ -77,6 +77,8 @@ struct StoreFloorServiceTests {
         // per change with the value before it (7 as type 'x' and its 8 little-endian bytes), and
         // who made it: the caller's unique name.
         #expect(try Self.query(database, "PRAGMA journal_mode") == "wal")
+        let wal = try FileManager.default.attributesOfItem(atPath: database.path + "-wal")[.size] as? Int
+        #expect(wal == FloorService.walBytes, "the WAL is not full-size")
         #expect(try Self.query(database, "SELECT domain, key, hex(value) FROM preference") == "d|k|" + "73" + "74776F".uppercased())
         let sender = client.uniqueName
         #expect(
