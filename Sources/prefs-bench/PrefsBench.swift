@@ -55,9 +55,12 @@ struct PrefsBench: ParsableCommand {
 
     @Flag(
         help:
-            "Measure only prefsd beside the minimal libdbus service (the floor), Read/Ping and durable Write through the GDBus reference client (needs cc, libglib2.0-dev and libdbus-1-dev)."
+            "Measure only prefsd beside the minimal libdbus service (the floor), Read/Ping and durable Write through the GDBus reference client, and the store floor's durable Write (needs cc, libglib2.0-dev, libdbus-1-dev and libsqlite3-dev)."
     )
     var onlyFloor = false
+
+    @Flag(help: "Print the store floor's C source (the libdbus + SQLite service of the floor rows, as scripts/write-phases compiles it) and exit.")
+    var storeFloorSource = false
 
     @Flag(
         help:
@@ -113,6 +116,7 @@ struct PrefsBench: ParsableCommand {
             guard let address else { throw ValidationError("--observer-child needs --address") }
             throw ExitCode(runObserverChild(bus: address, count: childCount))
         }
+        if storeFloorSource { return print(StoreFloorService.source, terminator: "") }
         if gsettingsProcess { return try GSettingsProcessBench(quick: quick).run() }
         if gsettings {
             try GSettingsBench(quick: quick).run()
