@@ -44,67 +44,20 @@ public enum FloorService {
     }
 
     /// The C source.
-    public static let source = #"""
-        #include <dbus/dbus.h>
-        #include <errno.h>
+    public static var source: String { FloorServiceCommon.source + body }
+
+    private static let body = #"""
         #include <fcntl.h>
         #include <poll.h>
-        #include <signal.h>
-        #include <stdio.h>
-        #include <stdlib.h>
-        #include <string.h>
         #include <unistd.h>
 
         /* The WAL's geometry, as SQLite writes a one-page commit: a 32-byte file header, then
            frames of a 24-byte header and a 4 KiB page; 1,000 frames, then back to the first. */
         enum { WAL_HEADER = 32, FRAME_HEADER = 24, PAGE = 4096, FRAMES = 1000 };
 
-        static const char *path, *interface;
         static int wal;
         static long frames_written;
         static unsigned char frame[FRAME_HEADER + PAGE];
-
-        static void fail(const char *what, const char *why) {
-            fprintf(stderr, "floor-service: %s: %s\n", what, why);
-            exit(1);
-        }
-
-        /* Appends the values from `from` to its end to `to`, containers recursively. */
-        static dbus_bool_t copy(DBusMessageIter *from, DBusMessageIter *to) {
-            for (int type; (type = dbus_message_iter_get_arg_type(from)) != DBUS_TYPE_INVALID; dbus_message_iter_next(from)) {
-                if (dbus_type_is_basic(type)) {
-                    DBusBasicValue value;
-                    dbus_message_iter_get_basic(from, &value);
-                    if (!dbus_message_iter_append_basic(to, type, &value)) return FALSE;
-                    continue;
-                }
-                DBusMessageIter inner, out;
-                dbus_message_iter_recurse(from, &inner);
-                /* A variant names its contents' type, an array its elements' (the "X" of "aX"). */
-                char *signature = type == DBUS_TYPE_VARIANT ? dbus_message_iter_get_signature(&inner)
-                                : type == DBUS_TYPE_ARRAY   ? dbus_message_iter_get_signature(from)
-                                                            : NULL;
-                const char *contained = signature == NULL ? NULL : type == DBUS_TYPE_ARRAY ? signature + 1 : signature;
-                dbus_bool_t copied = dbus_message_iter_open_container(to, type, contained, &out)
-                                     && copy(&inner, &out) && dbus_message_iter_close_container(to, &out);
-                dbus_free(signature);
-                if (!copied) return FALSE;
-            }
-            return TRUE;
-        }
-
-        /* Read(ss) -> (v): always int64 1, whatever the key. */
-        static DBusMessage *read_value(DBusMessage *call) {
-            DBusMessage *reply = dbus_message_new_method_return(call);
-            DBusMessageIter body, variant;
-            dbus_int64_t value = 1;
-            dbus_message_iter_init_append(reply, &body);
-            if (!dbus_message_iter_open_container(&body, DBUS_TYPE_VARIANT, "x", &variant)
-                || !dbus_message_iter_append_basic(&variant, DBUS_TYPE_INT64, &value)
-                || !dbus_message_iter_close_container(&body, &variant))
-                fail("Read", "out of memory");
-            return reply;
-        }
 
         /* Write(ssv): one WAL-shaped frame at the next offset, fdatasync, Changed(domain,
            {key: value}, [], []), then the reply. */
@@ -116,30 +69,7 @@ public enum FloorService {
             if (pwrite(wal, frame, sizeof frame, offset) != (ssize_t)sizeof frame || fdatasync(wal) != 0)
                 return dbus_message_new_error(call, DBUS_ERROR_IO_ERROR, strerror(errno));
 
-            DBusMessageIter arguments, changed, entry, none;
-            const char *domain, *key;
-            dbus_message_iter_init(call, &arguments);
-            dbus_message_iter_get_basic(&arguments, &domain);
-            dbus_message_iter_next(&arguments);
-            dbus_message_iter_get_basic(&arguments, &key);
-            dbus_message_iter_next(&arguments);
-            DBusMessage *signal = dbus_message_new_signal(path, interface, "Changed");
-            DBusMessageIter body;
-            dbus_message_iter_init_append(signal, &body);
-            if (!dbus_message_iter_append_basic(&body, DBUS_TYPE_STRING, &domain)
-                || !dbus_message_iter_open_container(&body, DBUS_TYPE_ARRAY, "{sv}", &changed)
-                || !dbus_message_iter_open_container(&changed, DBUS_TYPE_DICT_ENTRY, NULL, &entry)
-                || !dbus_message_iter_append_basic(&entry, DBUS_TYPE_STRING, &key)
-                || !copy(&arguments, &entry)
-                || !dbus_message_iter_close_container(&changed, &entry)
-                || !dbus_message_iter_close_container(&body, &changed)
-                || !dbus_message_iter_open_container(&body, DBUS_TYPE_ARRAY, "s", &none)
-                || !dbus_message_iter_close_container(&body, &none)
-                || !dbus_message_iter_open_container(&body, DBUS_TYPE_ARRAY, "s", &none)
-                || !dbus_message_iter_close_container(&body, &none)
-                || !dbus_connection_send(bus, signal, NULL))
-                fail("Changed", "out of memory");
-            dbus_message_unref(signal);
+            send_changed(bus, call);
             return dbus_message_new_method_return(call);
         }
 
@@ -160,17 +90,7 @@ public enum FloorService {
         }
 
         int main(int argc, char **argv) {
-            if (argc != 6) {
-                fprintf(stderr, "usage: floor-service ADDRESS NAME PATH INTERFACE WAL-FILE\n");
-                return 64;
-            }
-            /* SIGTERM ends it even when the parent (a test runner) blocks or ignores it. */
-            sigset_t none;
-            sigemptyset(&none);
-            sigprocmask(SIG_SETMASK, &none, NULL);
-            signal(SIGTERM, SIG_DFL);
-            path = argv[3];
-            interface = argv[4];
+            start(argc, argv, "floor-service", "WAL-FILE");
             wal = open(argv[5], O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
             if (wal < 0) fail(argv[5], strerror(errno));
             /* Written whole first, so that every frame overwrites allocated blocks (as a WAL that
@@ -178,16 +98,7 @@ public enum FloorService {
             static unsigned char zeros[WAL_HEADER + FRAMES * (FRAME_HEADER + PAGE)];
             if (write(wal, zeros, sizeof zeros) != (ssize_t)sizeof zeros || fsync(wal) != 0) fail(argv[5], strerror(errno));
 
-            DBusError error;
-            dbus_error_init(&error);
-            DBusConnection *bus = dbus_connection_open_private(argv[1], &error);
-            if (bus == NULL) fail(argv[1], error.message);
-            if (!dbus_bus_register(bus, &error)) fail("Hello", error.message);
-            int owner = dbus_bus_request_name(bus, argv[2], DBUS_NAME_FLAG_DO_NOT_QUEUE, &error);
-            if (owner != DBUS_REQUEST_NAME_REPLY_PRIMARY_OWNER)
-                fail(argv[2], dbus_error_is_set(&error) ? error.message : "the name is taken");
-            DBusObjectPathVTable table = {.message_function = handle};
-            if (!dbus_connection_register_object_path(bus, path, &table, NULL)) fail(path, "cannot register the object path");
+            DBusConnection *bus = join(argv[1], argv[2], handle);
             printf("ready\n");
             fflush(stdout);
 

@@ -96,34 +96,26 @@ public enum StoreFloorService {
 
     /// The C source.
     public static var source: String {
-        """
-        #include <dbus/dbus.h>
+        FloorServiceCommon.source + """
         #include <sqlite3.h>
 
         static const char *schema[] = {\(schema.map(literal).joined(separator: ", "))};
         static const char *begin_sql = \(literal(statements.begin)), *previous_sql = \(literal(statements.previous)),
             *upsert_sql = \(literal(statements.upsert)), *journal_sql = \(literal(statements.journal)),
             *commit_sql = \(literal(statements.commit));
-        static const char *read_answer = \(literal(FloorService.readAnswer));
         static const long wal_bytes = \(FloorService.walBytes);
 
         """ + body
     }
 
     private static let body = #"""
-        #include <errno.h>
         #include <fcntl.h>
         #include <poll.h>
         #include <pthread.h>
-        #include <signal.h>
-        #include <stdio.h>
-        #include <stdlib.h>
-        #include <string.h>
         #include <sys/stat.h>
         #include <time.h>
         #include <unistd.h>
 
-        static const char *path, *interface;
         static DBusConnection *bus;
         static sqlite3 *db;
         static sqlite3_stmt *begin, *previous, *upsert, *journal, *commit;
@@ -135,17 +127,6 @@ public enum StoreFloorService {
         enum { QUEUE = 4096 };
         static DBusMessage *queue[QUEUE];
         static unsigned long taken, added;
-
-        static void fail(const char *what, const char *why) {
-            fprintf(stderr, "store-floor-service: %s: %s\n", what, why);
-            exit(1);
-        }
-
-        static sqlite3_stmt *prepare(const char *sql) {
-            sqlite3_stmt *statement;
-            if (sqlite3_prepare_v3(db, sql, -1, SQLITE_PREPARE_PERSISTENT, &statement, NULL) != SQLITE_OK) fail(sql, sqlite3_errmsg(db));
-            return statement;
-        }
 
         /* The WAL written full-size with zeros, durably, as prefsd does after its first commit:
            commits then write over allocated blocks, and their fdatasync need not record a
@@ -165,6 +146,12 @@ public enum StoreFloorService {
             }
             if (fdatasync(fd) != 0) fail(wal, strerror(errno));
             close(fd);
+        }
+
+        static sqlite3_stmt *prepare(const char *sql) {
+            sqlite3_stmt *statement;
+            if (sqlite3_prepare_v3(db, sql, -1, SQLITE_PREPARE_PERSISTENT, &statement, NULL) != SQLITE_OK) fail(sql, sqlite3_errmsg(db));
+            return statement;
         }
 
         /* Steps `statement` once, then resets it: SQLITE_DONE, SQLITE_ROW or an error. */
@@ -254,29 +241,7 @@ public enum StoreFloorService {
             const char *failure = store(call, domain, key, &variant);
             if (failure != NULL) return dbus_message_new_error(call, DBUS_ERROR_IO_ERROR, failure);
 
-            DBusMessage *signal = dbus_message_new_signal(path, interface, "Changed");
-            DBusMessageIter body, changed, entry, value, none;
-            int type = dbus_message_iter_get_arg_type(&variant);
-            char signature[2] = {(char)type, 0};
-            DBusBasicValue basic;
-            dbus_message_iter_get_basic(&variant, &basic);
-            dbus_message_iter_init_append(signal, &body);
-            if (!dbus_message_iter_append_basic(&body, DBUS_TYPE_STRING, &domain)
-                || !dbus_message_iter_open_container(&body, DBUS_TYPE_ARRAY, "{sv}", &changed)
-                || !dbus_message_iter_open_container(&changed, DBUS_TYPE_DICT_ENTRY, NULL, &entry)
-                || !dbus_message_iter_append_basic(&entry, DBUS_TYPE_STRING, &key)
-                || !dbus_message_iter_open_container(&entry, DBUS_TYPE_VARIANT, signature, &value)
-                || !dbus_message_iter_append_basic(&value, type, &basic)
-                || !dbus_message_iter_close_container(&entry, &value)
-                || !dbus_message_iter_close_container(&changed, &entry)
-                || !dbus_message_iter_close_container(&body, &changed)
-                || !dbus_message_iter_open_container(&body, DBUS_TYPE_ARRAY, "s", &none)
-                || !dbus_message_iter_close_container(&body, &none)
-                || !dbus_message_iter_open_container(&body, DBUS_TYPE_ARRAY, "s", &none)
-                || !dbus_message_iter_close_container(&body, &none)
-                || !dbus_connection_send(bus, signal, NULL))
-                fail("Changed", "out of memory");
-            dbus_message_unref(signal);
+            send_changed(bus, call);
             return dbus_message_new_method_return(call);
         }
 
@@ -304,20 +269,6 @@ public enum StoreFloorService {
             dbus_message_iter_next(&arguments);
             dbus_message_iter_recurse(&arguments, &variant);
             return dbus_type_is_basic(dbus_message_iter_get_arg_type(&variant));
-        }
-
-        /* Read(ss) -> (v): the fixed answer, int64 1, whatever the key. */
-        static DBusMessage *read_value(DBusMessage *call) {
-            DBusMessage *reply = dbus_message_new_method_return(call);
-            DBusMessageIter body, variant;
-            dbus_int64_t value = 1;
-            dbus_message_iter_init_append(reply, &body);
-            if (strcmp(read_answer, "int64 1") != 0
-                || !dbus_message_iter_open_container(&body, DBUS_TYPE_VARIANT, "x", &variant)
-                || !dbus_message_iter_append_basic(&variant, DBUS_TYPE_INT64, &value)
-                || !dbus_message_iter_close_container(&body, &variant))
-                fail("Read", "cannot build the answer");
-            return reply;
         }
 
         static DBusHandlerResult handle(DBusConnection *connection, DBusMessage *call, void *unused) {
@@ -350,16 +301,7 @@ public enum StoreFloorService {
         }
 
         int main(int argc, char **argv) {
-            if (argc != 6) {
-                fprintf(stderr, "usage: store-floor-service ADDRESS NAME PATH INTERFACE DATABASE\n");
-                return 64;
-            }
-            sigset_t none;
-            sigemptyset(&none);
-            sigprocmask(SIG_SETMASK, &none, NULL);
-            signal(SIGTERM, SIG_DFL);
-            path = argv[3];
-            interface = argv[4];
+            start(argc, argv, "store-floor-service", "DATABASE");
             if (sqlite3_open(argv[5], &db) != SQLITE_OK) fail(argv[5], sqlite3_errmsg(db));
             for (size_t i = 0; i < sizeof schema / sizeof *schema; i++) {
                 char *error = NULL;
@@ -373,16 +315,7 @@ public enum StoreFloorService {
             commit = prepare(commit_sql);
 
             if (!dbus_threads_init_default()) fail("libdbus", "no threads");
-            DBusError error;
-            dbus_error_init(&error);
-            bus = dbus_connection_open_private(argv[1], &error);
-            if (bus == NULL) fail(argv[1], error.message);
-            if (!dbus_bus_register(bus, &error)) fail("Hello", error.message);
-            int owner = dbus_bus_request_name(bus, argv[2], DBUS_NAME_FLAG_DO_NOT_QUEUE, &error);
-            if (owner != DBUS_REQUEST_NAME_REPLY_PRIMARY_OWNER)
-                fail(argv[2], dbus_error_is_set(&error) ? error.message : "the name is taken");
-            DBusObjectPathVTable table = {.message_function = handle};
-            if (!dbus_connection_register_object_path(bus, path, &table, NULL)) fail(path, "cannot register the object path");
+            bus = join(argv[1], argv[2], handle);
             pthread_t thread;
             if (pthread_create(&thread, NULL, writer, NULL) != 0) fail("writer", strerror(errno));
             printf("ready\n");
