@@ -55,15 +55,20 @@ enum FloorServiceCommon {
             return reply;
         }
 
+        /* The arguments of Write(ssv): `value` is left at the variant. */
+        static void write_arguments(DBusMessage *call, const char **domain, const char **key, DBusMessageIter *value) {
+            dbus_message_iter_init(call, value);
+            dbus_message_iter_get_basic(value, domain);
+            dbus_message_iter_next(value);
+            dbus_message_iter_get_basic(value, key);
+            dbus_message_iter_next(value);
+        }
+
         /* Sends Changed(domain, {key: value}, [], []) for Write(domain, key, value). */
         static void send_changed(DBusConnection *bus, DBusMessage *call) {
             DBusMessageIter arguments, body, changed, entry, none;
             const char *domain, *key;
-            dbus_message_iter_init(call, &arguments);
-            dbus_message_iter_get_basic(&arguments, &domain);
-            dbus_message_iter_next(&arguments);
-            dbus_message_iter_get_basic(&arguments, &key);
-            dbus_message_iter_next(&arguments);
+            write_arguments(call, &domain, &key, &arguments);
             DBusMessage *signal = dbus_message_new_signal(path, interface, "Changed");
             dbus_message_iter_init_append(signal, &body);
             if (!dbus_message_iter_append_basic(&body, DBUS_TYPE_STRING, &domain)

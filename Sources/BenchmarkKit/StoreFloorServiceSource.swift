@@ -97,15 +97,15 @@ public enum StoreFloorService {
     /// The C source.
     public static var source: String {
         FloorServiceCommon.source + """
-        #include <sqlite3.h>
+            #include <sqlite3.h>
 
-        static const char *schema[] = {\(schema.map(literal).joined(separator: ", "))};
-        static const char *begin_sql = \(literal(statements.begin)), *previous_sql = \(literal(statements.previous)),
-            *upsert_sql = \(literal(statements.upsert)), *journal_sql = \(literal(statements.journal)),
-            *commit_sql = \(literal(statements.commit));
-        static const long wal_bytes = \(FloorService.walBytes);
+            static const char *schema[] = {\(schema.map(literal).joined(separator: ", "))};
+            static const char *begin_sql = \(literal(statements.begin)), *previous_sql = \(literal(statements.previous)),
+                *upsert_sql = \(literal(statements.upsert)), *journal_sql = \(literal(statements.journal)),
+                *commit_sql = \(literal(statements.commit));
+            static const long wal_bytes = \(FloorService.walBytes);
 
-        """ + body
+            """ + body
     }
 
     private static let body = #"""
@@ -232,11 +232,7 @@ public enum StoreFloorService {
         static DBusMessage *write_value(DBusMessage *call) {
             DBusMessageIter arguments, variant;
             const char *domain, *key;
-            dbus_message_iter_init(call, &arguments);
-            dbus_message_iter_get_basic(&arguments, &domain);
-            dbus_message_iter_next(&arguments);
-            dbus_message_iter_get_basic(&arguments, &key);
-            dbus_message_iter_next(&arguments);
+            write_arguments(call, &domain, &key, &arguments);
             dbus_message_iter_recurse(&arguments, &variant);
             const char *failure = store(call, domain, key, &variant);
             if (failure != NULL) return dbus_message_new_error(call, DBUS_ERROR_IO_ERROR, failure);
@@ -264,9 +260,8 @@ public enum StoreFloorService {
 
         static int basic_variant(DBusMessage *call) {
             DBusMessageIter arguments, variant;
-            dbus_message_iter_init(call, &arguments);
-            dbus_message_iter_next(&arguments);
-            dbus_message_iter_next(&arguments);
+            const char *domain, *key;
+            write_arguments(call, &domain, &key, &arguments);
             dbus_message_iter_recurse(&arguments, &variant);
             return dbus_type_is_basic(dbus_message_iter_get_arg_type(&variant));
         }

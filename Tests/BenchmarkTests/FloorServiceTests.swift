@@ -40,11 +40,7 @@ struct FloorServiceTests {
 
         let client = try DBusConnection.connect(address: bus.address)
         defer { client.close() }
-        let signals = Mutex<[DBusMessage]>([])
-        client.setSignalHandler { message in
-            if message.interface == Self.interface && message.member == "Changed" { signals.withLock { $0.append(message) } }
-        }
-        try await client.addMatch("type='signal',interface='\(Self.interface)',member='Changed'")
+        let signals = try await ChangedSignals.listen(client, interface: Self.interface)
 
         // Read answers the fixed value, whatever the key.
         for key in ["probe", "anything"] {
@@ -57,8 +53,8 @@ struct FloorServiceTests {
         let written: [DBusValue] = [.string("d"), .string("k"), .variant(.array(element: "i", [.int32(1), .int32(2)]))]
         let reply = try client.callBlocking(Self.call("Write", written))
         #expect(reply.body.isEmpty)
-        #expect(await eventually { signals.withLock { !$0.isEmpty } }, "no Changed signal")
-        let changed = try #require(signals.withLock { $0.first })
+        #expect(await eventually { !signals.all.isEmpty }, "no Changed signal")
+        let changed = try #require(signals.all.first)
         #expect(changed.path == Self.path)
         let owner = try client.callBlocking(BusDriver.getNameOwner(FloorService.busName)).body
         #expect(owner == [.string(changed.sender ?? "")])

@@ -1,5 +1,7 @@
 import BusTestSupport
+import DBus
 import Foundation
+import Synchronization
 
 /// A floor service started by a test, its standard input held by the test: it ends when the
 /// test closes it, or at the latest when the test's process ends.
@@ -46,4 +48,23 @@ final class RunningService {
     }
 
     deinit { stop(process, timeout: .seconds(5)) }
+}
+
+/// The `Changed` signals of `interface` that a client connection receives, from the moment
+/// ``listen(_:interface:)`` returns.
+final class ChangedSignals: Sendable {
+    private let received = Mutex<[DBusMessage]>([])
+
+    /// Every signal received so far.
+    var all: [DBusMessage] { received.withLock { $0 } }
+
+    /// Starts collecting on `client`, its match rule in place on return.
+    static func listen(_ client: DBusConnection, interface: String) async throws -> ChangedSignals {
+        let signals = ChangedSignals()
+        client.setSignalHandler { message in
+            if message.interface == interface && message.member == "Changed" { signals.received.withLock { $0.append(message) } }
+        }
+        try await client.addMatch("type='signal',interface='\(interface)',member='Changed'")
+        return signals
+    }
 }

@@ -54,19 +54,15 @@ struct StoreFloorServiceTests {
 
         let client = try DBusConnection.connect(address: bus.address)
         defer { client.close() }
-        let signals = Mutex<[DBusMessage]>([])
-        client.setSignalHandler { message in
-            if message.interface == Self.interface && message.member == "Changed" { signals.withLock { $0.append(message) } }
-        }
-        try await client.addMatch("type='signal',interface='\(Self.interface)',member='Changed'")
+        let signals = try await ChangedSignals.listen(client, interface: Self.interface)
 
         #expect(try client.callBlocking(Self.call("Read", [.string("bench.big"), .string("probe")])).body == [.variant(.int64(1))])
 
         // Two writes of one key: each answered after its commit, each with its Changed.
         #expect(try client.callBlocking(Self.call("Write", [.string("d"), .string("k"), .variant(.int64(7))])).body.isEmpty)
         #expect(try client.callBlocking(Self.call("Write", [.string("d"), .string("k"), .variant(.string("two"))])).body.isEmpty)
-        #expect(await eventually { signals.withLock { $0.count == 2 } }, "not two Changed signals")
-        let changed = signals.withLock { $0 }
+        #expect(await eventually { signals.all.count == 2 }, "not two Changed signals")
+        let changed = signals.all
         #expect(
             changed.first?.body == [
                 .string("d"), .array(element: "{sv}", [.dictEntry(.string("k"), .variant(.int64(7)))]), .array(element: "s", []), .array(element: "s", []),
