@@ -49,7 +49,7 @@ struct PrefsBench: ParsableCommand {
 
     @Flag(
         help:
-            "Measure only Read beside Ping (at 0 keys), the GDBus reference client's Read, and prefsd beside the minimal libdbus service through GDBus (needs cc, libglib2.0-dev and libdbus-1-dev)."
+            "Measure only Read beside Ping (at 0 keys), the GDBus reference client's Read, and prefsd beside the minimal libdbus service and the store floor through GDBus (needs cc, libglib2.0-dev, libdbus-1-dev and libsqlite3-dev)."
     )
     var onlyClientReads = false
 
