@@ -10,7 +10,8 @@
 /// value upserted, one row added to the change journal; the WAL written full-size once, before
 /// the first commit), then sends `Changed` and the reply.
 /// No argument checks beyond the signature, no access control, no limits, no values held in
-/// memory. `prefs-bench` compiles ``source`` when it runs (`pkg-config dbus-1 sqlite3`:
+/// memory. `prefs-bench` compiles ``source(tables:statements:)`` with the SQL of prefsd's
+/// store (`PreferencesStore`'s `StoreSQL`) when it runs (`pkg-config dbus-1 sqlite3`:
 /// libdbus-1-dev, libsqlite3-dev) and times it beside prefsd with the GDBus reference client.
 ///
 /// `store-floor-service ADDRESS NAME PATH INTERFACE DATABASE` connects to the bus at ADDRESS,
@@ -36,44 +37,8 @@ public enum StoreFloorService {
     /// The Debian packages that provide them.
     public static let packages = "libdbus-1-dev and libsqlite3-dev"
 
-    /// What it creates in its database: prefsd's tables of preferences and of the change
-    /// journal, as prefsd's store creates them, in WAL mode with `synchronous = FULL`.
-    public static let schema = [
-        "PRAGMA journal_mode = WAL",
-        "PRAGMA synchronous = FULL",
-        """
-        CREATE TABLE preference(
-            domain TEXT NOT NULL,
-            key TEXT NOT NULL,
-            value BLOB NOT NULL,
-            PRIMARY KEY(domain, key)
-        ) WITHOUT ROWID
-        """,
-        """
-        CREATE TABLE history(
-            sequence INTEGER NOT NULL,
-            key TEXT NOT NULL,
-            time INTEGER NOT NULL,
-            domain TEXT NOT NULL,
-            who TEXT NOT NULL,
-            stored INTEGER NOT NULL,
-            value BLOB,
-            previous BLOB,
-            bytes INTEGER NOT NULL,
-            PRIMARY KEY(sequence, key)
-        ) WITHOUT ROWID
-        """,
-    ]
-
-    /// The statements of one `Write`, in order, as prefsd's store runs them.
-    public static let statements = (
-        begin: "BEGIN IMMEDIATE TRANSACTION",
-        previous: "SELECT value FROM preference WHERE domain = ? AND key = ?",
-        upsert:
-            "INSERT INTO preference(domain, key, value) VALUES (?, ?, ?) ON CONFLICT(domain, key) DO UPDATE SET value = excluded.value",
-        journal: "INSERT INTO history(sequence, key, time, domain, who, stored, value, previous, bytes) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        commit: "COMMIT TRANSACTION"
-    )
+    /// The SQL of a one-key write, in order, as prefsd's store runs it.
+    public typealias Statements = (begin: String, previous: String, upsert: String, journal: String, commit: String)
 
     /// The command line after the executable.
     public static func arguments(address: String, path: String, interface: String, database: String) -> [String] {
@@ -94,9 +59,12 @@ public enum StoreFloorService {
         return escaped + "\""
     }
 
-    /// The C source.
-    public static var source: String {
-        FloorServiceCommon.source + """
+    /// The C source, creating `tables` (prefsd's store's preferences and journal, as SQLite
+    /// keeps them) in WAL mode with `synchronous = FULL` and running `statements` for each
+    /// write, as prefsd's store does.
+    public static func source(tables: [String], statements: Statements) -> String {
+        let schema = ["PRAGMA journal_mode = WAL", "PRAGMA synchronous = FULL"] + tables
+        return FloorServiceCommon.source + """
             #include <sqlite3.h>
 
             static const char *schema[] = {\(schema.map(literal).joined(separator: ", "))};

@@ -2,6 +2,7 @@ import BenchmarkKit
 import BusTestSupport
 import Foundation
 import PreferencesProtocol
+@_spi(Testing) import PreferencesStore
 
 /// The C programs the GDBus rows need, compiled once per run before anything is measured,
 /// so that a missing compiler or library stops the run at once, naming what to install.
@@ -36,7 +37,7 @@ struct ReferencePrograms {
         }
         do {
             storeFloor = try compileCProgram(
-                StoreFloorService.source, named: StoreFloorService.executableName, in: directory,
+                storeFloorCSource(), named: StoreFloorService.executableName, in: directory,
                 library: StoreFloorService.libraries, package: StoreFloorService.packages)
         } catch {
             throw BenchError("cannot build the store floor (needs cc, \(StoreFloorService.packages)): \(error)")
@@ -50,6 +51,12 @@ struct ReferencePrograms {
     func startClient(log: String) throws -> ReferenceClient {
         try ReferenceClient(executable: client, bus: bus, storeDirectory: store, log: directory.appendingPathComponent(log))
     }
+}
+
+/// The store floor's C source, with the SQL of this prefsd's store.
+func storeFloorCSource() throws -> String {
+    let sql = try StoreSQL.current()
+    return StoreFloorService.source(tables: sql.tables, statements: (sql.begin, sql.previous, sql.upsert, sql.journal, sql.commit))
 }
 
 /// A floor service running on the benchmark's bus (``FloorService`` or ``StoreFloorService``);

@@ -116,7 +116,7 @@ struct PrefsBench: ParsableCommand {
             guard let address else { throw ValidationError("--observer-child needs --address") }
             throw ExitCode(runObserverChild(bus: address, count: childCount))
         }
-        if storeFloorSource { return print(StoreFloorService.source, terminator: "") }
+        if storeFloorSource { return print(try storeFloorCSource(), terminator: "") }
         if gsettingsProcess { return try GSettingsProcessBench(quick: quick).run() }
         if gsettings {
             try GSettingsBench(quick: quick).run()

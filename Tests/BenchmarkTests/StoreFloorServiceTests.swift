@@ -6,7 +6,7 @@ import Logging
 import Synchronization
 import Testing
 
-@testable import PreferencesStore
+@_spi(Testing) @testable import PreferencesStore
 
 /// The store floor compiled from its source and run on a private bus: it keeps what it is
 /// written in SQLite as prefsd's store does (the same tables and statements), answers
@@ -17,8 +17,10 @@ struct StoreFloorServiceTests {
     static let interface = "io.github.prefsd.Preferences1"
 
     static func compile(in directory: URL) throws -> String {
-        try compileCProgram(
-            StoreFloorService.source, named: StoreFloorService.executableName, in: directory,
+        let sql = try StoreSQL.current()
+        return try compileCProgram(
+            StoreFloorService.source(tables: sql.tables, statements: (sql.begin, sql.previous, sql.upsert, sql.journal, sql.commit)),
+            named: StoreFloorService.executableName, in: directory,
             library: StoreFloorService.libraries, package: StoreFloorService.packages)
     }
 
@@ -37,11 +39,6 @@ struct StoreFloorServiceTests {
         let result = try runCommand("sqlite3", [database.path, sql])
         try #require(result.status == 0, "sqlite3 failed (install sqlite3: scripts/install-dependencies): \(result.stderr)")
         return result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
-    }
-
-    /// Whitespace runs as one space: SQLite keeps a table's SQL as it was written.
-    static func normalized(_ sql: String) -> String {
-        sql.split(whereSeparator: \.isWhitespace).joined(separator: " ")
     }
 
     @Test func storesEachWriteAsPrefsdsStoreDoesThenSignalsAndAnswers() async throws {
@@ -73,6 +70,8 @@ struct StoreFloorServiceTests {
         // per change with the value before it (7 as type 'x' and its 8 little-endian bytes), and
         // who made it: the caller's unique name.
         #expect(try Self.query(database, "PRAGMA journal_mode") == "wal")
+        let tables = try Self.query(database, "SELECT sql FROM sqlite_master WHERE name IN ('preference', 'history') ORDER BY name")
+        #expect(tables == (try StoreSQL.current().tables.joined(separator: "\n")), "not prefsd's store's tables")
         let wal = try FileManager.default.attributesOfItem(atPath: database.path + "-wal")[.size] as? Int
         #expect(wal == FloorService.walBytes, "the WAL is not full-size")
         #expect(try Self.query(database, "SELECT domain, key, hex(value) FROM preference") == "d|k|" + "73" + "74776F".uppercased())
@@ -96,22 +95,21 @@ struct StoreFloorServiceTests {
         #expect(waitForExit(of: service.process, timeout: .seconds(10)) == 0)
     }
 
-    /// The store floor's tables and statements are prefsd's store's, so that it measures what
-    /// prefsd's commits cost SQLite.
-    @Test func itsTablesAndStatementsArePrefsdStores() throws {
+    /// The SQL the store floor is made with is prefsd's store's: the tables a store on disk
+    /// has, the statements its writer runs.
+    @Test func itsSQLIsPrefsdStores() throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("store-floor-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
         let store = try DomainStore(directory: directory, logger: Logger(label: "test"))
         store.close()
+        let sql = try StoreSQL.current()
         let tables = try Self.query(store.databaseURL, "SELECT sql FROM sqlite_master WHERE name IN ('preference', 'history') ORDER BY name")
-        let floorTables = StoreFloorService.schema.filter { $0.hasPrefix("CREATE TABLE") }.map(Self.normalized)
-        #expect(Self.normalized(tables) == [floorTables[1], floorTables[0]].joined(separator: " "))
-        #expect(StoreFloorService.schema.prefix(2) == ["PRAGMA journal_mode = WAL", "PRAGMA synchronous = FULL"])
-        let statements = StoreFloorService.statements
-        #expect(statements.begin == StoreSchema.begin)
-        #expect(statements.previous == StoreSchema.selectValue)
-        #expect(statements.upsert == StoreSchema.upsert)
-        #expect(Self.normalized(statements.journal) == Self.normalized(StoreSchema.insertHistory))
-        #expect(statements.commit == StoreSchema.commit)
+        #expect(tables == sql.tables.joined(separator: "\n"))
+        #expect(sql.tables.count == 2 && sql.tables.allSatisfy { $0.hasPrefix("CREATE TABLE") })
+        #expect(sql.begin == StoreSchema.begin)
+        #expect(sql.previous == StoreSchema.selectValue)
+        #expect(sql.upsert == StoreSchema.upsert)
+        #expect(sql.journal == StoreSchema.insertHistory)
+        #expect(sql.commit == StoreSchema.commit)
     }
 }
