@@ -7,6 +7,11 @@ let strict: [SwiftSetting] = [
     .enableUpcomingFeature("ExistentialAny")
 ]
 
+/// The order in which the linker lays out prefsd's functions: those every call runs first,
+/// side by side (`scripts/symbol-order` writes it; docs/benchmarks.md, "Where a call's code
+/// lies").
+let prefsdSymbolOrder = Context.packageDirectory + "/Sources/prefsd/symbol-order.txt"
+
 let package = Package(
     name: "prefsd",
     platforms: [.macOS(.v15)],
@@ -214,13 +219,19 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
+            exclude: ["symbol-order.txt"],
             swiftSettings: strict,
             // The Swift runtime and Foundation linked in, by lld with packed relative
             // relocations (DT_RELR, read by glibc 2.36 and later): their 84,000 relocations
             // take 16 KiB of the file instead of 2 MiB that every start reads
-            // (docs/benchmarks.md, "prefsd's memory").
+            // (docs/benchmarks.md, "prefsd's memory"); the functions a call runs laid out
+            // together, so that a call touches fewer pages of code. Symbols the list names
+            // that a build no longer has are skipped.
             linkerSettings: [
-                .unsafeFlags(["-static-stdlib", "-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs"]),
+                .unsafeFlags([
+                    "-static-stdlib", "-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs",
+                    "-Xlinker", "--symbol-ordering-file=\(prefsdSymbolOrder)", "-Xlinker", "--no-warn-symbol-ordering",
+                ]),
                 .linkedLibrary("CoreFoundation"), .linkedLibrary("_FoundationCollections"),
                 .linkedLibrary("_FoundationCShims"), .linkedLibrary("_FoundationICU"),
             ]
