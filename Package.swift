@@ -7,9 +7,9 @@ let strict: [SwiftSetting] = [
     .enableUpcomingFeature("ExistentialAny")
 ]
 
-/// The order in which the linker lays out prefsd's functions: those every call runs first,
-/// side by side (`scripts/symbol-order` writes it; docs/benchmarks.md, "Where a call's code
-/// lies").
+/// The order in which the linker lays out prefsd's functions: those that a Ping, a Read and
+/// a durable Write run, side by side (`scripts/symbol-order` writes it; docs/benchmarks.md,
+/// "Where a call's code lies").
 let prefsdSymbolOrder = Context.packageDirectory + "/Sources/prefsd/symbol-order.txt"
 
 let package = Package(
