@@ -86,25 +86,13 @@ struct ProxySignalTests {
         #expect(try await Self.busRemoves(ruleA, on: proxy.connection) == false)
         try await proxy.connection.addMatch(ruleA)  // as it was, for the stream's own removal
         #expect(first != nil && proxy.matchRules == [ruleA: 1], "the stream holds its subscription while it lives")
-        let rulesOnBus = try await Self.busMatchRules(of: proxy.connection)
+        let rulesOnBus = try await busMatchRules(of: proxy.connection.uniqueName, asking: proxy.connection)
         first = nil  // dropping the stream ends its subscription
         try await Self.eventually { proxy.matchRules.isEmpty }
         // The stream ends on another thread, which lets go of the count before it sends
         // RemoveMatch: the bus drops the rule soon after, not at once.
-        try await Self.eventually { try await Self.busMatchRules(of: proxy.connection) == rulesOnBus - 1 }
+        try await Self.eventually { try await busMatchRules(of: proxy.connection.uniqueName, asking: proxy.connection) == rulesOnBus - 1 }
         #expect(try await Self.busRemoves(ruleA, on: proxy.connection) == false)
-    }
-
-    /// How many match rules the bus holds for `connection` (org.freedesktop.DBus.Debug.Stats),
-    /// asked without changing them.
-    static func busMatchRules(of connection: DBusConnection) async throws -> Int {
-        let reply = try await connection.call(
-            .methodCall(
-                destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus.Debug.Stats",
-                member: "GetConnectionStats", body: [.string(connection.uniqueName)]))
-        guard case .array(_, let entries)? = reply.body.first else { throw FixtureError("GetConnectionStats answered \(reply.body)") }
-        for case .dictEntry(.string("MatchRules"), .variant(.uint32(let count))) in entries { return Int(count) }
-        throw FixtureError("GetConnectionStats gave no MatchRules: \(entries)")
     }
 
     /// Whether the bus had `rule` for `connection` (and removed it now).

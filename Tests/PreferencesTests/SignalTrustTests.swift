@@ -46,12 +46,7 @@ struct SignalTrustTests {
         defer { asker.close() }
         var total = 0
         for peer in try await otherPeers(fixture, besides: mine) {
-            let reply = try await asker.call(
-                .methodCall(
-                    destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus.Debug.Stats",
-                    member: "GetConnectionStats", body: [.string(peer)]))
-            guard case .array(_, let entries)? = reply.body.first else { throw FixtureError("GetConnectionStats answered \(reply.body)") }
-            for case .dictEntry(.string("MatchRules"), .variant(.uint32(let count))) in entries { total += Int(count) }
+            total += try await busMatchRules(of: peer, asking: asker)
         }
         return total
     }
