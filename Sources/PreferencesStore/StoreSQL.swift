@@ -8,7 +8,7 @@ import GRDB
     public let tables: [String]
     /// The statements of a one-key write, in the order the writer runs them: `BEGIN`, the
     /// key's previous value, the value's upsert, the journal's row, `COMMIT`.
-    public let begin, previous, upsert, journal, commit: String
+    public let statements: (begin: String, previous: String, upsert: String, journal: String, commit: String)
 
     /// The SQL of this version of prefsd's store.
     public static func current() throws -> StoreSQL {
@@ -19,7 +19,9 @@ import GRDB
                 db, sql: "SELECT sql FROM sqlite_schema WHERE name IN (?, ?) ORDER BY name", arguments: [StoreSchema.table, "history"])
         }
         return StoreSQL(
-            tables: tables, begin: StoreSchema.begin, previous: StoreSchema.selectValue, upsert: StoreSchema.upsert,
-            journal: StoreSchema.insertHistory, commit: StoreSchema.commit)
+            tables: tables,
+            statements: (
+                StoreSchema.begin, StoreSchema.selectValue, StoreSchema.upsert, StoreSchema.insertHistory, StoreSchema.commit
+            ))
     }
 }

@@ -56,7 +56,7 @@ struct ReferencePrograms {
 /// The store floor's C source, with the SQL of this prefsd's store.
 func storeFloorCSource() throws -> String {
     let sql = try StoreSQL.current()
-    return StoreFloorService.source(tables: sql.tables, statements: (sql.begin, sql.previous, sql.upsert, sql.journal, sql.commit))
+    return StoreFloorService.source(tables: sql.tables, statements: sql.statements)
 }
 
 /// A floor service running on the benchmark's bus (``FloorService`` or ``StoreFloorService``);

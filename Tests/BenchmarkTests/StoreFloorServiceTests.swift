@@ -16,10 +16,13 @@ struct StoreFloorServiceTests {
     static let path = "/io/github/prefsd/Preferences1"
     static let interface = "io.github.prefsd.Preferences1"
 
+    /// The SQL of the preferences' and the journal's tables in a database, as SQLite keeps it.
+    static let tablesQuery = "SELECT sql FROM sqlite_master WHERE name IN ('preference', 'history') ORDER BY name"
+
     static func compile(in directory: URL) throws -> String {
         let sql = try StoreSQL.current()
         return try compileCProgram(
-            StoreFloorService.source(tables: sql.tables, statements: (sql.begin, sql.previous, sql.upsert, sql.journal, sql.commit)),
+            StoreFloorService.source(tables: sql.tables, statements: sql.statements),
             named: StoreFloorService.executableName, in: directory,
             library: StoreFloorService.libraries, package: StoreFloorService.packages)
     }
@@ -70,7 +73,7 @@ struct StoreFloorServiceTests {
         // per change with the value before it (7 as type 'x' and its 8 little-endian bytes), and
         // who made it: the caller's unique name.
         #expect(try Self.query(database, "PRAGMA journal_mode") == "wal")
-        let tables = try Self.query(database, "SELECT sql FROM sqlite_master WHERE name IN ('preference', 'history') ORDER BY name")
+        let tables = try Self.query(database, Self.tablesQuery)
         #expect(tables == (try StoreSQL.current().tables.joined(separator: "\n")), "not prefsd's store's tables")
         let wal = try FileManager.default.attributesOfItem(atPath: database.path + "-wal")[.size] as? Int
         #expect(wal == FloorService.walBytes, "the WAL is not full-size")
@@ -103,13 +106,13 @@ struct StoreFloorServiceTests {
         let store = try DomainStore(directory: directory, logger: Logger(label: "test"))
         store.close()
         let sql = try StoreSQL.current()
-        let tables = try Self.query(store.databaseURL, "SELECT sql FROM sqlite_master WHERE name IN ('preference', 'history') ORDER BY name")
+        let tables = try Self.query(store.databaseURL, Self.tablesQuery)
         #expect(tables == sql.tables.joined(separator: "\n"))
         #expect(sql.tables.count == 2 && sql.tables.allSatisfy { $0.hasPrefix("CREATE TABLE") })
-        #expect(sql.begin == StoreSchema.begin)
-        #expect(sql.previous == StoreSchema.selectValue)
-        #expect(sql.upsert == StoreSchema.upsert)
-        #expect(sql.journal == StoreSchema.insertHistory)
-        #expect(sql.commit == StoreSchema.commit)
+        #expect(sql.statements.begin == StoreSchema.begin)
+        #expect(sql.statements.previous == StoreSchema.selectValue)
+        #expect(sql.statements.upsert == StoreSchema.upsert)
+        #expect(sql.statements.journal == StoreSchema.insertHistory)
+        #expect(sql.statements.commit == StoreSchema.commit)
     }
 }
