@@ -379,7 +379,10 @@ let package = Package(
         ),
         .testTarget(
             name: "PreferencesTests",
-            dependencies: ["BusTestSupport", "DBus", "Preferences", "PreferencesModel", "PreferencesProtocol", "PrefsdTestSupport"],
+            dependencies: [
+                "BusTestSupport", "DBus", "Preferences", "PreferencesModel", "PreferencesProtocol", "PrefsdTestSupport",
+                .product(name: "PropertyBased", package: "swift-property-based"),
+            ],
             swiftSettings: strict
         ),
         .testTarget(

@@ -5,7 +5,7 @@ import PreferencesModel
 extension Preferences {
     /// The effective value of `key` through the search list, or `nil`.
     ///
-    /// A repeated read costs one lock and one dictionary lookup: values are kept once
+    /// A repeated read costs one lock and one lookup in a table: values are kept once
     /// resolved until the cache or the search list changes.
     public func value(forKey key: String) -> PropertyListValue? {
         let generation = session.generation.load(ordering: .acquiring)
@@ -28,10 +28,10 @@ extension Preferences {
         local.withLock { local in
             guard local.layersVersion == version else { return }
             if local.resolvedGeneration != generation {
-                local.resolved = [:]
+                local.resolved.removeAll()
                 local.resolvedGeneration = generation
             }
-            local.resolved[key] = .some(value)
+            local.resolved.set(value, forKey: key)
         }
         return value
     }

@@ -119,7 +119,7 @@ extension Preferences {
             let before = keys.map { local.layers.resolve($0, in: driver) }
             body(&local.layers)
             local.layersVersion += 1
-            local.resolved = [:]
+            local.resolved.removeAll()
             return keys.indices.contains { local.layers.resolve(keys[$0], in: driver) != before[$0] }
         }
         // Observers and streams compare with what they were told last.

@@ -48,7 +48,7 @@ public final class Preferences: Sendable {
         /// Changes to `layers`; a resolved value is kept only if they did not change meanwhile.
         var layersVersion: UInt64 = 0
         /// Effective values already resolved while the session's generation stands.
-        var resolved: [String: PropertyListValue?] = [:]
+        var resolved = ResolvedValues()
         var resolvedGeneration: UInt64 = 0
         var observers: [UInt64: Observer] = [:]
         var streams: [UInt64: AsyncStream<PreferencesChange>.Continuation] = [:]
