@@ -7,8 +7,10 @@ import PreferencesModel
 /// hash seeded per table), in place of `Dictionary`: a cached read is a handful of
 /// nanoseconds, and Swift's `Hasher` (SipHash, seeded and finalized for every lookup) was
 /// most of its time. The keys are the ones the application reads, not input from outside,
-/// and the seed keeps their places unpredictable all the same. Entries are only added,
-/// or all removed at once when the values may have changed.
+/// and the seed keeps their places unpredictable all the same. Two keys whose bytes differ
+/// are held apart even when `==` finds them equal (two spellings of "é"): each holds what
+/// it resolved to. Entries are only added, or all removed at once when the values may have
+/// changed.
 struct ResolvedValues: Sendable {
     private static let minimumCapacity = 16
 
@@ -49,7 +51,11 @@ struct ResolvedValues: Sendable {
     /// Forgets every key, keeping the room for as many.
     mutating func removeAll() {
         guard count > 0 else { return }
-        let capacity = hashes.count
+        empty(capacity: hashes.count)
+    }
+
+    /// Makes every place free, with room for `capacity` places.
+    private mutating func empty(capacity: Int) {
         hashes = Array(repeating: 0, count: capacity)
         keys = Array(repeating: "", count: capacity)
         values = Array(repeating: nil, count: capacity)
@@ -74,11 +80,7 @@ struct ResolvedValues: Sendable {
     /// Doubles the room (at most half of it is ever used, so probes stay short).
     private mutating func grow() {
         let old = (hashes, keys, values)
-        let capacity = max(Self.minimumCapacity, hashes.count * 2)
-        hashes = Array(repeating: 0, count: capacity)
-        keys = Array(repeating: "", count: capacity)
-        values = Array(repeating: nil, count: capacity)
-        count = 0
+        empty(capacity: max(Self.minimumCapacity, hashes.count * 2))
         for index in old.0.indices where old.0[index] != 0 {
             set(old.2[index], forKey: old.1[index])
         }
