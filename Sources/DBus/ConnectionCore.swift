@@ -44,6 +44,8 @@ struct CoreState {
     var sendsInFlight = 0
     /// Replies read while calls were being sent from other threads, by reply serial.
     var earlyReplies: [UInt32: RawMessage] = [:]
+    /// The objects registered, whose calls the filter hands them (see ObjectRegistration.swift).
+    var objects: [ObjectHandlerBox] = []
 }
 
 /// The part of a connection that libdbus callbacks point at.

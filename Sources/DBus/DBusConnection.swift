@@ -91,6 +91,16 @@ public final class DBusConnection: Sendable {
         try core.enqueueSend(raw)
     }
 
+    /// Sends the reply `call.makeReturn(body)` would make, without making it: a copy of the
+    /// body's message given the call's serial and sender (see ``ReplyBody``), as ``send(_:)-(DBusMessage)``
+    /// sends such a reply, minus the message value in between. Nothing is sent when the
+    /// caller wants no reply.
+    public func reply(to call: DBusMessage, with body: ReplyBody) throws(DBusError) {
+        guard !call.noReplyExpected else { return }
+        guard let answered = call.answered else { return try send(call.makeReturn(body)) }
+        try core.enqueueSend(try body.reply(to: answered))
+    }
+
     /// Sends a method call and waits for its reply without blocking a thread. An error reply
     /// throws ``DBusError/remote(name:message:)``; no reply within `timeout` throws
     /// `.remote(name: "org.freedesktop.DBus.Error.NoReply", …)`.

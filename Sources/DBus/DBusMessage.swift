@@ -145,7 +145,7 @@ public struct DBusMessage: Sendable {
     }
 
     /// What a reply to this received call is built from; nil when it was not received.
-    private var answered: AnsweredCall? {
+    var answered: AnsweredCall? {
         received.map { AnsweredCall(call: $0, destination: sender, replySerial: serial) }
     }
 

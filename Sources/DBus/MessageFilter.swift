@@ -1,14 +1,14 @@
 internal import CDBus
 
 // The connection's one filter: it sees every incoming message during dispatch (on the queue),
-// hands replies to the calls waiting for them (consuming those), passes signals to the
-// signal handler and turns org.freedesktop.DBus.Local.Disconnected into one call of the
-// disconnect handler.
+// hands method calls to the objects registered for their paths and replies to the calls
+// waiting for them (consuming those), passes signals to the signal handler and turns
+// org.freedesktop.DBus.Local.Disconnected into one call of the disconnect handler.
 
 private let filterMessage: @convention(c) (OpaquePointer?, OpaquePointer?, UnsafeMutableRawPointer?) -> DBusHandlerResult = {
-    _, message, data in
-    guard let message, let core = core(from: data) else { return DBUS_HANDLER_RESULT_NOT_YET_HANDLED }
-    return core.filter(message) ? DBUS_HANDLER_RESULT_HANDLED : DBUS_HANDLER_RESULT_NOT_YET_HANDLED
+    connection, message, data in
+    guard let connection, let message, let core = core(from: data) else { return DBUS_HANDLER_RESULT_NOT_YET_HANDLED }
+    return core.filter(message, on: connection) ? DBUS_HANDLER_RESULT_HANDLED : DBUS_HANDLER_RESULT_NOT_YET_HANDLED
 }
 
 extension ConnectionCore {
@@ -22,9 +22,15 @@ extension ConnectionCore {
         return true
     }
 
-    /// True when the message was a reply to a waiting call, now completed.
-    fileprivate func filter(_ message: OpaquePointer) -> Bool {
+    /// True when the message was handled: a reply to a waiting call, now completed, or a
+    /// method call to a registered object, handed to it.
+    fileprivate func filter(_ message: OpaquePointer, on connection: OpaquePointer) -> Bool {
         let type = dbus_message_get_type(message)
+        if type == CDBUS_MESSAGE_TYPE_METHOD_CALL {
+            guard let object = objectHandler(for: message) else { return false }
+            object.handle(message, on: connection)
+            return true
+        }
         if type == CDBUS_MESSAGE_TYPE_METHOD_RETURN || type == CDBUS_MESSAGE_TYPE_ERROR {
             return completeCall(answeredBy: message)
         }

@@ -697,7 +697,7 @@ public final class PreferencesService: Sendable {
         guard !call.noReplyExpected else { return }
         guard body.marshalledSize <= configuration.limits.replyBytes else { return reply(to: call, body.values) }
         do {
-            try connection(answering: call).send(call.makeReturn(body))
+            try connection(answering: call).reply(to: call, with: body)
         } catch {
             // Reported, and answered otherwise, the way a reply built from values is.
             reply(to: call, body.values)

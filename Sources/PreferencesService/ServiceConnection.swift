@@ -22,6 +22,10 @@ public protocol ServiceConnection: Sendable {
     /// messages sent from one thread go out in order.
     func send(_ message: DBusMessage) throws(DBusError)
 
+    /// Sends the reply `call.makeReturn(body)` would make (nothing when the caller wants no
+    /// reply), without making that message first where the connection can.
+    func reply(to call: DBusMessage, with body: ReplyBody) throws(DBusError)
+
     /// Encodes `message` ahead of sending it with ``send(_:)-(EncodedMessage)``, with the
     /// checks of ``send(_:)-(DBusMessage)``.
     func encode(_ message: DBusMessage) throws(DBusError) -> EncodedMessage

@@ -83,6 +83,24 @@ import Testing
         #expect(reply.sender == fixture.server.uniqueName)
     }
 
+    @Test func eachRegisteredPathGetsItsOwnCallsAndOnlyItsExactPath() async throws {
+        let fixture = try EchoFixture()
+        try fixture.server.registerObject(path: "/echo/child") { [server = fixture.server] call in
+            try? server.send(call.makeReturn([.string("child: \(call.member ?? "")")]))
+        }
+        func call(_ path: String) async throws -> DBusMessage {
+            try await fixture.client.call(
+                .methodCall(destination: fixture.server.uniqueName, path: path, interface: "com.example.Echo", member: "Echo", body: [.int32(7)]),
+                timeout: .seconds(5))
+        }
+        #expect(try await call("/echo").body == [.int32(7)])
+        #expect(try await call("/echo/child").body == [.string("child: Echo")])
+        // Paths that only begin or end like a registered one belong to no object.
+        for path in ["/ech", "/echo/chil", "/echo/child/more", "/"] {
+            await #expect(throws: DBusError.self, "\(path)") { _ = try await call(path) }
+        }
+    }
+
     @Test func registeringAPathTwiceThrows() throws {
         let fixture = try EchoFixture()
         #expect(throws: DBusError.self) { try fixture.server.registerObject(path: "/echo") { _ in } }

@@ -89,6 +89,28 @@ import Testing
         #expect(readdressed.body == [.variant(.string("old"))])
     }
 
+    @Test func aConnectionRepliesWithAnEncodedBodyWithoutAMessageInBetween() async throws {
+        let bus = try PrivateBus()
+        defer { bus.stop() }
+        let server = try DBusConnection.connect(address: bus.address)
+        let client = try DBusConnection.connect(address: bus.address)
+        defer {
+            client.close()
+            server.close()
+        }
+        let encoded = try ReplyBody([.variant(.string("kept"))])
+        try server.registerObject(path: "/reply") { [server] call in try? server.reply(to: call, with: encoded) }
+        let other = try DBusConnection.connect(address: bus.address)
+        defer { other.close() }
+        for caller in [client, other, client] {
+            let answer = try await caller.call(
+                .methodCall(destination: server.uniqueName, path: "/reply", interface: "com.example.Reply", member: "Get"),
+                timeout: .seconds(10))
+            #expect(answer.kind == .methodReturn && answer.body == [.variant(.string("kept"))])
+            #expect(answer.destination == caller.uniqueName && answer.sender == server.uniqueName)
+        }
+    }
+
     @Test func aBodyLibdbusWouldRefuseIsRefusedWhenEncoded() {
         #expect(throws: DBusError.self) { try ReplyBody([.objectPath("not a path")]) }
         #expect(throws: DBusError.self) { try ReplyBody([.string("a\u{0}b")]) }
