@@ -209,6 +209,8 @@ final class ConnectionCore: Sendable {
         state.withLock { state in
             state.signalHandler = nil
             state.disconnectHandler = nil
+            // Their handlers may hold the connection's owner, which holds the connection.
+            state.objects = []
         }
         dbus_connection_unref(connection)
         stopEventThread()
