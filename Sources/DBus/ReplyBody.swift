@@ -68,7 +68,7 @@ extension DBusMessage {
         // once more.
         var reply = DBusMessage(
             kind: .methodReturn, replySerial: serial, destination: sender, autoStart: false, body: body.values)
-        reply.answering = received.map { AnsweredCall(call: $0, destination: sender, replySerial: serial) }
+        reply.answering = answered
         reply.encodedBody = body
         return reply
     }

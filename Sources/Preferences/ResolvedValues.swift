@@ -37,8 +37,12 @@ struct ResolvedValues: Sendable {
 
     /// Keeps `value` as what `key` resolves to, replacing what it held.
     mutating func set(_ value: PropertyListValue?, forKey key: String) {
+        set(value, forKey: key, hash: hash(of: key))
+    }
+
+    /// ``set(_:forKey:)`` with the key's hash made already.
+    private mutating func set(_ value: PropertyListValue?, forKey key: String, hash: UInt64) {
         if (count + 1) * 2 > hashes.count { grow() }
-        let hash = hash(of: key)
         guard let index = place(of: key, hash: hash) else { return }
         if hashes[index] == 0 {
             hashes[index] = hash
@@ -82,7 +86,7 @@ struct ResolvedValues: Sendable {
         let old = (hashes, keys, values)
         empty(capacity: max(Self.minimumCapacity, hashes.count * 2))
         for index in old.0.indices where old.0[index] != 0 {
-            set(old.2[index], forKey: old.1[index])
+            set(old.2[index], forKey: old.1[index], hash: old.0[index])
         }
     }
 

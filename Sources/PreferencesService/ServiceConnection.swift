@@ -23,7 +23,8 @@ public protocol ServiceConnection: Sendable {
     func send(_ message: DBusMessage) throws(DBusError)
 
     /// Sends the reply `call.makeReturn(body)` would make (nothing when the caller wants no
-    /// reply), without making that message first where the connection can.
+    /// reply), without making that message first where the connection can (by default it
+    /// sends that message).
     func reply(to call: DBusMessage, with body: ReplyBody) throws(DBusError)
 
     /// Encodes `message` ahead of sending it with ``send(_:)-(EncodedMessage)``, with the
@@ -40,6 +41,14 @@ public protocol ServiceConnection: Sendable {
 
     /// Blocks until every message sent so far is written.
     func flush()
+}
+
+extension ServiceConnection {
+    /// Sends `call.makeReturn(body)`, unless the caller wants no reply.
+    public func reply(to call: DBusMessage, with body: ReplyBody) throws(DBusError) {
+        guard !call.noReplyExpected else { return }
+        try send(call.makeReturn(body))
+    }
 }
 
 /// prefsd serves on a bus connection.

@@ -71,12 +71,6 @@ public final class InMemoryConnection: ServiceConnection {
         record(message)
     }
 
-    /// Records the reply `call.makeReturn(body)` as sent, as ``send(_:)`` does.
-    public func reply(to call: DBusMessage, with body: ReplyBody) throws(DBusError) {
-        guard !call.noReplyExpected else { return }
-        try send(call.makeReturn(body))
-    }
-
     /// Encodes `message` as a bus connection does.
     public func encode(_ message: DBusMessage) throws(DBusError) -> EncodedMessage {
         try EncodedMessage(encoding: message)
