@@ -7,6 +7,16 @@ let strict: [SwiftSetting] = [
     .enableUpcomingFeature("ExistentialAny")
 ]
 
+/// How prefsd and the benchmark's Swift floor are linked: the Swift runtime and Foundation
+/// linked in, by lld with packed relative relocations (DT_RELR, read by glibc 2.36 and
+/// later), whose 84,000 relocations take 16 KiB of the file instead of 2 MiB that every
+/// start reads (docs/benchmarks.md, "prefsd's memory").
+let serviceLinking: [LinkerSetting] = [
+    .unsafeFlags(["-static-stdlib", "-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs"]),
+    .linkedLibrary("CoreFoundation"), .linkedLibrary("_FoundationCollections"),
+    .linkedLibrary("_FoundationCShims"), .linkedLibrary("_FoundationICU"), .linkedLibrary("swiftSynchronization"),
+]
+
 /// The order in which the linker lays out prefsd's functions: those that a Ping, a Read and
 /// a durable Write run, side by side (`scripts/symbol-order` writes it; docs/benchmarks.md,
 /// "Where a call's code lies").
@@ -221,19 +231,13 @@ let package = Package(
             ],
             exclude: ["symbol-order.txt"],
             swiftSettings: strict,
-            // The Swift runtime and Foundation linked in, by lld with packed relative
-            // relocations (DT_RELR, read by glibc 2.36 and later): their 84,000 relocations
-            // take 16 KiB of the file instead of 2 MiB that every start reads
-            // (docs/benchmarks.md, "prefsd's memory"); the functions a call runs laid out
-            // together, so that a call touches fewer pages of code. Symbols the list names
-            // that a build no longer has are skipped.
-            linkerSettings: [
+            // Linked as a service is (`serviceLinking`), with the functions a call runs laid
+            // out together, so that a call touches fewer pages of code. Symbols the list
+            // names that a build no longer has are skipped.
+            linkerSettings: serviceLinking + [
                 .unsafeFlags([
-                    "-static-stdlib", "-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs",
                     "-Xlinker", "--symbol-ordering-file=\(prefsdSymbolOrder)", "-Xlinker", "--no-warn-symbol-ordering",
-                ]),
-                .linkedLibrary("CoreFoundation"), .linkedLibrary("_FoundationCollections"),
-                .linkedLibrary("_FoundationCShims"), .linkedLibrary("_FoundationICU"),
+                ])
             ]
         ),
 
@@ -306,6 +310,14 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict
+        ),
+        // The least a Swift service on prefsd's dependencies can be (libdbus, GRDB, the
+        // Swift runtime and Foundation, linked as prefsd is): prefs-bench's memory floor.
+        .executableTarget(
+            name: "prefs-bench-floor",
+            dependencies: ["CDBus", .product(name: "GRDB", package: "GRDB.swift")],
+            swiftSettings: strict,
+            linkerSettings: serviceLinking
         ),
 
         // MARK: Build tools

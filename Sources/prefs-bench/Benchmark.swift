@@ -166,8 +166,14 @@ struct Benchmark {
         report.coldStart = try measureColdStart(
             prefsd: prefsdPath, bus: bus.address, probe: connection,
             directory: work, domains: 1_000, perDomain: 100)
+
+        log("memory")
+        // The memory rows start a dconf-service of their own.
+        dconf?.stop()
+        let memory = try MemoryBench(other: nil, rounds: quick ? 2 : 3).measure(bus: bus.address, probe: connection, work: work)
         report.load = "\(loadBefore) before, \(Machine.load) after (1/5/15-minute load averages)"
         print(report.render())
+        print(memory.render())
     }
 
     /// dconf-service on the bus, or nil with a note saying why not.

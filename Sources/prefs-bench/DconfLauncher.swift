@@ -43,6 +43,9 @@ final class DconfInstance {
 
     var database: URL { directory.appendingPathComponent("config/dconf/user") }
 
+    /// dconf-service's process ID while it runs.
+    var pid: Int32? { child.flatMap { $0.process.isRunning ? $0.pid : nil } }
+
     /// Starts dconf-service unless it runs, and waits (at most 20 s) for it to answer a Ping.
     func ensureRunning(probe: DBusConnection) throws {
         if let child, child.process.isRunning { return }

@@ -65,8 +65,11 @@ func storeFloorCSource() throws -> String {
 final class FloorInstance {
     private let child: Child
 
+    /// The service's process ID.
+    var pid: Int32 { child.pid }
+
     /// Starts `executable` with `arguments` and waits (at most 30 s) until it owns its name.
-    private init(_ executable: String, _ arguments: [String], log: URL, what: String) throws {
+    init(_ executable: String, _ arguments: [String], log: URL, what: String) throws {
         // A child that died must make writeLine throw, not kill the benchmark.
         signal(SIGPIPE, SIG_IGN)
         child = try Child(executable, arguments, log: log, input: true)

@@ -86,10 +86,20 @@ struct PrefsBench: ParsableCommand {
     )
     var onlyColdStart = false
 
-    @Option(help: ArgumentHelp("With --only-cold-start: another prefsd executable timed in the same rounds, taking turns.", valueName: "path"))
+    @Flag(
+        help:
+            "Measure only memory: prefsd idle after one durable Write beside the Swift floor (prefs-bench-floor: libdbus, GRDB, the Swift runtime and Foundation linked as prefsd is), the store floor and dconf-service, several starts taking turns, and each executable stripped."
+    )
+    var onlyMemory = false
+
+    @Option(
+        help: ArgumentHelp(
+            "With --only-cold-start or --only-memory: another prefsd executable measured in the same rounds, taking turns.", valueName: "path"))
     var comparePrefsd: String?
 
-    @Option(help: ArgumentHelp("With --only-cold-start: launches of each prefsd (default 15, 5 with --quick).", valueName: "n"))
+    @Option(
+        help: ArgumentHelp(
+            "With --only-cold-start or --only-memory: launches of each service (default 15 and 5, 5 and 3 with --quick).", valueName: "n"))
     var rounds: Int?
 
     @Option(help: ArgumentHelp("Changes of one key made for the journal's size row (through the store's writer, in process).", valueName: "n"))
@@ -123,6 +133,7 @@ struct PrefsBench: ParsableCommand {
             return try GSettingsProcessBench(quick: quick).run()
         }
         if onlyHistory { return try HistoryBench(quick: quick, changes: historyChanges).run() }
+        if onlyMemory { return try MemoryBench(other: comparePrefsd, rounds: rounds ?? (quick ? 3 : 5)).run() }
         if onlyColdStart { return try ColdStartBench(quick: quick, other: comparePrefsd, rounds: rounds ?? (quick ? 5 : 15)).run() }
         if onlyDconf { return try DconfBench(quick: quick).run() }
         if onlyRoaming { return try RoamingBench(quick: quick).run() }

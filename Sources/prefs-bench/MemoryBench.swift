@@ -1,0 +1,251 @@
+import BenchmarkKit
+import BusTestSupport
+import DBus
+import Foundation
+import PreferencesProtocol
+
+/// prefsd's memory beside the least its dependencies cost: each service started afresh,
+/// given one durable `Write`, and its resident memory read from /proc/PID/smaps once it has
+/// answered a `Peer.Ping` after it; several rounds, taking turns. Beside prefsd (and another
+/// build, `--compare-prefsd`): the Swift floor (prefs-bench-floor: libdbus, GRDB, the Swift
+/// runtime and Foundation linked as prefsd is, nothing else), the store floor (the same in C
+/// on libdbus and SQLite) and dconf-service, when installed.
+struct MemoryBench {
+    /// Another prefsd executable to measure in the same rounds, or `nil`.
+    var other: String?
+    /// Starts of each service.
+    var rounds: Int
+
+    /// The Swift floor's bus name.
+    static let swiftFloorName = "io.github.prefsd.BenchSwiftFloor"
+
+    func run() throws {
+        let loadBefore = Machine.load
+        let work = try makeTemporaryDirectory("prefs-bench-memory")
+        defer { try? FileManager.default.removeItem(at: work) }
+        let bus = try PrivateBus()
+        defer { bus.stop() }
+        let probe = try DBusConnection.connect(address: bus.address)
+        defer { probe.close() }
+        let table = try measure(bus: bus.address, probe: probe, work: work)
+        print(table.render())
+        print()
+        print("Load: \(loadBefore) before, \(Machine.load) after (1/5/15-minute load averages). \(Machine.description)")
+    }
+
+    /// Measures every service `rounds` times on the bus at `bus`, in `work`.
+    func measure(bus: String, probe: DBusConnection, work: URL) throws -> MemoryTable {
+        var services = [try prefsd(try siblingExecutable("prefsd"), what: "prefsd")]
+        if let other { services.append(try prefsd(other, what: "prefsd (\(other))", kind: .other)) }
+        services.append(try swiftFloor(try siblingExecutable("prefs-bench-floor")))
+        do {
+            services.append(try storeFloor(work: work))
+        } catch {
+            log("the store floor is left out: \(error)")
+        }
+        if FileManager.default.isExecutableFile(atPath: DconfInstance.executable) { services.append(dconf()) }
+
+        var samples = Array(repeating: [ResidentMemory](), count: services.count)
+        for round in 0..<rounds {
+            let order = round % 2 == 0 ? Array(services.indices) : Array(services.indices.reversed())
+            for index in order {
+                let directory = work.appendingPathComponent("round-\(round)-\(index)")
+                try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+                samples[index].append(try services[index].sample(bus, probe, directory))
+            }
+            log(
+                "round \(round + 1): "
+                    + services.indices.map { "\(services[$0].what) \(samples[$0].last.map { mebibytes($0.total) } ?? "–")" }.joined(separator: ", "))
+        }
+        return MemoryTable(
+            rows: services.indices.map { index in
+                MemoryTable.Row(
+                    what: services[index].what, kind: services[index].kind, samples: samples[index],
+                    stripped: strippedSize(services[index].executable))
+            })
+    }
+
+    /// One service to measure: what it is, its executable, and how to take a sample of it.
+    private struct Service {
+        var what: String
+        var kind: MemoryTable.Kind = .other
+        var executable: String
+        /// Starts the service on the bus with its files in the directory, makes one durable
+        /// `Write`, reads its memory and stops it.
+        var sample: (String, DBusConnection, URL) throws -> ResidentMemory
+    }
+
+    private func prefsd(_ executable: String, what: String, kind: MemoryTable.Kind = .prefsd) throws -> Service {
+        Service(what: what, kind: kind, executable: executable) { bus, probe, directory in
+            let instance = try PrefsdInstance(
+                executable: executable, bus: bus, store: directory.appendingPathComponent("store"),
+                log: directory.appendingPathComponent("prefsd.log"), probe: probe)
+            defer { instance.stop() }
+            return try writeOnce(probe, to: PreferencesBus.busName, pid: instance.child.pid, executable: executable)
+        }
+    }
+
+    private func swiftFloor(_ executable: String) throws -> Service {
+        Service(what: "the Swift floor (prefs-bench-floor)", kind: .swiftFloor, executable: executable) { bus, probe, directory in
+            let floor = try FloorInstance(
+                executable,
+                [
+                    bus, Self.swiftFloorName, PreferencesBus.objectPath, PreferencesBus.interface,
+                    directory.appendingPathComponent("floor.sqlite").path,
+                ],
+                log: directory.appendingPathComponent("swift-floor.log"), what: "the Swift floor")
+            defer { floor.stop() }
+            return try writeOnce(probe, to: Self.swiftFloorName, pid: floor.pid, executable: executable)
+        }
+    }
+
+    private func storeFloor(work: URL) throws -> Service {
+        let executable = try compileCProgram(
+            try storeFloorCSource(), named: StoreFloorService.executableName, in: work,
+            library: StoreFloorService.libraries, package: StoreFloorService.packages)
+        return Service(what: "the store floor (C)", executable: executable) { bus, probe, directory in
+            let floor = try FloorInstance(
+                executable,
+                StoreFloorService.arguments(
+                    address: bus, path: PreferencesBus.objectPath, interface: PreferencesBus.interface,
+                    database: directory.appendingPathComponent("store-floor.sqlite").path),
+                log: directory.appendingPathComponent("store-floor.log"), what: "the store floor")
+            defer { floor.stop() }
+            return try writeOnce(probe, to: StoreFloorService.busName, pid: floor.pid, executable: executable)
+        }
+    }
+
+    private func dconf() -> Service {
+        Service(what: "dconf-service", executable: DconfInstance.executable) { bus, probe, _ in
+            let dconf = try DconfInstance(bus: bus)
+            defer { dconf.stop() }
+            try dconf.ensureRunning(probe: probe)
+            _ = try probe.callBlocking(Calls.dconfChange([("/bench/memory", .int32(1))]))
+            guard let pid = dconf.pid else { throw BenchError("dconf-service is not running") }
+            return try settledMemory(probe, of: Calls.dconfName, pid: pid, executable: DconfInstance.executable)
+        }
+    }
+}
+
+/// Makes one durable `Write` to the service at `name` and returns its memory once settled.
+private func writeOnce(_ probe: DBusConnection, to name: String, pid: Int32, executable: String) throws -> ResidentMemory {
+    var write = Calls.write("bench.memory", "key", 1)
+    write.destination = name
+    _ = try probe.callBlocking(write)
+    return try settledMemory(probe, of: name, pid: pid, executable: executable)
+}
+
+/// The memory of `pid` after a `Peer.Ping` to `name`, a pause of half a second (for work
+/// a service does after its reply, such as a checkpoint) and another `Peer.Ping`.
+private func settledMemory(_ probe: DBusConnection, of name: String, pid: Int32, executable: String) throws -> ResidentMemory {
+    _ = try probe.callBlocking(Calls.ping(name))
+    usleep(500_000)
+    _ = try probe.callBlocking(Calls.ping(name))
+    return try ResidentMemory(pid: pid, executable: executable)
+}
+
+/// The size of `executable` stripped of its symbols and debugging sections (`strip -o`), in
+/// bytes, or nil when `strip` is missing or fails.
+private func strippedSize(_ executable: String) -> Int? {
+    guard let strip = try? findExecutable("strip") else { return nil }
+    let copy = NSTemporaryDirectory() + "prefs-bench-stripped-\(getpid())"
+    defer { try? FileManager.default.removeItem(atPath: copy) }
+    guard let run = try? runCommand(strip, ["-o", copy, executable]), run.status == 0 else { return nil }
+    return (try? FileManager.default.attributesOfItem(atPath: copy)[.size] as? Int) ?? nil
+}
+
+/// `bytes` in MiB with one decimal.
+private func mebibytes(_ bytes: Int) -> String {
+    "\(Format.format1(Double(bytes) / 1_048_576)) MiB"
+}
+
+/// The memory rows: each service's samples and its stripped size, rendered as Markdown.
+struct MemoryTable {
+    /// What a row is, for the line comparing prefsd with the Swift floor.
+    enum Kind {
+        case prefsd, swiftFloor, other
+    }
+
+    struct Row {
+        var what: String
+        var kind: Kind
+        var samples: [ResidentMemory]
+        var stripped: Int?
+    }
+
+    var rows: [Row]
+
+    func render() -> String {
+        var table = MarkdownTable(header: [
+            "service, idle after one durable `Write`", "RSS, p50 (min–max)", "its own executable's pages", "shared libraries",
+            "heap, stacks and other anonymous memory", "executable, stripped", "starts",
+        ])
+        for row in rows {
+            func median(_ part: (ResidentMemory) -> Int) -> String {
+                Summary(row.samples.map { Double(part($0)) }).map { mebibytes(Int($0.median)) } ?? "–"
+            }
+            let totals = row.samples.map(\.total)
+            let range = "\(mebibytes(totals.min() ?? 0))–\(mebibytes(totals.max() ?? 0))"
+            table.add([
+                row.what, "\(median(\.total)) (\(range))", median(\.executable), median(\.libraries), median(\.other),
+                row.stripped.map { "\(Format.format1(Double($0) / 1_000_000)) MB" } ?? "–", "\(row.samples.count)",
+            ])
+        }
+        var text = table.render()
+        if let prefsd = rows.first(where: { $0.kind == .prefsd }), let floor = rows.first(where: { $0.kind == .swiftFloor }),
+            let ours = Summary(prefsd.samples.map { Double($0.total) }), let theirs = Summary(floor.samples.map { Double($0.total) })
+        {
+            let excess = (ours.median - theirs.median) / 1_048_576
+            text += "\nprefsd over the Swift floor: \(excess >= 0 ? "+" : "")\(Format.format1(excess)) MiB RSS"
+            if let a = prefsd.stripped, let b = floor.stripped {
+                let bytes = Double(a - b) / 1_000_000
+                text += ", \(bytes >= 0 ? "+" : "")\(Format.format1(bytes)) MB stripped"
+            }
+            text +=
+                ". Targets: ≤ 12 MiB RSS and ≤ 20 MB stripped, for a floor of \(mebibytes(Int(theirs.median))) and \(floor.stripped.map { "\(Format.format1(Double($0) / 1_000_000)) MB" } ?? "–").\n"
+        }
+        return text
+    }
+}
+
+/// One process's resident memory, from /proc/PID/smaps, in bytes; the parts add up to the
+/// whole.
+struct ResidentMemory {
+    /// The resident set (`Rss`).
+    var total = 0
+    /// Pages of mappings of the process's own executable, relocated data included.
+    var executable = 0
+    /// Pages of mappings of other files: shared libraries, and the few files a service maps
+    /// (SQLite's `-shm`).
+    var libraries = 0
+    /// The rest: heap, thread stacks, malloc's arenas.
+    var other: Int { total - executable - libraries }
+
+    /// Reads /proc/`pid`/smaps; `program` is the path the process was started from.
+    init(pid: Int32, executable program: String) throws {
+        let path = URL(fileURLWithPath: program).resolvingSymlinksInPath().path
+        // Read to its end: /proc's files say they are empty, and a reader that trusts the
+        // size stops early.
+        guard let handle = FileHandle(forReadingAtPath: "/proc/\(pid)/smaps"), let data = try? handle.readToEnd(),
+            let smaps = String(data: data, encoding: .utf8)
+        else {
+            throw BenchError("cannot read /proc/\(pid)/smaps: the process has exited")
+        }
+        var file: String?
+        for line in smaps.split(separator: "\n") {
+            let fields = line.split(separator: " ", omittingEmptySubsequences: true)
+            guard let first = fields.first else { continue }
+            if first.contains("-"), !first.hasSuffix(":") {
+                // A mapping's header: address range, permissions, offset, device, inode, path.
+                let name = fields.dropFirst(5).joined(separator: " ")
+                file = name.hasPrefix("/") ? name : nil
+            } else if first == "Rss:", fields.count >= 2, let kilobytes = Int(fields[1]) {
+                let bytes = kilobytes * 1024
+                total += bytes
+                if let file {
+                    if file == path { self.executable += bytes } else { libraries += bytes }
+                }
+            }
+        }
+    }
+}
