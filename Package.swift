@@ -180,6 +180,8 @@ let package = Package(
             dependencies: ["PreferencesModel"],
             swiftSettings: strict
         ),
+        // glibc's malloc extensions, for prefsd to give back what its start freed.
+        .systemLibrary(name: "CMalloc"),
         // GLib alone, for the GVariant mapping; its module map serves scripts/build-gio-module too.
         .systemLibrary(
             name: "CGLib",
@@ -219,6 +221,7 @@ let package = Package(
         .executableTarget(
             name: "prefsd",
             dependencies: [
+                "CMalloc",
                 "DBus",
                 "Dconf",
                 "PreferencesProtocol",

@@ -62,6 +62,7 @@ extension PreferencesService {
                 loaded.open(failure: error)
                 _ = answerWaiting(readsOnly: false)
             }
+            configuration.afterLoad?()
             administration.queue.resume()
             watcher.withLock { $0?.trigger() }
             startRoaming()

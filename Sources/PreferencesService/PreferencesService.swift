@@ -188,6 +188,7 @@ public final class PreferencesService: Sendable {
         logger.info("serving", metadata: ["domains": whole ? "\(count)" : "loading", "waitingCalls": "\(answered)"])
         // Without the whole store, `loadRest(of:)` does the rest once it is loaded.
         guard whole else { return }
+        configuration.afterLoad?()
         // A managed file changed while the store loaded is put in force now, on the
         // watcher's queue like every reload.
         watcher.withLock { $0?.trigger() }

@@ -40,6 +40,10 @@ public struct ServiceConfiguration: Sendable {
     /// The dconf database prefsd serves as `ca.desrt.dconf` and keeps as a mirror of the
     /// store (`prefsd --dconf`); `nil`: prefsd does not speak dconf's protocol.
     public var dconf: DconfFiles?
+    /// Run once the whole store is loaded (or has failed to load), on the thread that loaded
+    /// it, before the service turns to what waits for the whole store: for the process to
+    /// let go of what the start allocated and freed.
+    public var afterLoad: (@Sendable () -> Void)?
 
     /// Sets ``snapshotDirectory`` for a prefsd serving the bus at `busAddress` (`nil`: the
     /// session bus `environment` names), under the user's runtime directory: none without one.

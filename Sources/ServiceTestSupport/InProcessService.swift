@@ -23,9 +23,13 @@ public final class InProcessService: Sendable {
     public var managedDirectory: URL { directory.appendingPathComponent("managed", isDirectory: true) }
     private var storeDirectory: URL { directory.appendingPathComponent("store", isDirectory: true) }
 
-    /// A service with `limits`, forcing `managed` (values by key, by domain); registered,
-    /// started when `start` is true.
-    public init(limits: ServiceLimits = .default, managed: [String: [String: PropertyListValue]] = [:], start: Bool = true) throws {
+    /// A service with `limits`, forcing `managed` (values by key, by domain), running
+    /// `afterLoad` once its whole store is loaded (``ServiceConfiguration/afterLoad``);
+    /// registered, started when `start` is true.
+    public init(
+        limits: ServiceLimits = .default, managed: [String: [String: PropertyListValue]] = [:], start: Bool = true,
+        afterLoad: (@Sendable () -> Void)? = nil
+    ) throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("prefsd-inprocess-\(UUID().uuidString)", isDirectory: true)
         let managedDirectory = directory.appendingPathComponent("managed", isDirectory: true)
         try FileManager.default.createDirectory(at: managedDirectory, withIntermediateDirectories: true)
@@ -36,6 +40,7 @@ public final class InProcessService: Sendable {
         configuration.defaultsDirectory = directory.appendingPathComponent("defaults", isDirectory: true)
         configuration.dconfProfile = directory.appendingPathComponent("dconf-profile").path
         configuration.dconfDatabaseDirectory = directory.appendingPathComponent("dconf-db", isDirectory: true)
+        configuration.afterLoad = afterLoad
         connection = InMemoryConnection()
         service = PreferencesService(connection: connection, configuration: configuration, logger: Self.logger)
         for (domain, values) in managed { try place(values, managedDomain: domain) }

@@ -280,6 +280,7 @@ struct Prefsd: AsyncParsableCommand {
         roaming.limits.fileBytes = maxRoamingFileSize
         configuration.roaming = roaming
         if dconf { configuration.dconf = DconfFiles(name: "user", environment: ProcessInfo.processInfo.environment) }
+        configuration.afterLoad = { releaseFreedMemory() }
         do {
             let daemon = try await Daemon.start(
                 configuration: configuration, busAddress: busAddress, replace: replace, shutdown: shutdown, logger: logger

@@ -20,11 +20,12 @@ struct LoadingTests {
     private static let logger = Logger(label: "prefsd.loading-tests") { _ in SwiftLogNoOpLogHandler() }
 
     /// A harness whose store holds `domains` (committed through a store of its own), then
-    /// `sql` run on the database; not started.
+    /// `sql` run on the database, running `afterLoad` once it is loaded; not started.
     private func harness(
-        _ domains: [String: [String: PropertyListValue]], sql: String = "", limits: ServiceLimits = .default
+        _ domains: [String: [String: PropertyListValue]], sql: String = "", limits: ServiceLimits = .default,
+        afterLoad: (@Sendable () -> Void)? = nil
     ) throws -> (InProcessService, DomainStore) {
-        let harness = try InProcessService(limits: limits, start: false)
+        let harness = try InProcessService(limits: limits, start: false, afterLoad: afterLoad)
         let directory = harness.directory.appendingPathComponent("store", isDirectory: true)
         do {
             let store = try DomainStore(directory: directory, logger: Self.logger)
@@ -156,5 +157,27 @@ struct LoadingTests {
         #expect([.integer(1), .integer(2)].contains(try await read.value))
         try await write.value
         #expect(try await client.readValue("com.example.Editor", "k") == .integer(2))
+    }
+
+    @Test("what the configuration runs after the load runs once, with the whole store in the state")
+    func afterLoad() async throws {
+        let runs = Atomic<Int>(0)
+        let ran = DispatchSemaphore(value: 0)
+        let (harness, store) = try harness(["com.example.Editor": ["k": .integer(1)]]) {
+            runs.add(1, ordering: .relaxed)
+            ran.signal()
+        }
+        defer { harness.stop() }
+        let (hold, client) = try startHeld(harness, store)
+        // The full load waits for `hold`: nothing has run yet, however long this takes.
+        #expect(try await client.readValue("com.example.Editor", "k") == .integer(1))
+        #expect(runs.load(ordering: .relaxed) == 0)
+        #expect(!isComplete(harness))
+        hold.signal()
+        #expect(ran.wait(timeout: .now() + 20) == .success, "afterLoad did not run within 20 s of the load's start")
+        #expect(isComplete(harness))
+        // A call answered after it: still once.
+        try await client.write("com.example.Editor", "k", .integer(2))
+        #expect(runs.load(ordering: .relaxed) == 1)
     }
 }
