@@ -182,6 +182,9 @@ let package = Package(
         ),
         // glibc's malloc extensions, for prefsd to give back what its start freed.
         .systemLibrary(name: "CMalloc"),
+        // What a long-running process gives back of its start's memory: the heap's free
+        // blocks, the pages of code it has mapped.
+        .target(name: "ProcessMemory", dependencies: ["CMalloc"], swiftSettings: strict),
         // GLib alone, for the GVariant mapping; its module map serves scripts/build-gio-module too.
         .systemLibrary(
             name: "CGLib",
@@ -221,7 +224,7 @@ let package = Package(
         .executableTarget(
             name: "prefsd",
             dependencies: [
-                "CMalloc",
+                "ProcessMemory",
                 "DBus",
                 "Dconf",
                 "PreferencesProtocol",
@@ -318,7 +321,7 @@ let package = Package(
         // Swift runtime and Foundation, linked as prefsd is): prefs-bench's memory floor.
         .executableTarget(
             name: "prefs-bench-floor",
-            dependencies: ["CDBus", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: ["CDBus", "ProcessMemory", .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: strict,
             linkerSettings: serviceLinking
         ),
@@ -506,6 +509,11 @@ let package = Package(
             // (its window driven through AT-SPI) against a prefsd that serves dconf's name,
             // each on the test's private bus.
             dependencies: ["CGLib", "DesktopTestSupport", "Dconf", "GVDB", "PreferencesModel", "PrefsdTestSupport"],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "ProcessMemoryTests",
+            dependencies: ["ProcessMemory"],
             swiftSettings: strict
         ),
         .testTarget(

@@ -1,13 +1,15 @@
 import CDBus
 import Foundation
 import GRDB
+import ProcessMemory
 
 // The Swift floor: the least a Swift service on prefsd's dependencies can be. It links
 // libdbus, GRDB (with SQLite) and the Swift runtime and Foundation exactly as prefsd does,
 // and does nothing else: one thread polls the bus and standard input, and each `Write`
 // (ssv) is committed to an SQLite table through GRDB (WAL, `synchronous = FULL`) before
-// its empty reply. libdbus answers `Peer.Ping` itself. prefs-bench measures its memory
-// beside prefsd's: what prefsd adds over what its dependencies cost.
+// its empty reply. libdbus answers `Peer.Ping` itself. Once it owns its name, it gives back
+// what its start freed and the pages of files it read, as prefsd does once loaded. prefs-bench
+// measures its memory beside prefsd's: what prefsd adds over what its dependencies cost.
 //
 // Usage: prefs-bench-floor ADDRESS NAME PATH INTERFACE DATABASE. It creates DATABASE, owns
 // NAME (or exits 1 saying why), serves PATH, prints `ready` and runs until its standard
@@ -105,6 +107,8 @@ table.message_function = { connection, message, context in
 guard dbus_connection_register_object_path(bus, arguments[3], &table, Unmanaged.passRetained(store).toOpaque()) != 0 else {
     fail("\(arguments[3]): cannot register the object path")
 }
+ProcessMemory.releaseFreedHeap()
+ProcessMemory.releaseFilePages()
 _ = "ready\n".withCString { write(1, $0, 6) }
 
 var descriptor: Int32 = -1

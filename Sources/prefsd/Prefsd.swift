@@ -8,6 +8,7 @@ import PreferencesProtocol
 import PreferencesRoaming
 import PreferencesService
 import PreferencesStore
+import ProcessMemory
 import SettingsBundle
 
 /// `prefsd`: the session-bus preferences service.
@@ -280,7 +281,12 @@ struct Prefsd: AsyncParsableCommand {
         roaming.limits.fileBytes = maxRoamingFileSize
         configuration.roaming = roaming
         if dconf { configuration.dconf = DconfFiles(name: "user", environment: ProcessInfo.processInfo.environment) }
-        configuration.afterLoad = { releaseFreedMemory() }
+        // Once loaded, what the start allocated and freed, and the code and read-only data it
+        // mapped, are given back (docs/benchmarks.md, "prefsd's memory").
+        configuration.afterLoad = {
+            ProcessMemory.releaseFreedHeap()
+            ProcessMemory.releaseFilePages()
+        }
         do {
             let daemon = try await Daemon.start(
                 configuration: configuration, busAddress: busAddress, replace: replace, shutdown: shutdown, logger: logger
