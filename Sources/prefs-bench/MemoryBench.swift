@@ -4,9 +4,10 @@ import DBus
 import Foundation
 import PreferencesProtocol
 
-/// prefsd's memory beside the least its dependencies cost: each service started afresh,
-/// given one durable `Write`, and its resident memory read from /proc/PID/smaps once it has
-/// answered a `Peer.Ping` after it; several rounds, taking turns. Beside prefsd (and another
+/// prefsd's memory beside the least its dependencies cost: each service started afresh and
+/// left to settle, then given one durable `Write`, and its resident memory read from
+/// /proc/PID/smaps once it is idle again (``settledMemory(_:of:pid:executable:)``);
+/// several rounds, taking turns. Beside prefsd (and another
 /// build, `--compare-prefsd`): the Swift floor (prefs-bench-floor: libdbus, GRDB, the Swift
 /// runtime and Foundation linked as prefsd is, nothing else), the store floor (the same in C
 /// on libdbus and SQLite) and dconf-service, when installed.
@@ -77,16 +78,18 @@ struct MemoryBench {
 
     private func prefsd(_ executable: String, what: String, kind: MemoryTable.Kind = .prefsd) throws -> Service {
         Service(what: what, kind: kind, executable: executable) { bus, probe, directory in
+            let started = now()
             let instance = try PrefsdInstance(
                 executable: executable, bus: bus, store: directory.appendingPathComponent("store"),
                 log: directory.appendingPathComponent("prefsd.log"), probe: probe)
             defer { instance.stop() }
-            return try writeOnce(probe, to: PreferencesBus.busName, pid: instance.child.pid, executable: executable)
+            return try writeOnce(probe, to: PreferencesBus.busName, pid: instance.child.pid, executable: executable, started: started)
         }
     }
 
     private func swiftFloor(_ executable: String) throws -> Service {
         Service(what: "the Swift floor (prefs-bench-floor)", kind: .swiftFloor, executable: executable) { bus, probe, directory in
+            let started = now()
             let floor = try FloorInstance(
                 executable,
                 [
@@ -95,7 +98,7 @@ struct MemoryBench {
                 ],
                 log: directory.appendingPathComponent("swift-floor.log"), what: "the Swift floor")
             defer { floor.stop() }
-            return try writeOnce(probe, to: Self.swiftFloorName, pid: floor.pid, executable: executable)
+            return try writeOnce(probe, to: Self.swiftFloorName, pid: floor.pid, executable: executable, started: started)
         }
     }
 
@@ -104,6 +107,7 @@ struct MemoryBench {
             try storeFloorCSource(), named: StoreFloorService.executableName, in: work,
             library: StoreFloorService.libraries, package: StoreFloorService.packages)
         return Service(what: "the store floor (C)", executable: executable) { bus, probe, directory in
+            let started = now()
             let floor = try FloorInstance(
                 executable,
                 StoreFloorService.arguments(
@@ -111,15 +115,17 @@ struct MemoryBench {
                     database: directory.appendingPathComponent("store-floor.sqlite").path),
                 log: directory.appendingPathComponent("store-floor.log"), what: "the store floor")
             defer { floor.stop() }
-            return try writeOnce(probe, to: StoreFloorService.busName, pid: floor.pid, executable: executable)
+            return try writeOnce(probe, to: StoreFloorService.busName, pid: floor.pid, executable: executable, started: started)
         }
     }
 
     private func dconf() -> Service {
         Service(what: "dconf-service", executable: DconfInstance.executable) { bus, probe, _ in
+            let started = now()
             let dconf = try DconfInstance(bus: bus)
             defer { dconf.stop() }
             try dconf.ensureRunning(probe: probe)
+            settle(since: started)
             _ = try probe.callBlocking(Calls.dconfChange([("/bench/memory", .int32(1))]))
             guard let pid = dconf.pid else { throw BenchError("dconf-service is not running") }
             return try settledMemory(probe, of: Calls.dconfName, pid: pid, executable: DconfInstance.executable)
@@ -127,16 +133,31 @@ struct MemoryBench {
     }
 }
 
-/// Makes one durable `Write` to the service at `name` and returns its memory once settled.
-private func writeOnce(_ probe: DBusConnection, to name: String, pid: Int32, executable: String) throws -> ResidentMemory {
+/// Once the service started at `started` has settled, makes one durable `Write` to it at
+/// `name` and returns its memory once idle again: the memory of a service in use, its write
+/// path included.
+private func writeOnce(
+    _ probe: DBusConnection, to name: String, pid: Int32, executable: String, started: Double
+) throws -> ResidentMemory {
+    settle(since: started)
     var write = Calls.write("bench.memory", "key", 1)
     write.destination = name
     _ = try probe.callBlocking(write)
     return try settledMemory(probe, of: name, pid: pid, executable: executable)
 }
 
-/// The memory of `pid` after a `Peer.Ping` to `name`, a pause of half a second (for work
-/// a service does after its reply, such as a checkpoint) and another `Peer.Ping`.
+/// How long after its start a service is left before it is measured: prefsd gives back what
+/// its start used two seconds after its store is loaded.
+private let settlingTime = 4.0
+
+/// Waits until ``settlingTime`` has passed since `started`.
+private func settle(since started: Double) {
+    let pause = started + settlingTime - now()
+    if pause > 0 { usleep(useconds_t(pause * 1_000_000)) }
+}
+
+/// The memory of `pid` once idle: after a `Peer.Ping` to `name`, half a second (for work a
+/// service does after its reply, such as a checkpoint) and another `Peer.Ping`.
 private func settledMemory(_ probe: DBusConnection, of name: String, pid: Int32, executable: String) throws -> ResidentMemory {
     _ = try probe.callBlocking(Calls.ping(name))
     usleep(500_000)

@@ -11,6 +11,10 @@ import PreferencesStore
 import ProcessMemory
 import SettingsBundle
 
+/// How long after its store is loaded prefsd gives back what its start used: what follows the
+/// load takes well under a second on a desktop's store.
+let startSettlingTime = DispatchTimeInterval.seconds(2)
+
 /// `prefsd`: the session-bus preferences service.
 @main
 struct Prefsd: AsyncParsableCommand {
@@ -281,11 +285,15 @@ struct Prefsd: AsyncParsableCommand {
         roaming.limits.fileBytes = maxRoamingFileSize
         configuration.roaming = roaming
         if dconf { configuration.dconf = DconfFiles(name: "user", environment: ProcessInfo.processInfo.environment) }
-        // Once loaded, what the start allocated and freed, and the code and read-only data it
-        // mapped, are given back (docs/benchmarks.md, "prefsd's memory").
+        // What the start allocated and freed, and the code and read-only data it mapped, are
+        // given back once it has settled: a little after the load, as what follows the load
+        // (the administrator's settings read, roaming's first pass, the snapshots written
+        // ahead) is start too (docs/benchmarks.md, "prefsd's memory").
         configuration.afterLoad = {
-            ProcessMemory.releaseFreedHeap()
-            ProcessMemory.releaseFilePages()
+            DispatchQueue.global(qos: .utility).asyncAfter(deadline: .now() + startSettlingTime) {
+                ProcessMemory.releaseFreedHeap()
+                ProcessMemory.releaseFilePages()
+            }
         }
         do {
             let daemon = try await Daemon.start(
