@@ -12,7 +12,7 @@ let strict: [SwiftSetting] = [
 /// later), whose 84,000 relocations take 16 KiB of the file instead of 2 MiB that every
 /// start reads (docs/benchmarks.md, "prefsd's memory").
 let serviceLinking: [LinkerSetting] = [
-    .unsafeFlags(["-static-stdlib", "-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs"]),
+    .unsafeFlags(["-static-stdlib", "-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs", "-Xlinker", "-z", "-Xlinker", "now"]),
     .linkedLibrary("CoreFoundation"), .linkedLibrary("_FoundationCollections"),
     .linkedLibrary("_FoundationCShims"), .linkedLibrary("_FoundationICU"), .linkedLibrary("swiftSynchronization"),
 ]

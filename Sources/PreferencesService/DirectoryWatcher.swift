@@ -64,9 +64,10 @@ final class DirectoryWatcher: Sendable {
         case .failure(let failure):
             let timer = DispatchSource.makeTimerSource(queue: queue)
             let last = Fingerprint()
-            last.update(Self.fingerprint(directory))
+            let path = directory.path
+            last.update(Self.fingerprint(path))
             timer.setEventHandler {
-                if last.update(Self.fingerprint(directory)) { changed() }
+                if last.update(Self.fingerprint(path)) { changed() }
             }
             timer.schedule(deadline: .now() + .seconds(1), repeating: .seconds(1), leeway: .milliseconds(100))
             sources = [timer]
@@ -89,22 +90,37 @@ final class DirectoryWatcher: Sendable {
         for source in sources { source.cancel() }
     }
 
-    /// The directory's listing with each entry's size, change time and mode: any edit,
-    /// rename, removal or permission change alters it.
-    private static func fingerprint(_ directory: URL) -> [String] {
+    /// The listing of the directory at `path` with each entry's size, change time and mode:
+    /// any edit, rename, removal or permission change alters it. Read with `opendir` and
+    /// `stat` alone: it runs every second, and an idle prefsd keeps mapped only the code it
+    /// runs (docs/benchmarks.md, "prefsd's memory").
+    static func fingerprint(_ path: String) -> [String] {
         var entries: [String] = []
         var info = stat()
-        if stat(directory.path, &info) == 0 {
+        if stat(path, &info) == 0 {
             entries.append(".\(info.st_mode) \(info.st_uid) \(info.st_ctim.tv_sec).\(info.st_ctim.tv_nsec)")
         }
-        for name in ((try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []).sorted() {
-            guard stat(directory.appendingPathComponent(name).path, &info) == 0 else { continue }
+        for name in entryNames(path).sorted() {
+            guard stat(path + "/" + name, &info) == 0 else { continue }
             entries.append(
                 "\(name) \(info.st_size) \(info.st_mode) \(info.st_ctim.tv_sec).\(info.st_ctim.tv_nsec) \(info.st_mtim.tv_sec).\(info.st_mtim.tv_nsec)")
         }
         return entries
     }
 
+    /// The names in the directory at `path`, without `.` and `..`; none when it cannot be read.
+    private static func entryNames(_ path: String) -> [String] {
+        guard let stream = opendir(path) else { return [] }
+        defer { closedir(stream) }
+        var names: [String] = []
+        while let entry = readdir(stream) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { bytes in
+                String(decoding: bytes.prefix(while: { $0 != 0 }), as: UTF8.self)
+            }
+            if name != "." && name != ".." { names.append(name) }
+        }
+        return names
+    }
 }
 
 /// An inotify watch on the directory a path names, armed again when that directory is
