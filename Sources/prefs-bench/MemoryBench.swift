@@ -229,22 +229,9 @@ struct MemoryTable {
     }
 }
 
-/// One process's resident memory, from /proc/PID/smaps, in bytes; the parts add up to the
-/// whole.
-struct ResidentMemory {
-    /// The resident set (`Rss`).
-    var total = 0
-    /// Pages of mappings of the process's own executable, relocated data included.
-    var executable = 0
-    /// Pages of mappings of other files: shared libraries, and the few files a service maps
-    /// (SQLite's `-shm`).
-    var libraries = 0
-    /// The rest: heap, thread stacks, malloc's arenas.
-    var other: Int { total - executable - libraries }
-
+extension ResidentMemory {
     /// Reads /proc/`pid`/smaps; `program` is the path the process was started from.
     init(pid: Int32, executable program: String) throws {
-        let path = URL(fileURLWithPath: program).resolvingSymlinksInPath().path
         // Read to its end: /proc's files say they are empty, and a reader that trusts the
         // size stops early.
         guard let handle = FileHandle(forReadingAtPath: "/proc/\(pid)/smaps"), let data = try? handle.readToEnd(),
@@ -252,21 +239,6 @@ struct ResidentMemory {
         else {
             throw BenchError("cannot read /proc/\(pid)/smaps: the process has exited")
         }
-        var file: String?
-        for line in smaps.split(separator: "\n") {
-            let fields = line.split(separator: " ", omittingEmptySubsequences: true)
-            guard let first = fields.first else { continue }
-            if first.contains("-"), !first.hasSuffix(":") {
-                // A mapping's header: address range, permissions, offset, device, inode, path.
-                let name = fields.dropFirst(5).joined(separator: " ")
-                file = name.hasPrefix("/") ? name : nil
-            } else if first == "Rss:", fields.count >= 2, let kilobytes = Int(fields[1]) {
-                let bytes = kilobytes * 1024
-                total += bytes
-                if let file {
-                    if file == path { self.executable += bytes } else { libraries += bytes }
-                }
-            }
-        }
+        self.init(smaps: smaps, executablePath: URL(fileURLWithPath: program).resolvingSymlinksInPath().path)
     }
 }

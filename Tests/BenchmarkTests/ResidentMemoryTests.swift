@@ -1,0 +1,31 @@
+import BenchmarkKit
+import Testing
+
+@Suite("Resident memory from /proc/PID/smaps")
+struct ResidentMemoryTests {
+    @Test("each mapping's Rss counts as the executable's, another file's or neither, and the parts add up")
+    func parts() {
+        let smaps = """
+            55d4a0000000-55d4a0200000 r--p 00000000 fd:01 1311 /usr/libexec/prefsd
+            Size:               2048 kB
+            Rss:                 512 kB
+            Pss:                 512 kB
+            55d4a0200000-55d4a0400000 r-xp 00200000 fd:01 1311 /usr/libexec/prefsd
+            Rss:                1024 kB
+            7f0000000000-7f0000021000 rw-p 00000000 00:00 0
+            Rss:                 132 kB
+            7f0000100000-7f0000200000 r-xp 00000000 fd:01 77 /usr/lib/x86_64-linux-gnu/libc.so.6
+            Rss:                 880 kB
+            7f0000300000-7f0000301000 r--p 00000000 fd:01 78 /usr/share/a file with spaces
+            Rss:                   4 kB
+            7ffd00000000-7ffd00021000 rw-p 00000000 00:00 0                          [stack]
+            Rss:                  16 kB
+
+            """
+        let memory = ResidentMemory(smaps: smaps, executablePath: "/usr/libexec/prefsd")
+        #expect(memory.total == (512 + 1024 + 132 + 880 + 4 + 16) * 1024)
+        #expect(memory.executable == (512 + 1024) * 1024)
+        #expect(memory.libraries == (880 + 4) * 1024)
+        #expect(memory.other == (132 + 16) * 1024)
+    }
+}
