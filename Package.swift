@@ -10,7 +10,8 @@ let strict: [SwiftSetting] = [
 /// How prefsd and the benchmark's Swift floor are linked: the Swift runtime and Foundation
 /// linked in, by lld with packed relative relocations (DT_RELR, read by glibc 2.36 and
 /// later), whose 84,000 relocations take 16 KiB of the file instead of 2 MiB that every
-/// start reads (docs/benchmarks.md, "prefsd's memory").
+/// start reads, and every symbol bound at start (`-z now`), so that no call after the start
+/// runs the dynamic linker's lookups again (docs/benchmarks.md, "prefsd's memory").
 let serviceLinking: [LinkerSetting] = [
     .unsafeFlags(["-static-stdlib", "-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs", "-Xlinker", "-z", "-Xlinker", "now"]),
     .linkedLibrary("CoreFoundation"), .linkedLibrary("_FoundationCollections"),
@@ -180,10 +181,10 @@ let package = Package(
             dependencies: ["PreferencesModel"],
             swiftSettings: strict
         ),
-        // glibc's malloc extensions, for prefsd to give back what its start freed.
+        // glibc's malloc extensions (malloc_trim), for ProcessMemory.
         .systemLibrary(name: "CMalloc"),
         // What a long-running process gives back of its start's memory: the heap's free
-        // blocks, the pages of code it has mapped.
+        // blocks, the pages of the files it maps read-only (its code among them).
         .target(name: "ProcessMemory", dependencies: ["CMalloc"], swiftSettings: strict),
         // GLib alone, for the GVariant mapping; its module map serves scripts/build-gio-module too.
         .systemLibrary(

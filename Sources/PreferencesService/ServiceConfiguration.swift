@@ -41,8 +41,8 @@ public struct ServiceConfiguration: Sendable {
     /// store (`prefsd --dconf`); `nil`: prefsd does not speak dconf's protocol.
     public var dconf: DconfFiles?
     /// Run once the whole store is loaded (or has failed to load), on the thread that loaded
-    /// it, before the service turns to what waits for the whole store: for the process to
-    /// let go of what the start allocated and freed.
+    /// it, before the service turns to what waits for the whole store: prefsd schedules there
+    /// giving back what its start used.
     public var afterLoad: (@Sendable () -> Void)?
 
     /// Sets ``snapshotDirectory`` for a prefsd serving the bus at `busAddress` (`nil`: the

@@ -85,8 +85,12 @@ do {
 
 var error = DBusError()
 dbus_error_init(&error)
-guard let bus = dbus_connection_open_private(arguments[1], &error) else { fail("\(arguments[1]): \(String(cString: error.message))") }
-guard dbus_bus_register(bus, &error) != 0 else { fail("Hello: \(String(cString: error.message))") }
+/// What libdbus said of the last failure.
+func reason(_ error: DBusError) -> String {
+    error.message.map { String(cString: $0) } ?? "no reason given"
+}
+guard let bus = dbus_connection_open_private(arguments[1], &error) else { fail("\(arguments[1]): \(reason(error))") }
+guard dbus_bus_register(bus, &error) != 0 else { fail("Hello: \(reason(error))") }
 guard dbus_bus_request_name(bus, arguments[2], UInt32(DBUS_NAME_FLAG_DO_NOT_QUEUE), &error) == DBUS_REQUEST_NAME_REPLY_PRIMARY_OWNER else {
     fail("\(arguments[2]): the name is taken")
 }

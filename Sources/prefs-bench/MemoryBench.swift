@@ -7,10 +7,10 @@ import PreferencesProtocol
 /// prefsd's memory beside the least its dependencies cost: each service started afresh and
 /// left to settle, then given one durable `Write`, and its resident memory read from
 /// /proc/PID/smaps once it is idle again (``settledMemory(_:of:pid:executable:)``);
-/// several rounds, taking turns. Beside prefsd (and another
-/// build, `--compare-prefsd`): the Swift floor (prefs-bench-floor: libdbus, GRDB, the Swift
-/// runtime and Foundation linked as prefsd is, nothing else), the store floor (the same in C
-/// on libdbus and SQLite) and dconf-service, when installed.
+/// several rounds, taking turns. Beside prefsd (and another build, `--compare-prefsd`): the
+/// Swift floor (prefs-bench-floor: libdbus, GRDB, the Swift runtime and Foundation linked as
+/// prefsd is, nothing else), the store floor (the same in C on libdbus and SQLite) and
+/// dconf-service, when installed.
 struct MemoryBench {
     /// Another prefsd executable to measure in the same rounds, or `nil`.
     var other: String?
@@ -222,10 +222,21 @@ struct MemoryTable {
                 let bytes = Double(a - b) / 1_000_000
                 text += ", \(bytes >= 0 ? "+" : "")\(Format.format1(bytes)) MB stripped"
             }
-            text +=
-                ". Targets: ≤ 12 MiB RSS and ≤ 20 MB stripped, for a floor of \(mebibytes(Int(theirs.median))) and \(floor.stripped.map { "\(Format.format1(Double($0) / 1_000_000)) MB" } ?? "–").\n"
+            text += ". Targets: RSS ≤ 12 MiB, \(verdict(ours.median, limit: 12 * 1_048_576, floor: theirs.median))"
+            if let stripped = prefsd.stripped {
+                let floorBytes = floor.stripped.map(Double.init)
+                text += "; stripped ≤ 20 MB, \(verdict(Double(stripped), limit: 20_000_000, floor: floorBytes))"
+            }
+            text += ".\n"
         }
         return text
+    }
+
+    /// "met", or "missed" and whether the limit lies below the floor's figure.
+    private func verdict(_ value: Double, limit: Double, floor: Double?) -> String {
+        if value <= limit { return "met" }
+        guard let floor, floor > limit else { return "**missed**" }
+        return "**missed**, below the floor"
     }
 }
 
