@@ -151,7 +151,11 @@ private final class InotifyWatch: Sendable {
         guard descriptor >= 0 else { return .failure(WatchFailure("inotify is unavailable: \(String(cString: strerror(errno)))")) }
         let watch = InotifyWatch(descriptor: descriptor, path: directory.path)
         watch.rearm()
-        guard watch.armed.withLock({ $0.directory != nil || $0.ancestor != nil }) else {
+        // The directory itself when there is one, else an ancestor that tells when it comes.
+        var info = stat()
+        let exists = stat(watch.path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR
+        let armed = watch.armed.withLock { exists ? $0.directory != nil : $0.ancestor != nil }
+        guard armed else {
             let reason = String(cString: strerror(errno))
             close(descriptor)
             return .failure(WatchFailure("cannot watch it with inotify: \(reason)"))
