@@ -10,11 +10,9 @@ import Synchronization
 /// created, written, renamed, removed or given new permissions. Bursts of events are
 /// coalesced into one call.
 ///
-/// It uses inotify, on the directory and on its nearest existing ancestor, so that it wakes
-/// only when something happens: a directory that does not exist yet is seen as soon as it
-/// is made. When inotify cannot be had (the per-user limit of inotify instances or watches
-/// is reached) it polls the directory's listing and file times every second instead, so a
-/// managed file is never missed for long.
+/// It uses inotify. When inotify cannot be had (the per-user limit of inotify instances is
+/// reached, or the directory does not exist yet) it polls the directory's listing and file
+/// times every second instead, so a managed file is never missed for long.
 final class DirectoryWatcher: Sendable {
     /// How the directory is watched.
     enum Mode: Sendable, Equatable {
@@ -32,9 +30,9 @@ final class DirectoryWatcher: Sendable {
     /// Starts watching `directory`.
     ///
     /// With inotify the watch follows the path, not the directory first found there: when
-    /// the directory is made, removed, renamed or replaced, which its nearest existing
-    /// ancestor's watch reports, the watch is armed again on whatever directory the path
-    /// names, and the handler is called.
+    /// the directory is removed, renamed or replaced, the watch is armed again on whatever
+    /// directory the path names (checked on every event and every second), and the handler
+    /// is called.
     init(directory: URL, delay: DispatchTimeInterval = .milliseconds(100), handler: @escaping @Sendable () -> Void) {
         let queue = DispatchQueue(label: "prefsd.managed-directory")
         let scheduled = ScheduledFlag()
@@ -50,10 +48,18 @@ final class DirectoryWatcher: Sendable {
         case .success(let watch):
             let read = DispatchSource.makeReadSource(fileDescriptor: watch.descriptor, queue: queue)
             read.setEventHandler {
-                if watch.readEvents() { changed() }
+                var buffer = [UInt8](repeating: 0, count: 4096)
+                while Glibc.read(watch.descriptor, &buffer, buffer.count) > 0 {}
+                watch.rearmIfReplaced()
+                changed()
             }
             read.setCancelHandler { close(watch.descriptor) }
-            sources = [read]
+            let check = DispatchSource.makeTimerSource(queue: queue)
+            check.setEventHandler {
+                if watch.rearmIfReplaced() { changed() }
+            }
+            check.schedule(deadline: .now() + .seconds(1), repeating: .seconds(1), leeway: .milliseconds(100))
+            sources = [read, check]
             mode = .inotify
         case .failure(let failure):
             let timer = DispatchSource.makeTimerSource(queue: queue)
@@ -117,45 +123,29 @@ final class DirectoryWatcher: Sendable {
     }
 }
 
-/// An inotify instance following the directory a path names: a watch on that directory
-/// while there is one, and a watch on the path's nearest existing ancestor, which sees the
-/// path's next component made, removed, renamed or replaced. Used on the watcher's queue
-/// only; the mutex makes it Sendable.
+/// An inotify watch on the directory a path names, armed again when that directory is
+/// replaced. Used on the watcher's queue only; the mutex makes it Sendable.
 private final class InotifyWatch: Sendable {
     let descriptor: Int32
     let path: String
+    /// The watch descriptor and the identity (device, inode) of the directory it watches,
+    /// or `nil` while the path names no directory.
+    private let armed = Mutex<(watch: Int32, device: UInt, inode: UInt)?>(nil)
 
-    /// A watch and the identity (device, inode) of the directory it watches.
-    private struct Watch: Equatable {
-        var watch: Int32
-        var device: UInt
-        var inode: UInt
-    }
-
-    /// The directory's watch (nil while the path names no directory) and its nearest
-    /// existing ancestor's.
-    private let armed = Mutex<(directory: Watch?, ancestor: Watch?)>((nil, nil))
-
-    private static let directoryMask = UInt32(
+    private static let mask = UInt32(
         IN_CREATE | IN_DELETE | IN_MODIFY | IN_CLOSE_WRITE | IN_MOVED_FROM | IN_MOVED_TO | IN_ATTRIB | IN_DELETE_SELF | IN_MOVE_SELF)
-    private static let ancestorMask = UInt32(IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO | IN_DELETE_SELF | IN_MOVE_SELF)
 
     private init(descriptor: Int32, path: String) {
         self.descriptor = descriptor
         self.path = path
     }
 
-    /// An inotify instance following `directory`, or why there can be none.
+    /// An inotify instance watching `directory`.
     static func make(_ directory: URL) -> Result<InotifyWatch, WatchFailure> {
         let descriptor = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
         guard descriptor >= 0 else { return .failure(WatchFailure("inotify is unavailable: \(String(cString: strerror(errno)))")) }
         let watch = InotifyWatch(descriptor: descriptor, path: directory.path)
-        watch.rearm()
-        // The directory itself when there is one, else an ancestor that tells when it comes.
-        var info = stat()
-        let exists = stat(watch.path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR
-        let armed = watch.armed.withLock { exists ? $0.directory != nil : $0.ancestor != nil }
-        guard armed else {
+        guard watch.arm() else {
             let reason = String(cString: strerror(errno))
             close(descriptor)
             return .failure(WatchFailure("cannot watch it with inotify: \(reason)"))
@@ -163,85 +153,30 @@ private final class InotifyWatch: Sendable {
         return .success(watch)
     }
 
-    /// Reads the events that have come; returns whether the directory may have changed: an
-    /// event in it, or the path naming another directory or none (the watches are then
-    /// armed again). Events of the ancestor about other names change nothing.
-    func readEvents() -> Bool {
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        var fromDirectory = false
-        var fromAncestor = false
-        let (directory, ancestor) = armed.withLock { ($0.directory?.watch, $0.ancestor?.watch) }
-        while true {
-            let count = buffer.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, $0.count) }
-            guard count > 0 else { break }
-            // Each event: the watch (Int32), mask, cookie and name length (UInt32), the name.
-            var offset = 0
-            while offset + 16 <= count {
-                let (watch, mask, length) = buffer.withUnsafeBytes { bytes in
-                    (
-                        bytes.loadUnaligned(fromByteOffset: offset, as: Int32.self),
-                        bytes.loadUnaligned(fromByteOffset: offset + 4, as: UInt32.self),
-                        Int(bytes.loadUnaligned(fromByteOffset: offset + 12, as: UInt32.self))
-                    )
-                }
-                if mask & UInt32(IN_Q_OVERFLOW) != 0 || watch == directory {
-                    fromDirectory = true
-                } else if watch == ancestor {
-                    fromAncestor = true
-                }
-                offset += 16 + length
-            }
-        }
-        let replaced = fromDirectory || fromAncestor ? rearm() : false
-        return fromDirectory || replaced
+    /// Arms the watch on the directory the path names now; returns whether it is armed.
+    private func arm() -> Bool {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return false }
+        guard (info.st_mode & S_IFMT) == S_IFDIR else { errno = ENOTDIR; return false }
+        let watch = inotify_add_watch(descriptor, path, Self.mask)
+        guard watch >= 0 else { return false }
+        armed.withLock { $0 = (watch, UInt(info.st_dev), UInt(info.st_ino)) }
+        return true
     }
 
-    /// Arms the watches on what the path names now: the directory (when it is one) and the
-    /// nearest existing ancestor; returns whether the directory is another than before.
+    /// Arms the watch again when the path no longer names the directory watched (removed,
+    /// renamed, replaced); returns whether anything changed, so the caller reloads.
     @discardableResult
-    private func rearm() -> Bool {
-        let current = armed.withLock { $0 }
-        let directory = rewatch(current.directory, on: path, mask: Self.directoryMask)
-        var ancestor = current.ancestor
-        var above = Self.parent(of: path)
-        while true {
-            var info = stat()
-            if stat(above, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR {
-                ancestor = rewatch(current.ancestor, on: above, mask: Self.ancestorMask)
-                if ancestor != nil || above == "/" { break }
-            } else if above == "/" {
-                break
-            }
-            above = Self.parent(of: above)
-        }
-        armed.withLock { $0 = (directory, ancestor) }
-        return directory?.device != current.directory?.device || directory?.inode != current.directory?.inode
-    }
-
-    /// The watch on the directory at `path`: `previous` while that is still the directory
-    /// there, a new one otherwise (`previous` removed), nil when `path` names no directory
-    /// or it cannot be watched.
-    private func rewatch(_ previous: Watch?, on path: String, mask: UInt32) -> Watch? {
+    func rearmIfReplaced() -> Bool {
         var info = stat()
         let exists = stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR
-        if let previous, exists, previous.device == UInt(info.st_dev), previous.inode == UInt(info.st_ino) {
-            // The same directory; the path it is watched under may differ (an ancestor
-            // deeper than before): the mask is set again on it.
-            let watch = inotify_add_watch(descriptor, path, mask)
-            if watch == previous.watch { return previous }
-            if watch >= 0 { return Watch(watch: watch, device: UInt(info.st_dev), inode: UInt(info.st_ino)) }
-        }
-        if let previous { inotify_rm_watch(descriptor, previous.watch) }
-        guard exists else { return nil }
-        let watch = inotify_add_watch(descriptor, path, mask)
-        guard watch >= 0 else { return nil }
-        return Watch(watch: watch, device: UInt(info.st_dev), inode: UInt(info.st_ino))
-    }
-
-    /// The directory above `path` ("/" above a top-level name and above "/").
-    private static func parent(of path: String) -> String {
-        guard let slash = path.lastIndex(of: "/"), slash != path.startIndex else { return "/" }
-        return String(path[..<slash])
+        let current = armed.withLock { $0 }
+        if let current, exists, current.device == UInt(info.st_dev), current.inode == UInt(info.st_ino) { return false }
+        if current == nil && !exists { return false }
+        if let current { inotify_rm_watch(descriptor, current.watch) }
+        armed.withLock { $0 = nil }
+        _ = arm()
+        return true
     }
 }
 

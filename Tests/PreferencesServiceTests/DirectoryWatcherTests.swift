@@ -1,4 +1,3 @@
-import Dispatch
 import Foundation
 import Testing
 
@@ -33,43 +32,5 @@ struct DirectoryWatcherTests {
         #expect(removed != edited)
 
         #expect(DirectoryWatcher.fingerprint(path + "/missing").isEmpty)
-    }
-}
-
-/// The watcher on a path, with inotify: it wakes for what happens there and nothing else.
-@Suite("Following a directory with inotify")
-struct DirectoryWatcherInotifyTests {
-    /// Counts the handler's calls and lets a test wait for the next one.
-    private final class Calls: Sendable {
-        private let arrived = DispatchSemaphore(value: 0)
-        func handler() { arrived.signal() }
-        /// Waits (at most 20 s) for a call.
-        func next() -> Bool { arrived.wait(timeout: .now() + 20) == .success }
-    }
-
-    @Test("a directory that does not exist yet is followed with inotify, not polled, and seen once made, filled, moved away and made again")
-    func missingDirectory() throws {
-        let base = FileManager.default.temporaryDirectory.appendingPathComponent("prefsd-watch-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: base, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: base) }
-        let parent = base.appendingPathComponent("prefsd")
-        let directory = parent.appendingPathComponent("managed")
-        let calls = Calls()
-        let watcher = DirectoryWatcher(directory: directory, delay: .milliseconds(10)) { calls.handler() }
-        defer { watcher.cancel() }
-        #expect(watcher.mode == .inotify)
-
-        // Made in two steps: the parent first (the ancestor's watch moves down), then itself.
-        try FileManager.default.createDirectory(at: parent, withIntermediateDirectories: false)
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: false)
-        #expect(calls.next(), "the directory's making went unseen")
-        try Data("a".utf8).write(to: directory.appendingPathComponent("com.example.plist"))
-        #expect(calls.next(), "a file written in it went unseen")
-        try FileManager.default.moveItem(at: directory, to: parent.appendingPathComponent("old"))
-        #expect(calls.next(), "the directory moved away went unseen")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: false)
-        #expect(calls.next(), "the directory made again went unseen")
-        try Data("b".utf8).write(to: directory.appendingPathComponent("org.example.plist"))
-        #expect(calls.next(), "a file written in the new directory went unseen")
     }
 }
