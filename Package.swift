@@ -295,12 +295,14 @@ let package = Package(
         // MARK: Benchmark
         .target(
             name: "BenchmarkKit",
+            dependencies: ["ProcessMemory"],
             swiftSettings: strict
         ),
         .executableTarget(
             name: "prefs-bench",
             dependencies: [
                 "BenchmarkKit",
+                "ProcessMemory",
                 "BusTestSupport",
                 "CGLib",
                 "DBus",

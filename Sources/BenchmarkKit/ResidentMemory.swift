@@ -1,3 +1,5 @@
+import ProcessMemory
+
 /// One process's resident memory, in bytes, from the text of its `/proc/PID/smaps`; the parts
 /// add up to the whole.
 public struct ResidentMemory: Sendable, Equatable {
@@ -11,24 +13,16 @@ public struct ResidentMemory: Sendable, Equatable {
     /// The rest: heap, thread stacks, malloc's arenas.
     public var other: Int { total - executable - libraries }
 
-    /// Adds up the `Rss` of each mapping in `smaps`, by what it maps: the file at
-    /// `executablePath` (the process's executable, its symbolic links resolved), another
-    /// file, or none.
-    public init(smaps: String, executablePath: String) {
-        var file: String?
-        for line in smaps.split(separator: "\n") {
-            let fields = line.split(separator: " ", omittingEmptySubsequences: true)
-            guard let first = fields.first else { continue }
-            if first.contains("-"), !first.hasSuffix(":") {
-                // A mapping's header: address range, permissions, offset, device, inode, path.
-                let name = fields.dropFirst(5).joined(separator: " ")
-                file = name.hasPrefix("/") ? name : nil
-            } else if first == "Rss:", fields.count >= 2, let kilobytes = Int(fields[1]) {
-                let bytes = kilobytes * 1024
-                total += bytes
-                if let file {
-                    if file == executablePath { executable += bytes } else { libraries += bytes }
-                }
+    /// Adds up the `Rss` of each mapping in `smaps` (the text of `/proc/PID/smaps`), by what
+    /// it maps: the file at `executablePath` (the process's executable, its symbolic links
+    /// resolved), another file, or none.
+    public init(smaps: [UInt8], executablePath: String) {
+        for mapping in MemoryMapping.mappings(inSmaps: smaps) {
+            total += mapping.resident
+            if mapping.file == executablePath {
+                executable += mapping.resident
+            } else if mapping.file != nil {
+                libraries += mapping.resident
             }
         }
     }

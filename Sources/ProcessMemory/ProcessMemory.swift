@@ -46,31 +46,9 @@ public enum ProcessMemory {
     /// private mappings of files (`r-xp`, `r--p`, with a path) that hold no page of their
     /// own (`Anonymous: 0 kB`).
     static func unwrittenFileMappings(_ smaps: [UInt8]) -> [Range<UInt>] {
-        var ranges: [Range<UInt>] = []
-        var candidate: Range<UInt>?
-        for line in smaps.split(separator: UInt8(ascii: "\n")) {
-            let fields = line.split(separator: UInt8(ascii: " "), maxSplits: 5, omittingEmptySubsequences: true)
-            guard let first = fields.first else { continue }
-            if first.last == UInt8(ascii: ":") {
-                // A field of the mapping above: only its anonymous pages matter here.
-                if first.elementsEqual("Anonymous:".utf8), let range = candidate {
-                    if fields.count >= 2, fields[1].elementsEqual("0".utf8) { ranges.append(range) }
-                    candidate = nil
-                }
-                continue
-            }
-            // A mapping: "start-end perms offset dev inode path".
-            candidate = nil
-            guard fields.count == 6, fields[1].elementsEqual("r-xp".utf8) || fields[1].elementsEqual("r--p".utf8),
-                fields[5].first(where: { $0 != UInt8(ascii: " ") }) == UInt8(ascii: "/")
-            else { continue }
-            let bounds = first.split(separator: UInt8(ascii: "-"))
-            guard bounds.count == 2, let start = UInt(String(decoding: bounds[0], as: UTF8.self), radix: 16),
-                let end = UInt(String(decoding: bounds[1], as: UTF8.self), radix: 16), start < end
-            else { continue }
-            candidate = start..<end
-        }
-        return ranges
+        MemoryMapping.mappings(inSmaps: smaps).filter { mapping in
+            (mapping.permissions == "r-xp" || mapping.permissions == "r--p") && mapping.file != nil && mapping.anonymous == 0
+        }.map(\.addresses)
     }
 
     /// The `TracerPid` of `status` (the text of `/proc/PID/status`); nil when it has none.
@@ -81,8 +59,9 @@ public enum ProcessMemory {
         return nil
     }
 
-    /// The whole of a `/proc` file, read to its end (they report a size of 0).
-    static func readProcFile(_ path: String) -> [UInt8]? {
+    /// The whole of a `/proc` file, read to its end (they report a size of 0, and a reader
+    /// that trusts the size stops early).
+    public static func readProcFile(_ path: String) -> [UInt8]? {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { return nil }
         defer { close(descriptor) }

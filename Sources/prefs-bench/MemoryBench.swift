@@ -3,6 +3,7 @@ import BusTestSupport
 import DBus
 import Foundation
 import PreferencesProtocol
+import ProcessMemory
 
 /// prefsd's memory beside the least its dependencies cost: each service started afresh and
 /// left to settle, then given one durable `Write`, and its resident memory read from
@@ -243,11 +244,7 @@ struct MemoryTable {
 extension ResidentMemory {
     /// Reads /proc/`pid`/smaps; `program` is the path the process was started from.
     init(pid: Int32, executable program: String) throws {
-        // Read to its end: /proc's files say they are empty, and a reader that trusts the
-        // size stops early.
-        guard let handle = FileHandle(forReadingAtPath: "/proc/\(pid)/smaps"), let data = try? handle.readToEnd(),
-            let smaps = String(data: data, encoding: .utf8)
-        else {
+        guard let smaps = ProcessMemory.readProcFile("/proc/\(pid)/smaps") else {
             throw BenchError("cannot read /proc/\(pid)/smaps: the process has exited")
         }
         self.init(smaps: smaps, executablePath: URL(fileURLWithPath: program).resolvingSymlinksInPath().path)

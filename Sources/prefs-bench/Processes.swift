@@ -1,4 +1,5 @@
 import Foundation
+import ProcessMemory
 import Synchronization
 
 /// Errors of the benchmark's own setup.
@@ -120,7 +121,9 @@ final class Child: Sendable {
 
     /// `VmHWM` (peak resident set) from /proc/PID/status, in bytes.
     func peakResidentBytes() -> Int? {
-        guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else { return nil }
+        guard let status = ProcessMemory.readProcFile("/proc/\(pid)/status").map({ String(decoding: $0, as: UTF8.self) }) else {
+            return nil
+        }
         for line in status.split(separator: "\n") where line.hasPrefix("VmHWM:") {
             let kilobytes = line.split(separator: " ").dropFirst().first.flatMap { Int($0) }
             return kilobytes.map { $0 * 1024 }

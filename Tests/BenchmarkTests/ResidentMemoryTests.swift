@@ -22,7 +22,7 @@ struct ResidentMemoryTests {
             Rss:                  16 kB
 
             """
-        let memory = ResidentMemory(smaps: smaps, executablePath: "/usr/libexec/prefsd")
+        let memory = ResidentMemory(smaps: Array(smaps.utf8), executablePath: "/usr/libexec/prefsd")
         #expect(memory.total == (512 + 1024 + 132 + 880 + 4 + 16) * 1024)
         #expect(memory.executable == (512 + 1024) * 1024)
         #expect(memory.libraries == (880 + 4) * 1024)

@@ -42,6 +42,23 @@ struct ProcessMemoryTests {
             ])
     }
 
+    @Test("each mapping is read with its addresses, permissions, file (spaces kept), resident and own bytes")
+    func mappings() {
+        let mappings = MemoryMapping.mappings(inSmaps: Array(Self.smaps.utf8))
+        #expect(mappings.count == 7)
+        #expect(
+            mappings.first
+                == MemoryMapping(
+                    addresses: 0x55d4_a000_0000..<0x55d4_a020_0000, permissions: "r--p", file: "/usr/libexec/prefsd",
+                    resident: 512 * 1024, anonymous: 0))
+        #expect(mappings[2].anonymous == 64 * 1024)
+        #expect(mappings[4].file == nil)
+        #expect(mappings[4].anonymous == 132 * 1024)
+        #expect(mappings[5].file == "/usr/share/a file with spaces")
+        #expect(mappings[6].permissions == "r-xp")
+        #expect(mappings[6].file == nil, "[vdso] is no file")
+    }
+
     @Test("a tracer's process ID is read from the status; a missing line reads as none")
     func tracer() {
         #expect(ProcessMemory.tracerPID(Array("Name:\tprefsd\nTracerPid:\t4242\nUid:\t0\n".utf8)) == 4242)
