@@ -124,7 +124,20 @@ public final class DBusConnection: Sendable {
     /// answering `org.freedesktop.DBus.Peer`, and Introspect on parent paths.
     /// A path registered already throws `.remote(name: "org.freedesktop.DBus.Error.ObjectPathInUse", …)`.
     public func registerObject(path: String, handler: @escaping @Sendable (DBusMessage) -> Void) throws(DBusError) {
-        try core.registerObject(path: path, handler: handler)
+        try core.registerObject(path: path, quickAnswer: nil, handler: handler)
+    }
+
+    /// Registers `handler` for every method call to exactly `path`, as
+    /// ``registerObject(path:handler:)``, each call that waits for a reply first offered to
+    /// `quickAnswer`, on the connection queue, before it is decoded (see ``IncomingCall``).
+    /// A body it returns is sent as the reply at once, and the call goes no further; when it
+    /// returns nil the call is decoded and handed to `handler`. `quickAnswer` must not
+    /// block, and answers only calls it can answer as `handler` would.
+    public func registerObject(
+        path: String, quickAnswer: @escaping @Sendable (borrowing IncomingCall) -> ReplyBody?,
+        handler: @escaping @Sendable (DBusMessage) -> Void
+    ) throws(DBusError) {
+        try core.registerObject(path: path, quickAnswer: quickAnswer, handler: handler)
     }
 
     /// Sets the receiver of every incoming signal (through a libdbus filter); it runs on the

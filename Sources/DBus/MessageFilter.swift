@@ -28,7 +28,7 @@ extension ConnectionCore {
         let type = dbus_message_get_type(message)
         if type == CDBUS_MESSAGE_TYPE_METHOD_CALL {
             guard let object = objectHandler(for: message) else { return false }
-            object.handle(message, on: connection)
+            object.handle(message, on: connection, of: self)
             return true
         }
         if type == CDBUS_MESSAGE_TYPE_METHOD_RETURN || type == CDBUS_MESSAGE_TYPE_ERROR {

@@ -8,13 +8,20 @@ internal import CDBus
 final class ObjectHandlerBox: Sendable {
     /// The path, as the C string libdbus gives a message's path.
     private let path: [CChar]
-    /// Receives every decodable method call to the path, on the connection queue.
+    /// Answers a call before it is decoded, when it can (see ``IncomingCall``).
+    let quickAnswer: (@Sendable (borrowing IncomingCall) -> ReplyBody?)?
+    /// Receives every decodable method call to the path the quick answer left, on the
+    /// connection queue.
     let handler: @Sendable (DBusMessage) -> Void
     /// The header strings of the path's calls, reused from one call to the next.
     let strings = HeaderStrings()
 
-    init(path: String, handler: @escaping @Sendable (DBusMessage) -> Void) {
+    init(
+        path: String, quickAnswer: (@Sendable (borrowing IncomingCall) -> ReplyBody?)?,
+        handler: @escaping @Sendable (DBusMessage) -> Void
+    ) {
         self.path = Array(path.utf8CString)
+        self.quickAnswer = quickAnswer
         self.handler = handler
     }
 
@@ -23,9 +30,18 @@ final class ObjectHandlerBox: Sendable {
         self.path.withUnsafeBufferPointer { own in own.baseAddress.map { strcmp($0, path) == 0 } ?? false }
     }
 
-    /// Decodes `message`, a method call to this object, and hands it to the handler; a body
-    /// it cannot read is answered here, with an error.
-    func handle(_ message: OpaquePointer, on connection: OpaquePointer) {
+    /// Answers `message`, a method call to this object, with the quick answer's body when it
+    /// gives one (sent through `core`, when given); else decodes it and hands it to the
+    /// handler. A body it cannot read is answered here, with an error.
+    func handle(_ message: OpaquePointer, on connection: OpaquePointer, of core: ConnectionCore?) {
+        if let core, let quickAnswer, dbus_message_get_no_reply(message) == 0, let body = quickAnswer(IncomingCall(received: message)),
+            let reply = try? body.reply(toReceived: message)
+        {
+            // A reply libdbus would not take (out of memory, the connection gone) goes no
+            // further than a reply of the handler's would.
+            try? core.enqueueSend(reply)
+            return
+        }
         let decoded: DBusMessage
         do throws(DBusError) {
             decoded = try ReceivedCall.decode(message, valueBudget: MessageDecoder.maximumIncomingValueCount, strings: strings)
@@ -53,7 +69,8 @@ private let objectMessage: @convention(c) (OpaquePointer?, OpaquePointer?, Unsaf
     guard let connection, let message, let data,
         dbus_message_get_type(message) == CDBUS_MESSAGE_TYPE_METHOD_CALL
     else { return DBUS_HANDLER_RESULT_NOT_YET_HANDLED }
-    Unmanaged<ObjectHandlerBox>.fromOpaque(data).takeUnretainedValue().handle(message, on: connection)
+    // Decoded and handled: the quick answer needs the core to send with.
+    Unmanaged<ObjectHandlerBox>.fromOpaque(data).takeUnretainedValue().handle(message, on: connection, of: nil)
     return DBUS_HANDLER_RESULT_HANDLED
 }
 
@@ -64,12 +81,16 @@ private let objectUnregister: @convention(c) (OpaquePointer?, UnsafeMutableRawPo
 }
 
 extension ConnectionCore {
-    /// Registers `handler` for method calls to exactly `path`.
-    func registerObject(path: String, handler: @escaping @Sendable (DBusMessage) -> Void) throws(DBusError) {
+    /// Registers `handler` for method calls to exactly `path`, each first offered to
+    /// `quickAnswer` when given.
+    func registerObject(
+        path: String, quickAnswer: (@Sendable (borrowing IncomingCall) -> ReplyBody?)?,
+        handler: @escaping @Sendable (DBusMessage) -> Void
+    ) throws(DBusError) {
         if let reason = validationFailure(path, { dbus_validate_path($0, $1) }) {
             throw .invalidMessage("\"\(path)\" is not a valid object path: \(reason)")
         }
-        let box = ObjectHandlerBox(path: path, handler: handler)
+        let box = ObjectHandlerBox(path: path, quickAnswer: quickAnswer, handler: handler)
         try performOnQueue { () throws(DBusError) in
             guard let connection = liveConnection else { throw DBusError(code: .disconnected) }
             var vtable = DBusObjectPathVTable()

@@ -41,18 +41,23 @@ public final class ReplyBody: Sendable {
 
     /// A new libdbus reply to `call` carrying this body: destination the call's sender,
     /// reply serial the call's serial.
-    ///
-    /// The reply serial is set before the destination: appending the longer field last
-    /// costs libdbus less (callgrind).
     func reply(to call: AnsweredCall) throws(DBusError) -> RawMessage {
+        try reply(toReceived: call.call.pointer, replySerial: call.replySerial)
+    }
+
+    /// A new libdbus reply to `call`, a method call as libdbus received it, carrying this
+    /// body: destination the call's sender (none when it has none), reply serial its serial.
+    func reply(toReceived call: OpaquePointer, replySerial: UInt32? = nil) throws(DBusError) -> RawMessage {
         guard let pointer = dbus_message_copy(template.pointer) else { throw DBusError(code: .outOfMemory) }
         let raw = RawMessage(owning: pointer)
-        guard dbus_message_set_reply_serial(pointer, call.replySerial) != 0 else { throw DBusError(code: .outOfMemory) }
-        // The call's own sender as libdbus holds it (validated when the call was received):
-        // the same string as `call.destination`, without making a C string of it again.
-        if call.destination != nil, let sender = dbus_message_get_sender(call.call.pointer),
-            dbus_message_set_destination(pointer, sender) == 0
-        {
+        // The reply serial before the destination: appending the longer field last costs
+        // libdbus less (callgrind).
+        guard dbus_message_set_reply_serial(pointer, replySerial ?? dbus_message_get_serial(call)) != 0 else {
+            throw DBusError(code: .outOfMemory)
+        }
+        // The call's own sender as libdbus holds it (validated when the call was received),
+        // without making a C string of it again.
+        if let sender = dbus_message_get_sender(call), dbus_message_set_destination(pointer, sender) == 0 {
             throw DBusError(code: .outOfMemory)
         }
         return raw

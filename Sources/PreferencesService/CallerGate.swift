@@ -99,6 +99,11 @@ final class CallerGate: Sendable {
         self.reader = reader ?? { pid in CallerIdentity.of(processID: pid, procRoot: procRoot) }
     }
 
+    /// Whether `sender` is known to be a process of the host, which may make every call.
+    func isHost(_ sender: String) -> Bool {
+        state.withLock { $0.known[sender] } == .identified(.host)
+    }
+
     /// Runs `run` with `call` and its sender's identity: at once when the sender is known,
     /// else once it is, after the sender's earlier calls. Returns why the call is refused
     /// instead (too many of the sender's calls held already): it is then not run, and the

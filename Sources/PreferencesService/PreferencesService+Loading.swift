@@ -9,6 +9,7 @@ import Synchronization
 /// service loads the store before serving), with the error that load ended with, if any.
 final class LoadGate: Sendable {
     private let opened = Atomic<Bool>(false)
+    private let succeeded = Atomic<Bool>(false)
     private let failure = Mutex<StoreError?>(nil)
     private let group = DispatchGroup()
 
@@ -17,9 +18,13 @@ final class LoadGate: Sendable {
     /// Whether the whole store is loaded (or failed to load).
     var isOpen: Bool { opened.load(ordering: .acquiring) }
 
+    /// Whether the whole store is loaded, without an error.
+    var hasLoaded: Bool { succeeded.load(ordering: .acquiring) }
+
     /// Lets every waiter through, with the full load's error, if any. Called once.
     func open(failure error: StoreError?) {
         failure.withLock { $0 = error }
+        succeeded.store(error == nil, ordering: .releasing)
         opened.store(true, ordering: .releasing)
         group.leave()
     }

@@ -18,6 +18,14 @@ public protocol ServiceConnection: Sendable {
     /// ``send(_:)-(DBusMessage)``, at once or later, from any thread.
     func registerObject(path: String, handler: @escaping @Sendable (DBusMessage) -> Void) throws(DBusError)
 
+    /// Registers `handler` for every method call to exactly `path`, each call that waits for
+    /// a reply offered first to `quickAnswer`, before it is decoded: a body it returns is
+    /// the reply, and the call goes no further (see `DBusConnection`'s).
+    func registerObject(
+        path: String, quickAnswer: @escaping @Sendable (borrowing IncomingCall) -> ReplyBody?,
+        handler: @escaping @Sendable (DBusMessage) -> Void
+    ) throws(DBusError)
+
     /// Sends `message` (a reply, an error or a signal) without waiting for the peer;
     /// messages sent from one thread go out in order.
     func send(_ message: DBusMessage) throws(DBusError)

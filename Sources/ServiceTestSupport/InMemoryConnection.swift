@@ -23,6 +23,9 @@ public final class InMemoryConnection: ServiceConnection {
 
     private struct State: Sendable {
         var handlers: [String: @Sendable (DBusMessage) -> Void] = [:]
+        var quickAnswers: [String: @Sendable (borrowing IncomingCall) -> ReplyBody?] = [:]
+        /// How many calls a quick answer answered.
+        var quicklyAnswered = 0
         var maximumMessageSize: Int?
         /// Every message the service sent, in order.
         var sent: [DBusMessage] = []
@@ -54,9 +57,26 @@ public final class InMemoryConnection: ServiceConnection {
     /// Registers `handler` for calls to `path`; a path registered already throws
     /// `org.freedesktop.DBus.Error.ObjectPathInUse`, as libdbus does.
     public func registerObject(path: String, handler: @escaping @Sendable (DBusMessage) -> Void) throws(DBusError) {
+        try register(path: path, quickAnswer: nil, handler: handler)
+    }
+
+    /// Registers `handler` for calls to `path`, each call that waits for a reply offered
+    /// first to `quickAnswer`, as a bus connection does.
+    public func registerObject(
+        path: String, quickAnswer: @escaping @Sendable (borrowing IncomingCall) -> ReplyBody?,
+        handler: @escaping @Sendable (DBusMessage) -> Void
+    ) throws(DBusError) {
+        try register(path: path, quickAnswer: quickAnswer, handler: handler)
+    }
+
+    private func register(
+        path: String, quickAnswer: (@Sendable (borrowing IncomingCall) -> ReplyBody?)?,
+        handler: @escaping @Sendable (DBusMessage) -> Void
+    ) throws(DBusError) {
         let registered = state.withLock { state -> Bool in
             guard state.handlers[path] == nil else { return false }
             state.handlers[path] = handler
+            state.quickAnswers[path] = quickAnswer
             return true
         }
         guard registered else {
@@ -131,6 +151,9 @@ public final class InMemoryConnection: ServiceConnection {
     /// Every message the service sent, in order.
     public var sent: [DBusMessage] { state.withLock { $0.sent } }
 
+    /// How many calls were answered by a quick answer, before the handler.
+    public var quicklyAnswered: Int { state.withLock { $0.quicklyAnswered } }
+
     /// The signals the service sent, in order.
     public var signals: [DBusMessage] { sent.filter { $0.kind == .signal } }
 
@@ -168,13 +191,19 @@ public final class InMemoryConnection: ServiceConnection {
         return call
     }
 
-    /// Runs the handler of `call`'s path with it on the connection's queue.
+    /// Runs the handler of `call`'s path with it on the connection's queue, after offering
+    /// it to the path's quick answer when it waits for a reply.
     private func dispatch(_ call: DBusMessage) {
         queue.async { [self] in
-            guard let handler = state.withLock({ $0.handlers[call.path ?? ""] }) else {
+            let (handler, quickAnswer) = state.withLock { ($0.handlers[call.path ?? ""], $0.quickAnswers[call.path ?? ""]) }
+            guard let handler else {
                 if !call.noReplyExpected {
                     record(call.makeError(name: "org.freedesktop.DBus.Error.UnknownObject", message: "no object at \(call.path ?? "")"))
                 }
+                return
+            }
+            if !call.noReplyExpected, let quickAnswer, let body = quickAnswer(IncomingCall(call)), (try? send(call.makeReturn(body))) != nil {
+                state.withLock { $0.quicklyAnswered += 1 }
                 return
             }
             handler(call)
