@@ -92,9 +92,8 @@ public final class PreferencesService: Sendable {
     /// service never sees a missing object.
     public func register() throws(DBusError) {
         connection.setMaximumMessageSize(configuration.limits.maximumMessageBytes)
-        try connection.registerObject(path: PreferencesBus.objectPath, quickAnswer: { [self] call in quickRead(call) }) {
-            [self] call in receive(call)
-        }
+        try connection.registerObject(
+            path: PreferencesBus.objectPath, quickAnswer: { [self] call in quickRead(call) }, handler: { [self] call in receive(call) })
         try registerDoor()
         try registerDconf()
     }
