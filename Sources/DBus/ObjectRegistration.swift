@@ -37,8 +37,8 @@ final class ObjectHandlerBox: Sendable {
         if let core, let quickAnswer, dbus_message_get_no_reply(message) == 0, let body = quickAnswer(IncomingCall(received: message)),
             let reply = try? body.reply(toReceived: message)
         {
-            // A reply libdbus would not take (out of memory, the connection gone) goes no
-            // further than a reply of the handler's would.
+            // A reply that cannot be sent (the connection closed) is dropped, as the
+            // handler's would be.
             try? core.enqueueSend(reply)
             return
         }
@@ -69,7 +69,7 @@ private let objectMessage: @convention(c) (OpaquePointer?, OpaquePointer?, Unsaf
     guard let connection, let message, let data,
         dbus_message_get_type(message) == CDBUS_MESSAGE_TYPE_METHOD_CALL
     else { return DBUS_HANDLER_RESULT_NOT_YET_HANDLED }
-    // Decoded and handled: the quick answer needs the core to send with.
+    // Not offered to the quick answer, which needs the core to send with: decoded and handled.
     Unmanaged<ObjectHandlerBox>.fromOpaque(data).takeUnretainedValue().handle(message, on: connection, of: nil)
     return DBUS_HANDLER_RESULT_HANDLED
 }

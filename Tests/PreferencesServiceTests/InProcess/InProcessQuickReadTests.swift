@@ -9,12 +9,22 @@ import Testing
 /// `Read` gets the answer of the full path.
 @Suite("Quick reads, in process")
 struct InProcessQuickReadTests {
+    static let domain = "com.example.Quick"
+
+    /// `domain`'s key `k` written and read twice by `client`: its reply is kept, and the
+    /// second read answered quickly.
+    static func keptReply(_ harness: InProcessService, _ client: InProcessClient) async throws {
+        try await client.write(domain, "k", .integer(1))
+        for _ in 0..<2 { #expect(try await client.readValue(domain, "k") == .integer(1)) }
+        #expect(harness.connection.quicklyAnswered == 1)
+    }
+
     @Test("a Read of a value read before is answered quickly, and a changed value through the full path first")
     func readAgain() async throws {
         let harness = try InProcessService()
         defer { harness.stop() }
         let client = InProcessClient(connection: harness.connection)
-        let domain = "com.example.Quick"
+        let domain = Self.domain
         try await client.write(domain, "k", .integer(1))
         #expect(try await client.readValue(domain, "k") == .integer(1))
         #expect(harness.connection.quicklyAnswered == 0)
@@ -35,11 +45,8 @@ struct InProcessQuickReadTests {
         let harness = try InProcessService()
         defer { harness.stop() }
         var client = InProcessClient(connection: harness.connection)
-        let domain = "com.example.Quick"
-        try await client.write(domain, "k", .integer(1))
-        for _ in 0..<2 { #expect(try await client.readValue(domain, "k") == .integer(1)) }
-        #expect(harness.connection.quicklyAnswered == 1)
-
+        let domain = Self.domain
+        try await Self.keptReply(harness, client)
         harness.connection.answerProcessID(of: ":1.400", with: .failure(.remote(name: "org.freedesktop.DBus.Error.Failed", message: "no")))
         client.sender = ":1.400"
         for _ in 0..<2 {
@@ -56,9 +63,8 @@ struct InProcessQuickReadTests {
         let harness = try InProcessService()
         defer { harness.stop() }
         let client = InProcessClient(connection: harness.connection)
-        let domain = "com.example.Quick"
-        try await client.write(domain, "k", .integer(1))
-        for _ in 0..<2 { #expect(try await client.readValue(domain, "k") == .integer(1)) }
+        let domain = Self.domain
+        try await Self.keptReply(harness, client)
         let before = harness.connection.sent.count
         var call = DBusMessage.methodCall(
             destination: nil, path: PreferencesBus.objectPath, interface: PreferencesBus.interface, member: "Read",
