@@ -9,10 +9,10 @@ import PreferencesProtocol
 /// kept in ``ReadReplies``. The quick answer goes straight to that reply when everything
 /// those steps would check is known already: the store loaded whole, the sender a host
 /// process prefsd has identified (which may read everything), and a reply kept for these
-/// very arguments whose value is still the one stored. Anything else (a first read, a
-/// changed value, a sandboxed or unknown caller, a call while the store loads, a call that
-/// wants no reply) is decoded and handled as every call is, and gets the answer it always
-/// got.
+/// very arguments whose value is still the one stored and which fits the bound on replies
+/// (`--max-reply-size`). Anything else (a first read, a changed value, a sandboxed or
+/// unknown caller, a call while the store loads, a call that wants no reply, a reply over
+/// the bound) is decoded and handled as every call is, and gets the answer it always got.
 extension PreferencesService {
     /// The kept reply to `call` when it is a `Read` the quick answer may give (see above),
     /// else nil.
@@ -22,7 +22,8 @@ extension PreferencesService {
             let sender = call.sender, gate.isHost(sender),
             let (domainText, keyText) = call.twoStringArguments(),
             let known = readReplies.entry(domain: domainText, key: keyText),
-            let value = read({ $0.value(domain: known.domain, key: known.key) }), value == known.value
+            let value = read({ $0.value(domain: known.domain, key: known.key) }), value == known.value,
+            known.body.marshalledSize <= configuration.limits.replyBytes
         else { return nil }
         return known.body
     }
