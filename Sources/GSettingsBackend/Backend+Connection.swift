@@ -20,6 +20,28 @@ extension Backend {
         }
     }
 
+    /// Starts connecting once the main loop of the calling thread's thread-default context
+    /// next runs (lock held; once).
+    func connectWhenIdle() {
+        guard !connectsWhenIdle else { return }
+        connectsWhenIdle = true
+        let context = g_main_context_ref_thread_default()
+        let source = g_idle_source_new()
+        // Before the program's own idle work: the loads of the domains it read go out first.
+        g_source_set_priority(source, G_PRIORITY_DEFAULT)
+        g_source_set_callback(source, Backend.idleConnect, Unmanaged.passRetained(self).toOpaque(), Backend.releaseFunction)
+        g_source_attach(source, context)
+        g_source_unref(source)
+        g_main_context_unref(context)
+    }
+
+    static let idleConnect: GSourceFunc = { context in
+        guard let context else { return 0 }
+        let backend = Unmanaged<Backend>.fromOpaque(context).takeUnretainedValue()
+        backend.locked { _ = backend.connect() }
+        return 0  // G_SOURCE_REMOVE
+    }
+
     static let connectThread: GThreadFunc = { context in
         guard let context else { return nil }
         let backend = Unmanaged<Backend>.fromOpaque(context).takeRetainedValue()

@@ -16,9 +16,16 @@ import CGSettingsBackend
 /// **Waits.** Only the first read (or write) of a domain waits, for its load, at most
 /// ``loadTimeout``; `sync` waits for the writes made so far, at most ``syncTimeout``. A
 /// read waits for nothing when prefsd keeps a valid ``Snapshot`` of the domain: the read
-/// answers from it, the load goes out as usual, and reads answer from the snapshot (its
-/// validity checked each time) until the load has come; a snapshot found stale falls back to
-/// waiting for the load.
+/// answers from it, and reads answer from the snapshot (its validity checked each time)
+/// until the load has come; a snapshot found stale falls back to waiting for the load.
+///
+/// **Connecting.** The connection is made on a thread of its own. When the first domain
+/// GSettings follows has a valid snapshot, that thread starts only once the program's main
+/// loop runs (an idle source of the caller's thread-default context), or at once when a
+/// read finds a snapshot stale, a write needs prefsd or another domain has no snapshot: a
+/// short program such as `gsettings get` then reads and exits without starting a thread or
+/// touching the bus. What changed meanwhile is told to GSettings when the load comes, as
+/// the differences from the snapshot.
 ///
 /// `@unchecked Sendable`: GSettings' threads and GDBus's worker share one instance, and
 /// every stored property that changes is read and written only with `lock` held (the
@@ -79,6 +86,8 @@ final class Backend: @unchecked Sendable {
     var snapshotsSought: Set<ClientDomain> = []
     /// This process's snapshot directory (none inside a sandbox: the door decides there).
     let snapshotDirectory: String?
+    /// Whether the connection is to start when the program's main loop next runs.
+    var connectsWhenIdle = false
 
     /// A backend for `instance`, a `GSettingsBackend` being constructed.
     init(instance object: UnsafeMutableRawPointer) {
@@ -181,15 +190,19 @@ final class Backend: @unchecked Sendable {
     }
 
     /// Starts connecting to the bus, without waiting (GSettings made the backend: it will
-    /// read soon, and meanwhile parses its schemas).
+    /// read soon), unless the first domain's snapshot may answer: then ``subscribe(_:)``
+    /// decides.
     func start() {
-        locked { _ = connect() }
+        locked { if snapshotDirectory == nil { _ = connect() } }
     }
 
     /// Starts loading the domain of the GSettings directory `path`, without waiting.
     func subscribe(_ path: String) {
         guard let name = GSettingsPath.domain(ofDirectory: path) else { return }
         locked {
+            // A domain with a valid snapshot, while nothing has needed the bus yet: its
+            // load waits for the main loop (see `snapshot(_:)`).
+            if case .notYet = connection, snapshot(ClientDomain(name)) != nil { return }
             guard connect() else {
                 if case .connecting = connection { wanted.insert(ClientDomain(name)) }
                 return
@@ -261,7 +274,8 @@ final class Backend: @unchecked Sendable {
 
     /// The domain's snapshot, when reads may answer from it (lock held): its load has not
     /// come and it is valid. The first time, it is looked for, and when there is one the
-    /// domain's load is started without waiting for it.
+    /// domain's load is started without waiting for it: at once when the connection is
+    /// made or being made, else once the program's main loop runs.
     func snapshot(_ domain: ClientDomain) -> Snapshot? {
         if let snapshot = snapshots[domain] { return snapshot.isValid ? snapshot : nil }
         guard let snapshotDirectory, !snapshotsSought.contains(domain) else { return nil }
@@ -273,11 +287,17 @@ final class Backend: @unchecked Sendable {
         if case .failed = connection { return nil }
         guard let snapshot = Snapshot.open(domain.name, in: snapshotDirectory) else { return nil }
         snapshots[domain] = snapshot
-        if connect() {
+        switch connection {
+        case .open:
             engine.follow(domain)
             run()
-        } else if case .connecting = connection {
+        case .connecting:
             wanted.insert(domain)
+        case .notYet:
+            wanted.insert(domain)
+            connectWhenIdle()
+        case .failed:
+            break
         }
         return snapshot
     }

@@ -101,4 +101,59 @@ struct GSettingsEngineTests {
         #expect(try await proxy.read("org.example.Test", "text") == .string("last"))
         #expect(try await proxy.read("org.example.Test", "strings") == .array([.string("x"), .string("y")]))
     }
+
+    @Test("a read from a snapshot leaves the bus alone until the program's main loop runs, and the loop then loads the domain")
+    func snapshotReadWaitsForTheMainLoop() async throws {
+        let service = try await ServiceFixture()
+        let fixture = try GSettingsFixture(service: service)
+        let proxy = PreferencesProxy(connection: try service.connect())
+        defer { proxy.close() }
+        try await proxy.write("org.example.Test", "text", .string("stored"))
+        // The first read loads the domain over the bus; prefsd then writes its snapshot.
+        #expect(try fixture.gsettings("get", GSettingsFixture.schema, "text").stdout == "'stored'\n")
+        let snapshots = service.runtimeDirectory.appendingPathComponent("prefsd")
+        #expect(
+            await eventually(timeout: .seconds(30)) {
+                let buses = (try? FileManager.default.contentsOfDirectory(atPath: snapshots.path)) ?? []
+                return buses.contains {
+                    FileManager.default.fileExists(atPath: snapshots.appendingPathComponent($0).appendingPathComponent("org.example.Test").path)
+                }
+            }, "prefsd wrote no snapshot under \(snapshots.path)")
+
+        let (monitor, output) = try monitor(fixture, service)
+        defer {
+            kill(monitor.processIdentifier, SIGKILL)
+            _ = waitForExit(of: monitor)
+        }
+        // A short program reads from the snapshot and exits: no load goes out.
+        #expect(try fixture.gsettings("get", GSettingsFixture.schema, "text").stdout == "'stored'\n")
+        let first = try await calls(output) { _ = try? await proxy.readIfPresent("sentinel.first", "k") }
+        #expect(first.isEmpty, "calls: \(first)")
+        // A program whose main loop runs loads the domain then, once: after a call it makes
+        // itself on its session connection between its read and its loop.
+        let looped = try fixture.python(
+            """
+            s = Gio.Settings.new('org.example.Test')
+            print(s.get_string('text'))
+            bus = Gio.bus_get_sync(Gio.BusType.SESSION, None)
+            try:
+                bus.call_sync('io.github.prefsd.Preferences1', '/io/github/prefsd/Preferences1',
+                    'io.github.prefsd.Preferences1', 'Read', GLib.Variant('(ss)', ('sentinel.between', 'k')),
+                    None, Gio.DBusCallFlags.NONE, 5000, None)
+            except GLib.Error:
+                pass
+            loop = GLib.MainLoop()
+            GLib.timeout_add(300, loop.quit)
+            loop.run()
+            print(s.get_string('text'))
+            """)
+        #expect(looped.status == 0 && looped.stdout == "stored\nstored\n", "\(looped.stdout) \(looped.stderr)")
+        let all = try await calls(output) { _ = try? await proxy.readIfPresent("sentinel.second", "k") }
+        // What came after the first sentinel: the program's own Read, then its load.
+        let second = Array(all.drop { $0 != "Read" }.dropFirst())
+        #expect(second.filter { $0 == "ReadDomain" }.count == 1, "calls: \(all)")
+        #expect(second.filter { $0 == "ForcedKeys" }.count == 1, "calls: \(all)")
+        let between = second.firstIndex(of: "Read"), load = second.firstIndex(of: "ReadDomain")
+        #expect((between ?? .max) < (load ?? -1), "the program's load went out before its own Read: \(all)")
+    }
 }
