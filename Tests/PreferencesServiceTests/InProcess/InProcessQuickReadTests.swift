@@ -46,15 +46,21 @@ struct InProcessQuickReadTests {
         return false
     }
 
+    /// A client of `harness` that wrote `k` = 1 and read it until it was answered quickly;
+    /// with the count of quick answers then.
+    static func keptReply(_ harness: InProcessService) async throws -> (client: InProcessClient, quick: Int) {
+        let client = InProcessClient(connection: harness.connection)
+        try await client.write(domain, "k", .integer(1))
+        #expect(try await readUntilQuick(harness, client))
+        return (client, harness.connection.quicklyAnswered)
+    }
+
     @Test("a Read of a value read before is answered quickly, and a changed value through the full path first")
     func readAgain() async throws {
         let harness = try Self.loadedService()
         defer { harness.stop() }
-        let client = InProcessClient(connection: harness.connection)
+        let (client, quick) = try await Self.keptReply(harness)
         let domain = Self.domain
-        try await client.write(domain, "k", .integer(1))
-        #expect(try await Self.readUntilQuick(harness, client))
-        let quick = harness.connection.quicklyAnswered
         try await client.write(domain, "k", .string("two"))
         #expect(try await client.readValue(domain, "k") == .string("two"))
         #expect(harness.connection.quicklyAnswered == quick)
@@ -69,11 +75,8 @@ struct InProcessQuickReadTests {
     func onlyTheHost() async throws {
         let harness = try Self.loadedService()
         defer { harness.stop() }
-        var client = InProcessClient(connection: harness.connection)
+        var (client, quick) = try await Self.keptReply(harness)
         let domain = Self.domain
-        try await client.write(domain, "k", .integer(1))
-        #expect(try await Self.readUntilQuick(harness, client))
-        let quick = harness.connection.quicklyAnswered
 
         harness.connection.answerProcessID(of: ":1.400", with: .failure(.remote(name: "org.freedesktop.DBus.Error.Failed", message: "no")))
         client.sender = ":1.400"
@@ -90,11 +93,9 @@ struct InProcessQuickReadTests {
     func noReply() async throws {
         let harness = try Self.loadedService()
         defer { harness.stop() }
-        let client = InProcessClient(connection: harness.connection)
+        let (client, quick) = try await Self.keptReply(harness)
         let domain = Self.domain
-        try await client.write(domain, "k", .integer(1))
-        #expect(try await Self.readUntilQuick(harness, client))
-        let (sent, quick) = (harness.connection.sent.count, harness.connection.quicklyAnswered)
+        let sent = harness.connection.sent.count
         var call = DBusMessage.methodCall(
             destination: nil, path: PreferencesBus.objectPath, interface: PreferencesBus.interface, member: "Read",
             body: [.string(domain), .string("k")])
