@@ -57,6 +57,8 @@ extension RoamingCoordinator {
     /// One pass: read the folder, plan, publish, apply, write, show the status.
     func reconcile() {
         guard let host else { return }
+        // The commits noted before the snapshot is taken: their values are in it.
+        let notedBefore = state.withLock { $0.commitsNoted }
         let snapshot = host.roamingSnapshot()
         // Until a domain roams (or did), the folder is neither watched nor read, and no
         // status is shown: a prefsd that does not roam has nothing of it.
@@ -81,10 +83,13 @@ extension RoamingCoordinator {
                 state.ledger.name = name
                 ownDirty = !state.ledger.log.isEmpty
             }
-            // Taken after the snapshot: a commit the snapshot shows has (almost always) been
-            // noted by then, so a fresh local write is never mistaken for an old value.
-            touched = state.touched
-            state.touched = [:]
+            // Taken after the snapshot: a commit the snapshot shows has been noted by then,
+            // so a fresh local write is never mistaken for an old value. A key noted by a
+            // commit after the snapshot began waits for the next pass (that commit scheduled
+            // it): its value may be missing from the snapshot, and would be published as
+            // removed.
+            touched = state.touched.filter { $0.value.commit <= notedBefore }.mapValues(\.time)
+            state.touched = state.touched.filter { $0.value.commit > notedBefore }
             return state.ledger.plan(local: snapshot.local, touched: touched.keys, selection: snapshot.selection) { snapshot.forced.contains($0) }
         }
         if !plan.publish.isEmpty {

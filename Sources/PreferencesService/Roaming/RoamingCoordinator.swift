@@ -38,8 +38,11 @@ final class RoamingCoordinator: Sendable {
         /// The domains that roam, for the commit hook.
         var domains: Set<DomainName> = []
         /// Keys of roaming domains committed since the last plan (see ``RoamingLedger/plan``),
-        /// with when (milliseconds): their changes are dated from then.
-        var touched: [RoamingKey: UInt64] = [:]
+        /// with when (milliseconds: their changes are dated from then) and the number of the
+        /// commit that noted them last.
+        var touched: [RoamingKey: (time: UInt64, commit: UInt64)] = [:]
+        /// How many commits of roaming domains were noted.
+        var commitsNoted: UInt64 = 0
         /// The status last shown.
         var status: [String: PropertyListValue] = [:]
         /// When the last pass ran (for the status), in milliseconds.
@@ -124,8 +127,10 @@ final class RoamingCoordinator: Sendable {
         let roams = state.withLock { state -> Bool in
             guard state.domains.contains(domain) else { return false }
             let time = now()
-            for key in change.changed.keys { state.touched[RoamingKey(domain, key)] = time }
-            for key in change.removed { state.touched[RoamingKey(domain, key)] = time }
+            state.commitsNoted += 1
+            let noted = (time: time, commit: state.commitsNoted)
+            for key in change.changed.keys { state.touched[RoamingKey(domain, key)] = noted }
+            for key in change.removed { state.touched[RoamingKey(domain, key)] = noted }
             return true
         }
         guard roams || domain == RoamingSelection.domain else { return }
