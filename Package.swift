@@ -11,9 +11,14 @@ let strict: [SwiftSetting] = [
 /// linked in, by lld with packed relative relocations (DT_RELR, read by glibc 2.36 and
 /// later), whose 84,000 relocations take 16 KiB of the file instead of 2 MiB that every
 /// start reads, and every symbol bound at start (`-z now`), so that no call after the start
-/// runs the dynamic linker's lookups again (docs/benchmarks.md, "prefsd's memory").
+/// runs the dynamic linker's lookups again (docs/benchmarks.md, "prefsd's memory"). None of
+/// its own symbols is exported (the static runtime's link arguments ask for
+/// `-export-dynamic`): no library looks them up, and their table was 0.8 MB of the file.
 let serviceLinking: [LinkerSetting] = [
-    .unsafeFlags(["-static-stdlib", "-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs", "-Xlinker", "-z", "-Xlinker", "now"]),
+    .unsafeFlags([
+        "-static-stdlib", "-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs", "-Xlinker", "-z", "-Xlinker", "now",
+        "-Xlinker", "--no-export-dynamic",
+    ]),
     .linkedLibrary("CoreFoundation"), .linkedLibrary("_FoundationCollections"),
     .linkedLibrary("_FoundationCShims"), .linkedLibrary("_FoundationICU"), .linkedLibrary("swiftSynchronization"),
 ]
@@ -57,6 +62,17 @@ let package = Package(
             name: "DBus",
             dependencies: ["CDBus"],
             swiftSettings: strict
+        ),
+
+        // ICU's data for Foundation, English and the root locale only (scripts/icu-data
+        // writes it from the toolchain's), in place of all of ICU's (34 MB) wherever the
+        // Swift runtime is linked in: prefsd, and prefs and prefsd-portal as the packages
+        // build them. The Settings app shows dates in the user's language: not there.
+        // Its one source, icu-data.S, includes the file with `.incbin`, found through the
+        // include path: the data folder is the target's public headers folder.
+        .target(
+            name: "SmallICUData",
+            publicHeadersPath: "data"
         ),
 
         // MARK: Preferences
@@ -228,6 +244,7 @@ let package = Package(
                 "ProcessMemory",
                 "DBus",
                 "Dconf",
+                "SmallICUData",
                 "PreferencesProtocol",
                 "PreferencesRoaming",
                 "PreferencesService",
@@ -264,7 +281,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "prefs",
-            dependencies: ["PrefsCommand"],
+            dependencies: ["PrefsCommand", "SmallICUData"],
             swiftSettings: strict
         ),
 
@@ -286,6 +303,7 @@ let package = Package(
             name: "prefsd-portal",
             dependencies: [
                 "SettingsPortal",
+                "SmallICUData",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -321,10 +339,11 @@ let package = Package(
             swiftSettings: strict
         ),
         // The least a Swift service on prefsd's dependencies can be (libdbus, GRDB, the
-        // Swift runtime and Foundation, linked as prefsd is): prefs-bench's memory floor.
+        // Swift runtime and Foundation, linked as prefsd is, with the same ICU data):
+        // prefs-bench's memory floor.
         .executableTarget(
             name: "prefs-bench-floor",
-            dependencies: ["CDBus", "ProcessMemory", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: ["CDBus", "ProcessMemory", "SmallICUData", .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: strict,
             linkerSettings: serviceLinking
         ),
