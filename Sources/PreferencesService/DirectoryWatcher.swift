@@ -10,9 +10,11 @@ import Synchronization
 /// created, written, renamed, removed or given new permissions. Bursts of events are
 /// coalesced into one call.
 ///
-/// It uses inotify. When inotify cannot be had (the per-user limit of inotify instances is
-/// reached, or the directory does not exist yet) it polls the directory's listing and file
-/// times every second instead, so a managed file is never missed for long.
+/// It uses inotify, following the path (``InotifyPathWatch``): a directory that does not
+/// exist yet is seen when it is made, and one removed or replaced when that happens, with
+/// nothing polled. When inotify cannot be had (the per-user limit of inotify instances or
+/// watches is reached, or a directory on the way cannot be read) it polls the directory's
+/// listing and file times every second instead, so a managed file is never missed for long.
 final class DirectoryWatcher: Sendable {
     /// How the directory is watched.
     enum Mode: Sendable, Equatable {
@@ -20,19 +22,23 @@ final class DirectoryWatcher: Sendable {
         case polling(reason: String)
     }
 
+    /// The inotify watch, or nil while polling.
+    private let watch: InotifyPathWatch?
     // DispatchSources are safe to use from any thread; Dispatch does not mark them Sendable.
-    nonisolated(unsafe) private let sources: [any DispatchSourceProtocol]
+    /// The poller's timer, or nil with inotify.
+    nonisolated(unsafe) private let timer: (any DispatchSourceTimer)?
     /// How the directory is watched.
     let mode: Mode
     /// Schedules the handler (coalesced with events already seen).
     private let changed: @Sendable () -> Void
+    /// Set once cancelled: no retry arms the watch again after that.
+    private let stopped = ScheduledFlag()
 
     /// Starts watching `directory`.
     ///
-    /// With inotify the watch follows the path, not the directory first found there: when
-    /// the directory is removed, renamed or replaced, the watch is armed again on whatever
-    /// directory the path names (checked on every event and every second), and the handler
-    /// is called.
+    /// With inotify the watch follows the path, not the directory first found there: when a
+    /// directory is made at the path, or the one there is removed, renamed or replaced, the
+    /// watch is armed again on whatever directory the path names, and the handler is called.
     init(directory: URL, delay: DispatchTimeInterval = .milliseconds(100), handler: @escaping @Sendable () -> Void) {
         let queue = DispatchQueue(label: "prefsd.managed-directory")
         let scheduled = ScheduledFlag()
@@ -44,22 +50,23 @@ final class DirectoryWatcher: Sendable {
             }
         }
         self.changed = changed
-        switch InotifyWatch.make(directory) {
+        // Arming again failed (a limit reached, a directory on the way unreadable): tried
+        // again every second until it succeeds.
+        let retry = ScheduledFlag()
+        let stopped = stopped
+        @Sendable func follow(_ watch: InotifyPathWatch, _ outcome: InotifyPathWatch.Outcome) {
+            changed()
+            guard case .failed = outcome, retry.set() else { return }
+            queue.asyncAfter(deadline: .now() + .seconds(1)) { [weak watch] in
+                retry.clear()
+                guard !stopped.isSet, let watch else { return }
+                follow(watch, watch.retry())
+            }
+        }
+        switch InotifyPathWatch.make(path: directory.standardizedFileURL.path, queue: queue, outcome: follow) {
         case .success(let watch):
-            let read = DispatchSource.makeReadSource(fileDescriptor: watch.descriptor, queue: queue)
-            read.setEventHandler {
-                var buffer = [UInt8](repeating: 0, count: 4096)
-                while Glibc.read(watch.descriptor, &buffer, buffer.count) > 0 {}
-                watch.rearmIfReplaced()
-                changed()
-            }
-            read.setCancelHandler { close(watch.descriptor) }
-            let check = DispatchSource.makeTimerSource(queue: queue)
-            check.setEventHandler {
-                if watch.rearmIfReplaced() { changed() }
-            }
-            check.schedule(deadline: .now() + .seconds(1), repeating: .seconds(1), leeway: .milliseconds(100))
-            sources = [read, check]
+            self.watch = watch
+            timer = nil
             mode = .inotify
         case .failure(let failure):
             let timer = DispatchSource.makeTimerSource(queue: queue)
@@ -70,14 +77,15 @@ final class DirectoryWatcher: Sendable {
                 if last.update(Self.fingerprint(path)) { changed() }
             }
             timer.schedule(deadline: .now() + .seconds(1), repeating: .seconds(1), leeway: .milliseconds(100))
-            sources = [timer]
+            timer.resume()
+            self.watch = nil
+            self.timer = timer
             mode = .polling(reason: failure.reason)
         }
-        for source in sources { source.resume() }
     }
 
     deinit {
-        for source in sources { source.cancel() }
+        cancel()
     }
 
     /// Calls the handler soon, as if the directory had changed.
@@ -87,7 +95,9 @@ final class DirectoryWatcher: Sendable {
 
     /// Stops watching.
     func cancel() {
-        for source in sources { source.cancel() }
+        guard stopped.set() else { return }
+        watch?.cancel()
+        timer?.cancel()
     }
 
     /// The listing of the directory at `path` with each entry's size, change time and mode:
@@ -123,69 +133,6 @@ final class DirectoryWatcher: Sendable {
     }
 }
 
-/// An inotify watch on the directory a path names, armed again when that directory is
-/// replaced. Used on the watcher's queue only; the mutex makes it Sendable.
-private final class InotifyWatch: Sendable {
-    let descriptor: Int32
-    let path: String
-    /// The watch descriptor and the identity (device, inode) of the directory it watches,
-    /// or `nil` while the path names no directory.
-    private let armed = Mutex<(watch: Int32, device: UInt, inode: UInt)?>(nil)
-
-    private static let mask = UInt32(
-        IN_CREATE | IN_DELETE | IN_MODIFY | IN_CLOSE_WRITE | IN_MOVED_FROM | IN_MOVED_TO | IN_ATTRIB | IN_DELETE_SELF | IN_MOVE_SELF)
-
-    private init(descriptor: Int32, path: String) {
-        self.descriptor = descriptor
-        self.path = path
-    }
-
-    /// An inotify instance watching `directory`.
-    static func make(_ directory: URL) -> Result<InotifyWatch, WatchFailure> {
-        let descriptor = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
-        guard descriptor >= 0 else { return .failure(WatchFailure("inotify is unavailable: \(String(cString: strerror(errno)))")) }
-        let watch = InotifyWatch(descriptor: descriptor, path: directory.path)
-        guard watch.arm() else {
-            let reason = String(cString: strerror(errno))
-            close(descriptor)
-            return .failure(WatchFailure("cannot watch it with inotify: \(reason)"))
-        }
-        return .success(watch)
-    }
-
-    /// Arms the watch on the directory the path names now; returns whether it is armed.
-    private func arm() -> Bool {
-        var info = stat()
-        guard stat(path, &info) == 0 else { return false }
-        guard (info.st_mode & S_IFMT) == S_IFDIR else { errno = ENOTDIR; return false }
-        let watch = inotify_add_watch(descriptor, path, Self.mask)
-        guard watch >= 0 else { return false }
-        armed.withLock { $0 = (watch, UInt(info.st_dev), UInt(info.st_ino)) }
-        return true
-    }
-
-    /// Arms the watch again when the path no longer names the directory watched (removed,
-    /// renamed, replaced); returns whether anything changed, so the caller reloads.
-    @discardableResult
-    func rearmIfReplaced() -> Bool {
-        var info = stat()
-        let exists = stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR
-        let current = armed.withLock { $0 }
-        if let current, exists, current.device == UInt(info.st_dev), current.inode == UInt(info.st_ino) { return false }
-        if current == nil && !exists { return false }
-        if let current { inotify_rm_watch(descriptor, current.watch) }
-        armed.withLock { $0 = nil }
-        _ = arm()
-        return true
-    }
-}
-
-/// Why inotify could not watch the directory.
-private struct WatchFailure: Error {
-    let reason: String
-    init(_ reason: String) { self.reason = reason }
-}
-
 /// The last fingerprint the poller saw.
 private final class Fingerprint: Sendable {
     private let last = Mutex<[String]>([])
@@ -200,18 +147,22 @@ private final class Fingerprint: Sendable {
     }
 }
 
-/// Whether a coalesced call is already scheduled.
+/// A flag set once until cleared: whether a coalesced call to the handler or a retry is
+/// already scheduled, or whether the watcher is cancelled.
 private final class ScheduledFlag: Sendable {
-    private let isSet = Mutex(false)
+    private let flag = Mutex(false)
 
     /// Sets the flag; returns false if it was set already.
     func set() -> Bool {
-        isSet.withLock { isSet in
-            defer { isSet = true }
-            return !isSet
+        flag.withLock { flag in
+            defer { flag = true }
+            return !flag
         }
     }
 
     /// Clears the flag.
-    func clear() { isSet.withLock { $0 = false } }
+    func clear() { flag.withLock { $0 = false } }
+
+    /// Whether the flag is set.
+    var isSet: Bool { flag.withLock { $0 } }
 }
