@@ -7,8 +7,8 @@ import ProcessMemory
 
 /// prefsd's memory beside the least its dependencies cost: each service started afresh and
 /// left to settle, then given one durable `Write`, and its resident memory read from
-/// /proc/PID/smaps once it is idle again (``settledMemory(_:of:pid:executable:)``);
-/// several rounds, taking turns. Beside prefsd (and another build, `--compare-prefsd`): the
+/// /proc/PID/smaps once it is idle again (``settledMemory(_:of:pid:executable:)``), and
+/// how often it is woken while idle after that; several rounds, taking turns. Beside prefsd (and another build, `--compare-prefsd`): the
 /// Swift floor (prefs-bench-floor: libdbus, GRDB, the Swift runtime and Foundation linked as
 /// prefsd is, nothing else), the store floor (the same in C on libdbus and SQLite) and
 /// dconf-service, when installed.
@@ -47,7 +47,7 @@ struct MemoryBench {
         }
         if FileManager.default.isExecutableFile(atPath: DconfInstance.executable) { services.append(dconf()) }
 
-        var samples = Array(repeating: [ResidentMemory](), count: services.count)
+        var samples = Array(repeating: [IdleSample](), count: services.count)
         for round in 0..<rounds {
             let order = round % 2 == 0 ? Array(services.indices) : Array(services.indices.reversed())
             for index in order {
@@ -57,7 +57,8 @@ struct MemoryBench {
             }
             log(
                 "round \(round + 1): "
-                    + services.indices.map { "\(services[$0].what) \(samples[$0].last.map { mebibytes($0.total) } ?? "–")" }.joined(separator: ", "))
+                    + services.indices.map { "\(services[$0].what) \(samples[$0].last.map { mebibytes($0.memory.total) } ?? "–")" }.joined(
+                        separator: ", "))
         }
         return MemoryTable(
             rows: services.indices.map { index in
@@ -73,8 +74,8 @@ struct MemoryBench {
         var kind: MemoryTable.Kind = .other
         var executable: String
         /// Starts the service on the bus with its files in the directory, makes one durable
-        /// `Write`, reads its memory and stops it.
-        var sample: (String, DBusConnection, URL) throws -> ResidentMemory
+        /// `Write`, reads its memory and counts its wakeups, and stops it.
+        var sample: (String, DBusConnection, URL) throws -> IdleSample
     }
 
     private func prefsd(_ executable: String, what: String, kind: MemoryTable.Kind = .prefsd) throws -> Service {
@@ -135,11 +136,11 @@ struct MemoryBench {
 }
 
 /// Once the service started at `started` has settled, makes one durable `Write` to it at
-/// `name` and returns its memory once idle again: the memory of a service in use, its write
-/// path included.
+/// `name` and returns its memory and wakeups once idle again: those of a service in use,
+/// its write path included.
 private func writeOnce(
     _ probe: DBusConnection, to name: String, pid: Int32, executable: String, started: Double
-) throws -> ResidentMemory {
+) throws -> IdleSample {
     settle(since: started)
     var write = Calls.write("bench.memory", "key", 1)
     write.destination = name
@@ -158,12 +159,48 @@ private func settle(since started: Double) {
 }
 
 /// The memory of `pid` once idle: after a `Peer.Ping` to `name`, half a second (for work a
-/// service does after its reply, such as a checkpoint) and another `Peer.Ping`.
-private func settledMemory(_ probe: DBusConnection, of name: String, pid: Int32, executable: String) throws -> ResidentMemory {
+/// service does after its reply, such as a checkpoint) and another `Peer.Ping`; then how
+/// often it is woken in the next ``wakeupWindow`` seconds, with no call made to it.
+private func settledMemory(_ probe: DBusConnection, of name: String, pid: Int32, executable: String) throws -> IdleSample {
     _ = try probe.callBlocking(Calls.ping(name))
     usleep(500_000)
     _ = try probe.callBlocking(Calls.ping(name))
-    return try ResidentMemory(pid: pid, executable: executable)
+    let memory = try ResidentMemory(pid: pid, executable: executable)
+    let before = contextSwitches(pid)
+    usleep(useconds_t(wakeupWindow * 1_000_000))
+    let after = contextSwitches(pid)
+    // A thread started in the window counts whole; one that ended in it is not counted.
+    let woken = after.reduce(0) { $0 + $1.value - (before[$1.key] ?? 0) }
+    return IdleSample(memory: memory, wakeups: Double(woken) / wakeupWindow)
+}
+
+/// Seconds over which an idle service's wakeups are counted.
+private let wakeupWindow = 3.0
+
+/// What one start of a service gave: its memory, idle after one write, and its wakeups per
+/// second after that.
+struct IdleSample {
+    var memory: ResidentMemory
+    var wakeups: Double
+}
+
+/// The context switches (voluntary and not) of each thread of `pid` so far, by thread:
+/// each is a time the thread was taken off the processor, most of them to sleep until woken.
+private func contextSwitches(_ pid: Int32) -> [String: Int] {
+    let tasks = "/proc/\(pid)/task"
+    var switches: [String: Int] = [:]
+    for task in (try? FileManager.default.contentsOfDirectory(atPath: tasks)) ?? [] {
+        guard let status = ProcessMemory.readProcFile("\(tasks)/\(task)/status") else { continue }
+        var count = 0
+        for line in String(decoding: status, as: UTF8.self).split(separator: "\n") {
+            let fields = line.split(whereSeparator: { $0 == ":" || $0 == "\t" || $0 == " " })
+            if fields.count == 2, fields[0] == "voluntary_ctxt_switches" || fields[0] == "nonvoluntary_ctxt_switches" {
+                count += Int(fields[1]) ?? 0
+            }
+        }
+        switches[task] = count
+    }
+    return switches
 }
 
 /// The size of `executable` stripped of its symbols and debugging sections (`strip -o`), in
@@ -191,7 +228,7 @@ struct MemoryTable {
     struct Row {
         var what: String
         var kind: Kind
-        var samples: [ResidentMemory]
+        var samples: [IdleSample]
         var stripped: Int?
     }
 
@@ -200,22 +237,27 @@ struct MemoryTable {
     func render() -> String {
         var table = MarkdownTable(header: [
             "service, idle after one durable `Write`", "RSS, p50 (min–max)", "its own executable's pages", "shared libraries",
-            "heap, stacks and other anonymous memory", "executable, stripped", "starts",
+            "heap, stacks and other anonymous memory", "executable, stripped", "wakeups/s idle, p50 (min–max)", "starts",
         ])
         for row in rows {
             func median(_ part: (ResidentMemory) -> Int) -> String {
-                Summary(row.samples.map { Double(part($0)) }).map { mebibytes(Int($0.median)) } ?? "–"
+                Summary(row.samples.map { Double(part($0.memory)) }).map { mebibytes(Int($0.median)) } ?? "–"
             }
-            let totals = row.samples.map(\.total)
+            let totals = row.samples.map(\.memory.total)
             let range = "\(mebibytes(totals.min() ?? 0))–\(mebibytes(totals.max() ?? 0))"
+            let wakeups = row.samples.map(\.wakeups)
+            let woken = Summary(wakeups).map {
+                "\(Format.format1($0.median)) (\(Format.format1(wakeups.min() ?? 0))–\(Format.format1(wakeups.max() ?? 0)))"
+            }
             table.add([
                 row.what, "\(median(\.total)) (\(range))", median(\.executable), median(\.libraries), median(\.other),
-                row.stripped.map { "\(Format.format1(Double($0) / 1_000_000)) MB" } ?? "–", "\(row.samples.count)",
+                row.stripped.map { "\(Format.format1(Double($0) / 1_000_000)) MB" } ?? "–", woken ?? "–", "\(row.samples.count)",
             ])
         }
         var text = table.render()
         if let prefsd = rows.first(where: { $0.kind == .prefsd }), let floor = rows.first(where: { $0.kind == .swiftFloor }),
-            let ours = Summary(prefsd.samples.map { Double($0.total) }), let theirs = Summary(floor.samples.map { Double($0.total) })
+            let ours = Summary(prefsd.samples.map { Double($0.memory.total) }),
+            let theirs = Summary(floor.samples.map { Double($0.memory.total) })
         {
             let excess = (ours.median - theirs.median) / 1_048_576
             text += "\nprefsd over the Swift floor: \(excess >= 0 ? "+" : "")\(Format.format1(excess)) MiB RSS"
