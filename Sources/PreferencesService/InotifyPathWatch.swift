@@ -39,6 +39,8 @@ final class InotifyPathWatch: Sendable {
         var places: [Int32: Int] = [:]
         /// The identity (device, inode) of the directory at the path, or `nil` while there is none.
         var directory: FileIdentity?
+        /// Set by ``cancel()``: arming adds nothing after it, and lets go of what it added.
+        var cancelled = false
     }
 
     /// A file's device and inode.
@@ -66,7 +68,7 @@ final class InotifyPathWatch: Sendable {
     }
 
     /// Follows `path` (absolute, standardized), calling `outcome` with the watch on `queue`
-    /// whenever its directory changes; or why inotify cannot.
+    /// whenever its directory changes; or why inotify cannot. Not to be called on `queue`.
     static func make(
         path: String, queue: DispatchQueue, outcome: @escaping @Sendable (InotifyPathWatch, Outcome) -> Void
     ) -> Result<InotifyPathWatch, InotifyWatchFailure> {
@@ -80,7 +82,8 @@ final class InotifyPathWatch: Sendable {
             guard let watch, let result = watch.handle(events) else { return }
             outcome(watch, result)
         }
-        if case .failure(let failure) = watch.arm() {
+        // On the queue, as every later arming: events may come as soon as the first watch is added.
+        if case .failure(let failure) = queue.sync(execute: { watch.arm() }) {
             watch.cancel()
             return .failure(failure)
         }
@@ -89,6 +92,7 @@ final class InotifyPathWatch: Sendable {
 
     /// Stops watching.
     func cancel() {
+        armed.withLock { $0.cancelled = true }
         instance.unsubscribe(ObjectIdentifier(self))
     }
 
@@ -156,9 +160,12 @@ final class InotifyPathWatch: Sendable {
             }
         }
         let (stale, replaced) = armed.withLock { armed -> ([Int32], Bool) in
+            // Cancelled while arming: what was added after the cancel's unsubscribing goes.
+            if armed.cancelled { return (Array(places.keys), false) }
             let stale = armed.places.keys.filter { places[$0] == nil }
             let replaced = armed.directory != directory
-            armed = Armed(places: places, directory: directory)
+            armed.places = places
+            armed.directory = directory
             return (stale, replaced)
         }
         for watch in stale { instance.removeWatch(watch, for: subscriber) }

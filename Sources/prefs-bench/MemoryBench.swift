@@ -6,12 +6,12 @@ import PreferencesProtocol
 import ProcessMemory
 
 /// prefsd's memory beside the least its dependencies cost: each service started afresh and
-/// left to settle, then given one durable `Write`, and its resident memory read from
-/// /proc/PID/smaps once it is idle again (``settledMemory(_:of:pid:executable:)``), and
-/// how often it is woken while idle after that; several rounds, taking turns. Beside prefsd (and another build, `--compare-prefsd`): the
-/// Swift floor (prefs-bench-floor: libdbus, GRDB, the Swift runtime and Foundation linked as
-/// prefsd is, nothing else), the store floor (the same in C on libdbus and SQLite) and
-/// dconf-service, when installed.
+/// left to settle, then given one durable `Write`, its resident memory read from
+/// /proc/PID/smaps once it is idle again and how often it is woken after that
+/// (``idleSample(_:of:pid:executable:)``); several rounds, taking turns. Beside prefsd (and
+/// another build, `--compare-prefsd`): the Swift floor (prefs-bench-floor: libdbus, GRDB,
+/// the Swift runtime and Foundation linked as prefsd is, nothing else), the store floor (the
+/// same in C on libdbus and SQLite) and dconf-service, when installed.
 struct MemoryBench {
     /// Another prefsd executable to measure in the same rounds, or `nil`.
     var other: String?
@@ -130,7 +130,7 @@ struct MemoryBench {
             settle(since: started)
             _ = try probe.callBlocking(Calls.dconfChange([("/bench/memory", .int32(1))]))
             guard let pid = dconf.pid else { throw BenchError("dconf-service is not running") }
-            return try settledMemory(probe, of: Calls.dconfName, pid: pid, executable: DconfInstance.executable)
+            return try idleSample(probe, of: Calls.dconfName, pid: pid, executable: DconfInstance.executable)
         }
     }
 }
@@ -145,7 +145,7 @@ private func writeOnce(
     var write = Calls.write("bench.memory", "key", 1)
     write.destination = name
     _ = try probe.callBlocking(write)
-    return try settledMemory(probe, of: name, pid: pid, executable: executable)
+    return try idleSample(probe, of: name, pid: pid, executable: executable)
 }
 
 /// How long after its start a service is left before it is measured: prefsd gives back what
@@ -161,7 +161,7 @@ private func settle(since started: Double) {
 /// The memory of `pid` once idle: after a `Peer.Ping` to `name`, half a second (for work a
 /// service does after its reply, such as a checkpoint) and another `Peer.Ping`; then how
 /// often it is woken in the next ``wakeupWindow`` seconds, with no call made to it.
-private func settledMemory(_ probe: DBusConnection, of name: String, pid: Int32, executable: String) throws -> IdleSample {
+private func idleSample(_ probe: DBusConnection, of name: String, pid: Int32, executable: String) throws -> IdleSample {
     _ = try probe.callBlocking(Calls.ping(name))
     usleep(500_000)
     _ = try probe.callBlocking(Calls.ping(name))
