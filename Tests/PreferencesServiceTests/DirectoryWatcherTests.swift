@@ -41,26 +41,42 @@ struct DirectoryWatcherTests {
 /// the way are seen when it happens, with nothing polled.
 @Suite("A directory watcher following its path")
 struct DirectoryWatcherPathTests {
-    /// Counts the handler's calls.
+    /// Counts the handler's calls of the watchers it starts.
     final class Calls: Sendable {
         private let count = Mutex(0)
-        /// Adds one call.
-        func add() { count.withLock { $0 += 1 } }
-        /// The calls so far.
-        var value: Int { count.withLock { $0 } }
 
-        /// Waits until there are more calls than `before`; whether there were.
-        func more(than before: Int) async -> Bool {
-            await eventually(timeout: .seconds(10)) { self.value > before }
+        /// A watcher of `directory` counting its calls here.
+        func watcher(of directory: URL) -> DirectoryWatcher {
+            DirectoryWatcher(directory: directory, delay: .milliseconds(10)) { self.count.withLock { $0 += 1 } }
+        }
+
+        /// Does `action`, then waits until the handler is called; whether it was (false, and
+        /// the error recorded, when the action failed).
+        func called(by action: () throws -> Void) async -> Bool {
+            let before = count.withLock { $0 }
+            do {
+                try action()
+            } catch {
+                Issue.record(error)
+                return false
+            }
+            return await eventually(timeout: .seconds(10)) { self.count.withLock { $0 } > before }
         }
     }
 
+    private let files = FileManager.default
+
     /// A new temporary directory, removed by `body`'s end.
     private func withTemporaryDirectory(_ body: (URL) async throws -> Void) async throws {
-        let base = FileManager.default.temporaryDirectory.appendingPathComponent("prefsd-watcher-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: base, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: base) }
+        let base = files.temporaryDirectory.appendingPathComponent("prefsd-watcher-\(UUID().uuidString)")
+        try files.createDirectory(at: base, withIntermediateDirectories: true)
+        defer { try? files.removeItem(at: base) }
         try await body(base)
+    }
+
+    /// Writes a managed file in `directory`.
+    private func writeFile(in directory: URL) throws {
+        try Data("a".utf8).write(to: directory.appendingPathComponent("com.example.plist"))
     }
 
     @Test("a directory missing two levels down is watched with inotify, seen when made, and its files after")
@@ -68,15 +84,13 @@ struct DirectoryWatcherPathTests {
         try await withTemporaryDirectory { base in
             let directory = base.appendingPathComponent("etc/managed")
             let calls = Calls()
-            let watcher = DirectoryWatcher(directory: directory, delay: .milliseconds(10)) { calls.add() }
+            let watcher = calls.watcher(of: directory)
             defer { watcher.cancel() }
             #expect(watcher.mode == .inotify)
 
-            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-            #expect(await calls.more(than: 0), "making the directory called nothing")
-            let made = calls.value
-            try Data("a".utf8).write(to: directory.appendingPathComponent("com.example.plist"))
-            #expect(await calls.more(than: made), "a file written in the new directory called nothing")
+            #expect(
+                await calls.called { try files.createDirectory(at: directory, withIntermediateDirectories: true) }, "making the directory called nothing")
+            #expect(await calls.called { try writeFile(in: directory) }, "a file written in the new directory called nothing")
         }
     }
 
@@ -84,20 +98,18 @@ struct DirectoryWatcherPathTests {
     func replaced() async throws {
         try await withTemporaryDirectory { base in
             let directory = base.appendingPathComponent("managed")
-            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            try files.createDirectory(at: directory, withIntermediateDirectories: true)
             let calls = Calls()
-            let watcher = DirectoryWatcher(directory: directory, delay: .milliseconds(10)) { calls.add() }
+            let watcher = calls.watcher(of: directory)
             defer { watcher.cancel() }
-            #expect(watcher.mode == .inotify)
 
-            try FileManager.default.moveItem(at: directory, to: base.appendingPathComponent("managed.old"))
-            #expect(await calls.more(than: 0), "renaming the directory away called nothing")
-            let renamed = calls.value
-            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-            #expect(await calls.more(than: renamed), "making a directory in its place called nothing")
-            let made = calls.value
-            try Data("a".utf8).write(to: directory.appendingPathComponent("com.example.plist"))
-            #expect(await calls.more(than: made), "a file written in the new directory called nothing")
+            #expect(
+                await calls.called { try files.moveItem(at: directory, to: base.appendingPathComponent("managed.old")) },
+                "renaming the directory away called nothing")
+            #expect(
+                await calls.called { try files.createDirectory(at: directory, withIntermediateDirectories: true) },
+                "making a directory in its place called nothing")
+            #expect(await calls.called { try writeFile(in: directory) }, "a file written in the new directory called nothing")
         }
     }
 
@@ -105,20 +117,20 @@ struct DirectoryWatcherPathTests {
     func wayReplaced() async throws {
         try await withTemporaryDirectory { base in
             let directory = base.appendingPathComponent("prefsd/managed")
-            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            try files.createDirectory(at: directory, withIntermediateDirectories: true)
             let calls = Calls()
-            let watcher = DirectoryWatcher(directory: directory, delay: .milliseconds(10)) { calls.add() }
+            let watcher = calls.watcher(of: directory)
             defer { watcher.cancel() }
 
             // Made aside, then renamed in at once: the path names another directory.
             let aside = base.appendingPathComponent("prefsd.new")
-            try FileManager.default.createDirectory(at: aside.appendingPathComponent("managed"), withIntermediateDirectories: true)
-            try FileManager.default.moveItem(at: base.appendingPathComponent("prefsd"), to: base.appendingPathComponent("prefsd.old"))
-            try FileManager.default.moveItem(at: aside, to: base.appendingPathComponent("prefsd"))
-            #expect(await calls.more(than: 0), "replacing the directory above called nothing")
-            let replaced = calls.value
-            try Data("a".utf8).write(to: directory.appendingPathComponent("com.example.plist"))
-            #expect(await calls.more(than: replaced), "a file written in the directory now at the path called nothing")
+            try files.createDirectory(at: aside.appendingPathComponent("managed"), withIntermediateDirectories: true)
+            #expect(
+                await calls.called {
+                    try files.moveItem(at: base.appendingPathComponent("prefsd"), to: base.appendingPathComponent("prefsd.old"))
+                    try files.moveItem(at: aside, to: base.appendingPathComponent("prefsd"))
+                }, "replacing the directory above called nothing")
+            #expect(await calls.called { try writeFile(in: directory) }, "a file written in the directory now at the path called nothing")
         }
     }
 
@@ -127,9 +139,9 @@ struct DirectoryWatcherPathTests {
         try await withTemporaryDirectory { base in
             let before = inotifyInstances()
             let directories = (0..<10).map { base.appendingPathComponent("d\($0)") }
-            for directory in directories { try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true) }
+            for directory in directories { try files.createDirectory(at: directory, withIntermediateDirectories: true) }
             let calls = Calls()
-            let watchers = directories.map { DirectoryWatcher(directory: $0, delay: .milliseconds(10)) { calls.add() } }
+            let watchers = directories.map { calls.watcher(of: $0) }
             defer { for watcher in watchers { watcher.cancel() } }
             #expect(watchers.allSatisfy { $0.mode == .inotify })
             #expect(inotifyInstances() - before <= 1, "the watchers opened \(inotifyInstances() - before) inotify instances")
@@ -137,20 +149,15 @@ struct DirectoryWatcherPathTests {
             // The cancelled one shared every directory above with the last one.
             watchers[0].cancel()
             let last = directories[9]
-            try FileManager.default.removeItem(at: last)
-            #expect(await calls.more(than: 0), "removing the last directory called nothing")
-            let removed = calls.value
-            try FileManager.default.createDirectory(at: last, withIntermediateDirectories: true)
-            #expect(await calls.more(than: removed), "making the last directory again called nothing")
-            let made = calls.value
-            try Data("a".utf8).write(to: last.appendingPathComponent("com.example.plist"))
-            #expect(await calls.more(than: made), "a file written in it called nothing")
+            #expect(await calls.called { try files.removeItem(at: last) }, "removing the last directory called nothing")
+            #expect(await calls.called { try files.createDirectory(at: last, withIntermediateDirectories: true) }, "making it again called nothing")
+            #expect(await calls.called { try writeFile(in: last) }, "a file written in it called nothing")
         }
     }
 
     /// The inotify instances this process holds open.
     private func inotifyInstances() -> Int {
-        let descriptors = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
-        return descriptors.filter { (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\($0)")) == "anon_inode:inotify" }.count
+        let descriptors = (try? files.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
+        return descriptors.filter { (try? files.destinationOfSymbolicLink(atPath: "/proc/self/fd/\($0)")) == "anon_inode:inotify" }.count
     }
 }
