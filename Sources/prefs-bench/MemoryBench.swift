@@ -190,15 +190,9 @@ private func contextSwitches(_ pid: Int32) -> [String: Int] {
     let tasks = "/proc/\(pid)/task"
     var switches: [String: Int] = [:]
     for task in (try? FileManager.default.contentsOfDirectory(atPath: tasks)) ?? [] {
-        guard let status = ProcessMemory.readProcFile("\(tasks)/\(task)/status") else { continue }
-        var count = 0
-        for line in String(decoding: status, as: UTF8.self).split(separator: "\n") {
-            let fields = line.split(whereSeparator: { $0 == ":" || $0 == "\t" || $0 == " " })
-            if fields.count == 2, fields[0] == "voluntary_ctxt_switches" || fields[0] == "nonvoluntary_ctxt_switches" {
-                count += Int(fields[1]) ?? 0
-            }
-        }
-        switches[task] = count
+        guard let status = procStatus("\(tasks)/\(task)/status") else { continue }
+        switches[task] =
+            (procStatusNumber("voluntary_ctxt_switches", in: status) ?? 0) + (procStatusNumber("nonvoluntary_ctxt_switches", in: status) ?? 0)
     }
     return switches
 }

@@ -121,15 +121,23 @@ final class Child: Sendable {
 
     /// `VmHWM` (peak resident set) from /proc/PID/status, in bytes.
     func peakResidentBytes() -> Int? {
-        guard let status = ProcessMemory.readProcFile("/proc/\(pid)/status").map({ String(decoding: $0, as: UTF8.self) }) else {
-            return nil
-        }
-        for line in status.split(separator: "\n") where line.hasPrefix("VmHWM:") {
-            let kilobytes = line.split(separator: " ").dropFirst().first.flatMap { Int($0) }
-            return kilobytes.map { $0 * 1024 }
-        }
-        return nil
+        procStatus("/proc/\(pid)/status").flatMap { procStatusNumber("VmHWM", in: $0) }.map { $0 * 1024 }
     }
+}
+
+/// The text of the /proc status file at `path` (a process's or a thread's), or nil when it
+/// is gone.
+func procStatus(_ path: String) -> String? {
+    ProcessMemory.readProcFile(path).map { String(decoding: $0, as: UTF8.self) }
+}
+
+/// The number a line of a /proc status file gives `field` (`VmHWM:\t  1234 kB` gives 1234),
+/// or nil when no line does.
+func procStatusNumber(_ field: String, in status: String) -> Int? {
+    for line in status.split(separator: "\n") where line.hasPrefix(field + ":") {
+        return line.dropFirst(field.count + 1).split(whereSeparator: { $0 == " " || $0 == "\t" }).first.flatMap { Int($0) }
+    }
+    return nil
 }
 
 /// Runs `executable` with `arguments` to its end, its standard output into the file at
