@@ -26,6 +26,9 @@ public enum DconfBus {
     public static let refusalPrefix = "prefsd does not serve dconf: "
     /// The reason prefsd gives while it has not yet decided whether it serves dconf.
     public static let startingReason = "prefsd is still starting"
+    /// The reason prefsd gives once it is stopping: the change was not made, and the next
+    /// owner of dconf's name (dconf-service, or prefsd started again) serves the next one.
+    public static let stoppingReason = "prefsd is stopping; the change was not made: make it again"
 
     /// The writer's object path for the database `name`.
     public static func writerPath(database name: String) -> String { writerPathPrefix + name }

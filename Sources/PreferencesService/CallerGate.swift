@@ -14,11 +14,14 @@ import Synchronization
 /// finish alone). Later calls of the same name wait behind the first, in order, at most
 /// ``Bounds/heldCalls`` calls and ``Bounds/heldBytes`` bytes of them (more are refused);
 /// calls of other names go on. The answer is kept per
-/// unique name (the bus never reuses one) until ``forget(_:)`` is called when the name
-/// leaves the bus.
+/// unique name (the bus never reuses one); when the name leaves the bus (``forget(_:)``),
+/// the answer is still kept for the newest ``Bounds/departedKept`` names that left, so a
+/// call that was already on its way is judged by who its sender was.
 ///
-/// A sender that left before it could be identified is judged by where its call came in
-/// (`trustsDeparted`): see ``Identification/departed(_:)``.
+/// Identification can start before the first call: ``prepare(_:)`` starts it when a new
+/// name appears on the bus, so a sender that sends one call and leaves at once is known
+/// all the same. A sender that left before it could be identified is judged by where its
+/// call came in (`trustsDeparted`): see ``Identification/departed(_:)``.
 final class CallerGate: Sendable {
     /// How much the gate holds and how long it waits.
     struct Bounds: Sendable {
@@ -32,6 +35,9 @@ final class CallerGate: Sendable {
         /// Most threads reading process roots at once; past it reads wait their turn (each
         /// sender still given up on after ``readTimeout``).
         var readsInFlight: Int = 64
+        /// Most names that left the bus whose answer is kept for the calls they sent before
+        /// leaving; past it the oldest is forgotten (a call of it then finds its sender gone).
+        var departedKept: Int = 1_024
 
         /// The bounds of `limits`, with the default wait and reads.
         init(_ limits: ServiceLimits) {
@@ -71,8 +77,24 @@ final class CallerGate: Sendable {
         /// Senders whose identification is under way: the first answer (the read, or its
         /// time-out) releases their calls, a later one is dropped.
         var identifying: Set<String> = []
-        /// Senders that left the bus while being identified: their answer is not kept.
+        /// Senders that left the bus while being identified: their answer joins `departed`.
         var gone: Set<String> = []
+        /// Names that left the bus whose answer is still kept, oldest first.
+        var departed: [String] = []
+
+        /// Keeps what is known of `name`, which has left the bus, among the newest `limit`
+        /// such names; what is known of older ones goes.
+        mutating func keepDeparted(_ name: String, limit: Int) {
+            departed.append(name)
+            // Trimmed in one go once twice the limit: each name is moved once on average.
+            guard departed.count > 2 * max(limit, 1) else { return }
+            for old in departed.prefix(departed.count - limit) {
+                known[old] = nil
+                programs[old] = nil
+                processIDs[old] = nil
+            }
+            departed.removeFirst(departed.count - limit)
+        }
     }
 
     private let connection: any ServiceConnection
@@ -156,13 +178,27 @@ final class CallerGate: Sendable {
         return nil
     }
 
-    /// Drops what is known of `name`, which has left the bus.
+    /// Starts identifying `sender`, a name that has just appeared on the bus, unless that is
+    /// under way or done: its first call then finds it known, or its identification under way.
+    func prepare(_ sender: String) {
+        let start = state.withLock { state -> Bool in
+            guard state.known[sender] == nil, state.held[sender] == nil else { return false }
+            state.held[sender] = Waiting()
+            state.identifying.insert(sender)
+            return true
+        }
+        if start { identify(sender) }
+    }
+
+    /// Notes that `name` has left the bus: what is known of it is kept for the calls it sent
+    /// before leaving, among the newest ``Bounds/departedKept`` names that left.
     func forget(_ name: String) {
         state.withLock { state in
-            state.known[name] = nil
-            state.programs[name] = nil
-            state.processIDs[name] = nil
-            if state.held[name] != nil { state.gone.insert(name) }
+            if state.held[name] != nil {
+                state.gone.insert(name)
+            } else if state.known[name] != nil {
+                state.keepDeparted(name, limit: bounds.departedKept)
+            }
         }
     }
 
@@ -259,12 +295,10 @@ final class CallerGate: Sendable {
                 let batch = state.held[sender]?.calls ?? []
                 if batch.isEmpty {
                     state.held[sender] = nil
-                    if state.gone.remove(sender) == nil {
-                        state.known[sender] = identification
-                    } else {
-                        // Kept while its calls ran; the sender has left.
-                        state.programs[sender] = nil
-                        state.processIDs[sender] = nil
+                    state.known[sender] = identification
+                    // A sender that left (or was found gone) is kept among the departed only.
+                    if state.gone.remove(sender) != nil || identification.isDeparture {
+                        state.keepDeparted(sender, limit: bounds.departedKept)
                     }
                 } else {
                     state.held[sender] = Waiting()

@@ -59,11 +59,19 @@ enum Identification: Sendable, Hashable {
     /// The sender left the bus, or its process exited, before prefsd could tell who it was;
     /// the reason, for logs and refusals.
     ///
-    /// Nothing tells who a departed sender was, so where its call came in decides: on the
-    /// main name, `io.github.prefsd.Preferences1`, it runs as the host's, because
-    /// xdg-dbus-proxy lets a Flatpak application talk to the door only (`--talk-name` of
-    /// the door, as the README asks); at the door, `io.github.prefsd.Sandboxed1`, it is
-    /// unidentified and refused, so a sandboxed sender gains nothing by leaving early. A
-    /// host script's `dbus-send` without `--print-reply` (to the main name) lands.
+    /// Nothing tells who a departed sender was, so the connection its call came in on
+    /// decides: on the main name, `io.github.prefsd.Preferences1`, it runs as the host's,
+    /// because xdg-dbus-proxy lets a Flatpak application talk only to the names it was
+    /// given, and no sandbox is given that one (the door and dconf's name are served on
+    /// connections of their own); at the door, `io.github.prefsd.Sandboxed1`, and at dconf's
+    /// name, `ca.desrt.dconf`, it is unidentified and refused, so a sandboxed sender gains
+    /// nothing by leaving early. A host script's `dbus-send` without `--print-reply` (to the
+    /// main name) lands.
     case departed(String)
+
+    /// Whether the sender was found gone.
+    var isDeparture: Bool {
+        if case .departed = self { return true }
+        return false
+    }
 }

@@ -8,13 +8,37 @@ import PreferencesStore
 /// database and `ca.desrt.dconf.ServiceInfo`, served from the same store and state as
 /// prefsd's own interface. A `Change` is one batch of the store, durable before it is
 /// answered, and answered once dconf's database file holds it.
+///
+/// In prefsd they are served on a connection of their own, the one owning `ca.desrt.dconf`,
+/// which serves nothing else and sends nothing but `Notify`: a sandboxed application given
+/// dconf's name reaches that connection alone, never prefsd's own interface or its
+/// `Changed` signals, and a caller of it that left before prefsd could tell who it was is
+/// refused, never taken for the host.
 extension PreferencesService: DconfFrontService {
     /// Exports the writer and service-information objects, when prefsd serves dconf.
     func registerDconf() throws(DBusError) {
         guard let dconf else { return }
+        let served = dconfServingConnection
+        if let dconfConnection { dconfConnection.setMaximumMessageSize(configuration.limits.maximumMessageBytes) }
         for path in [DconfBus.writerPath(database: dconf.files.name), DconfBus.serviceInfoPath] {
-            try connection.registerObject(path: path) { [self] call in receive(call) }
+            try served.registerObject(path: path) { [self] call in receive(call) }
         }
+    }
+
+    /// The connection serving dconf's objects.
+    var dconfServingConnection: any ServiceConnection { dconfConnection ?? connection }
+
+    /// Whether `call` came in at dconf's name (or the unique name of the connection owning it).
+    static func isForDconf(_ call: DBusMessage, dconfConnection: (any ServiceConnection)?) -> Bool {
+        call.destination == DconfBus.busName || (dconfConnection.map { call.destination == $0.uniqueName } ?? false)
+    }
+
+    /// Stops serving dconf's calls: from now on they are refused (none is acknowledged that
+    /// the next owner of dconf's name might not serve). The changes accepted before go on
+    /// to the store and dconf's file.
+    func closeDconf() {
+        guard dconf != nil else { return }
+        state.withLock { $0.dconfClosed = true }
     }
 
     /// Whether `call` is for one of dconf's objects.
@@ -33,10 +57,13 @@ extension PreferencesService: DconfFrontService {
             interfaceProperties: [interface: [:]])
         if let answer = standard.answer(call) {
             guard !call.noReplyExpected else { return }
-            return send(answer)
+            return send(answer, over: connection(answering: call))
         }
         if let refusal = dconf.refusal {
             return reply(to: call, error: StandardErrorName.failed, DconfBus.refusalPrefix + refusal)
+        }
+        if state.withLock({ $0.dconfClosed }) {
+            return reply(to: call, error: StandardErrorName.failed, DconfBus.refusalPrefix + DconfBus.stoppingReason)
         }
         guard call.interface == nil || call.interface == interface else {
             return reply(to: call, error: StandardErrorName.unknownInterface, "the object \(call.path ?? "") has no interface \(call.interface ?? "")")
@@ -69,7 +96,7 @@ extension PreferencesService: DconfFrontService {
     /// together; forced keys and other applications' domains refused, the whole change then.
     private func change(_ blob: [UInt8], for call: DBusMessage, as caller: CallerIdentity) {
         guard let dconf else { return }
-        let tag = dconf.nextTag(uniqueName: connection.uniqueName)
+        let tag = dconf.nextTag(uniqueName: dconfServingConnection.uniqueName)
         let request: DconfRequest
         do {
             request = try DconfRequest(
@@ -171,9 +198,16 @@ extension PreferencesService: DconfFrontService {
 
     func notify(_ notification: DconfNotification, tag: String) {
         guard let dconf else { return }
-        emitSignal(
-            .signal(
-                path: DconfBus.writerPath(database: dconf.files.name), interface: DconfBus.writerInterface, member: DconfBus.notifySignal,
-                body: [.string(notification.prefix), .stringArray(notification.changes), .string(tag)]))
+        let signal = DBusMessage.signal(
+            path: DconfBus.writerPath(database: dconf.files.name), interface: DconfBus.writerInterface, member: DconfBus.notifySignal,
+            body: [.string(notification.prefix), .stringArray(notification.changes), .string(tag)])
+        let size = DBusValue.structure(signal.body).marshalledSize
+        guard size <= configuration.limits.replyBytes else {
+            logger.error("a signal too large for the bus was not sent", metadata: ["member": "\(DconfBus.notifySignal)", "bytes": "\(size)"])
+            return
+        }
+        send(signal, over: dconfServingConnection)
     }
 }
+    /// Sends dconf's `Notify` from the connection owning dconf's name, unless it is too large
+    /// for the bus (logged instead).

@@ -14,17 +14,24 @@ extension PreferencesService {
         }
     }
 
-    /// Starts hearing of senders that leave the bus, so that what is known of them (who
-    /// they are, their subscriptions) is dropped. Without a door, nothing is dropped.
+    /// Starts hearing of senders that come onto the bus and leave it: what is known of one
+    /// that left (who it was, its subscriptions) is dropped in time. When prefsd serves
+    /// dconf, each new sender is identified as it appears, before it sends anything, so
+    /// that a dconf client that sends a change and leaves at once is still known (on
+    /// dconf's name, a caller that left unidentified is refused). Without a door, nothing
+    /// is followed.
     public func followDepartures() async throws(DBusError) {
         guard let door else { return }
         let gate = gate
-        try await door.followDepartures { name in gate.forget(name) }
+        let identifyEarly = dconf != nil
+        let arrived: @Sendable (String) -> Void = { name in if identifyEarly { gate.prepare(name) } }
+        try await door.followConnections(arrived: arrived) { name in gate.forget(name) }
     }
 
     /// The connection that received `call`, which must send its answer.
     func connection(answering call: DBusMessage) -> any ServiceConnection {
         if let door, door.serves(call) { return door.connection }
+        if let dconfConnection, Self.isForDconf(call, dconfConnection: dconfConnection) { return dconfConnection }
         return connection
     }
 }

@@ -35,12 +35,17 @@ public final class PreferencesService: Sendable {
         var domains: DomainState?
         /// The store, once open.
         var store: DomainStore?
+        /// Whether dconf's calls are refused: prefsd is stopping.
+        var dconfClosed = false
     }
 
     /// The connection the service is registered on (the bus in prefsd).
     let connection: any ServiceConnection
     /// The door for sandboxed applications, when the service has one.
     let door: SandboxDoor?
+    /// The connection that owns dconf's name and serves dconf's objects, when it is not
+    /// `connection` (see `PreferencesService+Dconf.swift`).
+    let dconfConnection: (any ServiceConnection)?
     /// Who is behind each sender; every call waits for its sender to be known.
     let gate: CallerGate
     let configuration: ServiceConfiguration
@@ -70,16 +75,23 @@ public final class PreferencesService: Sendable {
         )
     }
 
-    /// Makes a service for `connection` (and `door`, for sandboxed applications). Call
-    /// `register()` and then `start(store:)`.
-    public init(connection: any ServiceConnection, door: SandboxDoor? = nil, configuration: ServiceConfiguration, logger: Logger) {
+    /// Makes a service for `connection` (and `door`, for sandboxed applications, and
+    /// `dconfConnection` for dconf's name, when prefsd serves dconf: without it, dconf's
+    /// objects are served on `connection`). Call `register()` and then `start(store:)`.
+    public init(
+        connection: any ServiceConnection, door: SandboxDoor? = nil, dconfConnection: (any ServiceConnection)? = nil,
+        configuration: ServiceConfiguration, logger: Logger
+    ) {
         self.connection = connection
         self.door = door
         // A sender that left before it was identified runs as the host's on the main name
         // only: no sandboxed application can reach that name (see `Identification`).
+        self.dconfConnection = dconfConnection
         gate = CallerGate(
             connection: connection, logger: logger, bounds: CallerGate.Bounds(configuration.limits),
-            trustsDeparted: { call in !(door?.serves(call) ?? false) })
+            trustsDeparted: { call in
+                !(door?.serves(call) ?? false) && !Self.isForDconf(call, dconfConnection: dconfConnection)
+            })
         self.configuration = configuration
         self.logger = logger
         standardInterfaces = .preferences(version: configuration.version)
@@ -297,12 +309,15 @@ public final class PreferencesService: Sendable {
     /// Whether prefsd serves dconf's protocol (started with it, and dconf's database taken in).
     public var servesDconf: Bool { dconf.map { $0.refusal == nil } ?? false }
 
-    /// Waits until every accepted write is durable and answered, then closes the store.
+    /// Waits until every accepted write is durable and answered, then closes the store;
+    /// dconf's calls are refused from the start, and dconf's file holds every change
+    /// accepted before, so the connection owning dconf's name can be closed after.
     public func stop() {
         // The full load finishes first: it reads the store that is closed below.
         if state.withLock({ $0.store != nil }) { try? loaded.wait() }
         if let domains = snapshots?.stop(), !snapshotDomains.write(domains) {
             logger.info("the list of domains to keep snapshots of could not be written", metadata: ["file": "\(snapshotDomains.path)"])
+        closeDconf()
         }
         watcher.withLock { $0?.cancel() }
         stopRoaming()
@@ -315,6 +330,7 @@ public final class PreferencesService: Sendable {
 
     func receive(_ call: DBusMessage) {
         if state.withLock({ $0.ready }) { return dispatch(call) }
+        dconfConnection?.flush()
         // The store is loading: hold the call, within the bounds (measured outside the lock).
         let size = DBusValue.structure(call.body).marshalledSize
         let limits = configuration.limits
@@ -358,6 +374,7 @@ public final class PreferencesService: Sendable {
             guard !call.noReplyExpected else { return }
             return send(answer, over: door.connection)
         }
+        note(caller)
         if isDconfCall(call) { return handleDconfCall(call, as: caller) }
         if let answer = standardInterfaces.answer(call) {
             guard !call.noReplyExpected else { return }

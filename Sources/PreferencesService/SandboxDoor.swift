@@ -65,22 +65,27 @@ public final class SandboxDoor: Sendable {
         standardInterfaces = .sandbox(version: version)
     }
 
-    /// The match rule for names leaving the bus.
-    static let departureRule =
+    /// The match rule for names coming onto the bus and leaving it.
+    static let ownerChangeRule =
         "type='signal',sender='\(BusDriver.name)',interface='\(BusDriver.interface)',member='\(BusDriver.nameOwnerChanged)',path='\(BusDriver.path)'"
 
-    /// Starts hearing of unique names leaving the bus; `gone` runs on the connection's
-    /// queue with each one. Subscriptions of a name that left are dropped first.
-    public func followDepartures(_ gone: @escaping @Sendable (String) -> Void) async throws(DBusError) {
+    /// Starts hearing of unique names coming onto the bus and leaving it; `arrived` and
+    /// `gone` run on the connection's queue with each one. Subscriptions of a name that
+    /// left are dropped first.
+    public func followConnections(
+        arrived: (@Sendable (String) -> Void)? = nil, gone: @escaping @Sendable (String) -> Void
+    ) async throws(DBusError) {
         connection.setSignalHandler { [weak self] message in
-            guard let change = BusDriver.ownerChange(message), change.name.hasPrefix(":"),
-                change.newOwner.isEmpty
-            else { return }
+            guard let change = BusDriver.ownerChange(message), change.name.hasPrefix(":") else { return }
             let name = change.name
-            self?.subscriptions.withLock { $0.set(name, nil) }
-            gone(name)
+            if change.newOwner.isEmpty {
+                self?.subscriptions.withLock { $0.set(name, nil) }
+                gone(name)
+            } else if change.oldOwner.isEmpty {
+                arrived?(name)
+            }
         }
-        try await connection.addMatch(Self.departureRule)
+        try await connection.addMatch(Self.ownerChangeRule)
     }
 
     /// Whether `call` came in through the door (to its name or its unique name).

@@ -40,13 +40,19 @@ enum StartupError: Error, CustomStringConvertible {
 final class Daemon: Sendable {
     private let connection: DBusConnection
     private let doorConnection: DBusConnection
+    /// The connection owning dconf's name, with `--dconf`.
+    private let dconfConnection: DBusConnection?
     private let service: PreferencesService
     private let lock: StoreLock
     private let shutdown: Shutdown
 
-    private init(connection: DBusConnection, doorConnection: DBusConnection, service: PreferencesService, lock: StoreLock, shutdown: Shutdown) {
+    private init(
+        connection: DBusConnection, doorConnection: DBusConnection, dconfConnection: DBusConnection?, service: PreferencesService,
+        lock: StoreLock, shutdown: Shutdown
+    ) {
         self.connection = connection
         self.doorConnection = doorConnection
+        self.dconfConnection = dconfConnection
         self.service = service
         self.lock = lock
         self.shutdown = shutdown
@@ -60,6 +66,7 @@ final class Daemon: Sendable {
     ) async throws -> Daemon {
         let connection: DBusConnection
         let doorConnection: DBusConnection
+        let dconfConnection: DBusConnection?
         let environment = ProcessInfo.processInfo.environment
         // Started by bus activation: serve the bus that started us.
         let starter = environment["DBUS_STARTER_BUS_TYPE"] == "session" ? environment["DBUS_STARTER_ADDRESS"] : nil
@@ -74,6 +81,9 @@ final class Daemon: Sendable {
             // The door for sandboxed applications: a connection of its own, so that
             // they can talk to it without seeing the main name's broadcasts.
             doorConnection = try open()
+            // dconf's name likewise: a sandboxed application given it reaches nothing else
+            // of prefsd's (see `PreferencesService+Dconf.swift`).
+            dconfConnection = configuration.dconf == nil ? nil : try open()
         } catch {
             throw StartupError.bus(error)
         }
@@ -95,7 +105,13 @@ final class Daemon: Sendable {
         let door = SandboxDoor(
             connection: doorConnection, version: configuration.version, logger: logger,
             subscriptionsPerApplication: configuration.limits.applicationSubscriptions)
-        let service = PreferencesService(connection: connection, door: door, configuration: configuration, logger: logger)
+        let service = PreferencesService(
+            connection: connection, door: door, dconfConnection: dconfConnection, configuration: configuration, logger: logger)
+        func closeAll() {
+            dconfConnection?.close()
+            doorConnection.close()
+            connection.close()
+        }
         let flags: UInt32
         do {
             try service.register()
@@ -105,8 +121,7 @@ final class Daemon: Sendable {
             flags = NameFlag.allowReplacement | NameFlag.doNotQueue | (replace ? NameFlag.replaceExisting : 0)
             let reply = try await connection.requestName(PreferencesBus.busName, flags: flags)
             guard reply == NameReply.primaryOwner || reply == NameReply.alreadyOwner else {
-                connection.close()
-                doorConnection.close()
+                closeAll()
                 await early?.close()
                 throw StartupError.nameTaken
             }
@@ -135,15 +150,14 @@ final class Daemon: Sendable {
             store.setSecureKeys(configuration.secureKeys)
             try service.start(store: store)
         } catch {
-            connection.close()
-            doorConnection.close()
+            closeAll()
             throw StartupError.store(error)
         }
         // dconf's name once the store is loaded and dconf's file made from it: a dconf client
         // that finds prefsd there reads a file that holds everything.
-        if service.servesDconf {
+        if service.servesDconf, let dconfConnection {
             do {
-                let reply = try await connection.requestName(DconfBus.busName, flags: flags)
+                let reply = try await dconfConnection.requestName(DconfBus.busName, flags: flags)
                 if reply != NameReply.primaryOwner && reply != NameReply.alreadyOwner {
                     logger.error(
                         "another process owns \(DconfBus.busName) (dconf-service?): dconf's clients do not reach this prefsd; stop it and start prefsd again"
@@ -158,7 +172,9 @@ final class Daemon: Sendable {
                 "the store was damaged and has been moved aside; prefsd started with an empty store",
                 metadata: ["damagedCopy": "\(recovered.path)"])
         }
-        return Daemon(connection: connection, doorConnection: doorConnection, service: service, lock: lock, shutdown: shutdown)
+        return Daemon(
+            connection: connection, doorConnection: doorConnection, dconfConnection: dconfConnection, service: service, lock: lock,
+            shutdown: shutdown)
     }
 
     /// Waits until a signal, the bus or a replacement ends the service.
@@ -166,10 +182,13 @@ final class Daemon: Sendable {
         await shutdown.wait()
     }
 
-    /// Finishes every accepted write, answers it, and closes the store and the bus.
+    /// Finishes every accepted write, answers it, and closes the store and the bus: dconf's
+    /// name is let go first, once dconf's file holds every change prefsd acknowledged, so
+    /// that the next owner of the name reads them all.
     func stop() {
         shutdown.cancel()
         service.stop()
+        dconfConnection?.close()
         doorConnection.close()
         connection.close()
         _ = lock
