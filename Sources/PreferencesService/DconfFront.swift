@@ -3,6 +3,7 @@ import Dispatch
 import Foundation
 import Logging
 import PreferencesModel
+import PreferencesProtocol
 import Synchronization
 
 /// What ``DconfFront`` asks of the service it serves for.
@@ -24,12 +25,22 @@ protocol DconfFrontService: AnyObject, Sendable {
 /// `dconf read` after `dconf write` returns reads the new value, and a burst of native
 /// writes rewrites the file once.
 ///
+/// A `Change` writes the file aside before the store commits it (``prepare(_:)``): when the
+/// file cannot be written, the `Change` is refused and nothing changes. Its job renames the
+/// file aside in once the store has committed (writing it again first when changes taken
+/// meanwhile make it differ). When the file cannot be written for changes already
+/// committed (prefsd's own interface), their jobs wait, unanswered and untold, and the file
+/// is tried again with the next job and every ``retryInterval`` until it holds them; the
+/// failure is logged once per spell.
+///
 /// Jobs that answer no `Change` (native writes) do not rewrite the file sooner than
 /// ``nativePause(after:)`` after the last rewrite, twenty times what that rewrite took:
 /// the queue spends at most about a twentieth of its time rewriting the file for a stream
 /// of native writes, not a rewrite per write, and their `Notify` comes up to that much
 /// later (about a millisecond for a small database, some 40 ms at 10,000 keys). A lone
 /// native write after a quiet spell, and a `Change`, are never held back.
+///
+/// The file leaves out what prefsd keeps from sandboxed applications (``keepsOut(_:)``).
 final class DconfFront: Sendable {
     /// A change waiting for the mirror.
     struct Job: Sendable {
@@ -41,11 +52,13 @@ final class DconfFront: Sendable {
         var tag: String = ""
         /// Runs once the file holds the change, before `Notify` (the `Change`'s reply).
         var answer: (@Sendable () -> Void)?
+        /// The file written aside for the `Change` that made it (see ``DconfFront/prepare(_:)``).
+        var aside: DconfAside?
     }
 
     /// What the mirror's queue and the connection's queue share, under a lock never held
     /// across I/O.
-    private struct State: Sendable {
+    struct State: Sendable {
         /// The GVariant types keys were last given through dconf, per domain.
         var types: [DomainName: [String: String]] = [:]
         /// Jobs not yet taken by the queue.
@@ -69,20 +82,43 @@ final class DconfFront: Sendable {
         var refusal: String?
     }
 
+    /// What only the mirror's queue touches (and ``start(domains:types:service:)`` before
+    /// the queue runs).
+    struct Mirror: Sendable {
+        /// The file's content: every change the queue has taken.
+        var database = DconfMirrorDatabase()
+        /// Whether the file on disk is behind ``database``: its last write failed.
+        var behind = false
+        /// Jobs taken into ``database`` while the file is behind, with the dconf keys each
+        /// changed: answered and told (`Notify`) once the file holds them, in order.
+        var held: [(job: Job, paths: [String])] = []
+        /// Why the file cannot be written, during a spell of failures (logged once, when
+        /// the spell starts).
+        var failure: String?
+        /// Whether a retry is scheduled.
+        var retrying = false
+        /// The last refusal of the invalidation file (logged once until it changes).
+        var invalidationRefusal: String?
+    }
+
     /// The files served.
     let files: DconfFiles
-    private let logger: Logger
-    private let queue = DispatchQueue(label: "prefsd.dconf-mirror")
-    private let state = Mutex(State())
-    /// The file's content, as last written; touched by the queue only (and by
-    /// ``start(domains:types:service:)`` before the queue runs).
-    private let mirror = Mutex(DconfMirrorDatabase())
+    let logger: Logger
+    let queue = DispatchQueue(label: "prefsd.dconf-mirror")
+    let state = Mutex(State())
+    /// Touched by the queue only (and by ``start(domains:types:service:)`` before the queue runs).
+    let mirror = Mutex(Mirror())
     /// What the front asks of the service, given at ``start(domains:types:service:)``.
-    private let service = Mutex<(any DconfFrontService)?>(nil)
+    let service = Mutex<(any DconfFrontService)?>(nil)
+    /// The sandboxed applications whose domains the file leaves out.
+    let applications: SandboxedApplications
 
     /// The most writer calls kept for `Blame`: more than it tells, as a call can make a
     /// change of several domains.
     static let keptCalls = 4 * DconfBlame.maximumRecords
+
+    /// How long after a failed write the file is tried again, while no change comes.
+    static let retryInterval = DispatchTimeInterval.seconds(1)
 
     /// The least time between a rewrite that `took` so long and the next one made for
     /// native writes alone: twenty times as long.
@@ -91,8 +127,9 @@ final class DconfFront: Sendable {
         return .nanoseconds(nanoseconds.multipliedReportingOverflow(by: 20).partialValue)
     }
 
-    init(files: DconfFiles, logger: Logger) {
+    init(files: DconfFiles, applications: SandboxedApplications, logger: Logger) {
         self.files = files
+        self.applications = applications
         self.logger = logger
     }
 
@@ -126,21 +163,49 @@ final class DconfFront: Sendable {
         state.withLock { $0.calls }
     }
 
+    // MARK: What the file leaves out
+
+    /// Whether dconf's file leaves `domain` out: what prefsd keeps from sandboxed
+    /// applications, which any application allowed to read dconf's file would otherwise
+    /// read. That is the domains of every sandboxed application prefsd has served (its
+    /// application ID and suites), the reserved domains and xfconf's channels (`xfconf.`).
+    func keepsOut(_ domain: DomainName) -> Bool {
+        let name = domain.rawValue
+        return ReservedDomains.contains(name) || name.hasPrefix(Self.xfconfPrefix) || applications.owns(domain)
+    }
+
+    /// The prefix of the domains of xfconf's channels.
+    static let xfconfPrefix = "xfconf."
+
+    /// Takes the keys of a sandboxed application's domains out of the file, once prefsd
+    /// has first served the application: `touched`, its stored keys.
+    func keepOut(_ touched: [DomainName: [String]]) {
+        guard !touched.isEmpty else { return }
+        enqueue(Job(touched: touched))
+    }
+
     // MARK: Starting
 
     /// Makes the mirror's first state: the types the store keeps, and the file made from the
     /// store's `domains`, written only when the file on disk differs (missing, damaged, or
-    /// behind the store after a crash).
+    /// behind the store after a crash). Files a prefsd that stopped midway left aside are
+    /// removed first.
     func start(domains: [DomainName: [String: PropertyListValue]], types: [DomainName: [String: String]], service: any DconfFrontService) {
         self.service.withLock { $0 = service }
         state.withLock {
             $0.types = types
             $0.started = true
         }
-        var database = DconfMirrorDatabase()
-        for (path, value) in DconfMirror.values(of: domains, types: types) { set(path, to: value, in: &database) }
-        mirror.withLock { $0 = database }
-        queue.sync { write(database, reason: "start", unlessOnDisk: true) }
+        var current = Mirror()
+        let shown = domains.filter { !keepsOut($0.key) }
+        for (path, value) in DconfMirror.values(of: shown, types: types) { set(path, to: value, in: &current.database) }
+        queue.sync {
+            for entry in files.removeStaleAsides() {
+                logger.warning("left alone beside dconf's database: not a file prefsd writes", metadata: ["file": "\(entry)"])
+            }
+            write(&current, through: nil, reason: "start", unlessOnDisk: true)
+            mirror.withLock { $0 = current }
+        }
     }
 
     /// Records that prefsd does not serve dconf, and why: calls to dconf's objects are
@@ -169,140 +234,58 @@ final class DconfFront: Sendable {
         }
     }
 
+    /// Writes dconf's file aside as it will be once a `Change` setting the dconf keys
+    /// `values` (`nil`: reset) is committed, after every change committed before: its job
+    /// renames it in. Call before the `Change` is staged; ``discard(_:)`` it when the
+    /// `Change` is not committed. `nil` when the `Change` leaves the file as it is.
+    /// - Throws: ``DconfError`` naming the file when it cannot be written: refuse the `Change`.
+    func prepare(_ values: [String: DconfValue?]) throws(DconfError) -> DconfAside? {
+        let result = queue.sync { () -> Result<DconfAside?, DconfError> in
+            // The jobs committed so far go into the file first (a `Change` never waits for
+            // the pause of native writes).
+            drain(pausing: false)
+            return Result { () throws(DconfError) -> DconfAside? in try writeAside(values) }
+        }
+        return try result.get()
+    }
+
+    /// Drops a file written aside for a `Change` that was not committed.
+    func discard(_ aside: DconfAside?) {
+        if let aside { DconfFiles.discard(aside) }
+    }
+
     /// Waits until every queued job has run, the pause for native writes cut short: the
-    /// file holds every committed change. Call once no more changes commit (the store is
-    /// closed).
+    /// file holds every committed change, unless it cannot be written (logged). Call once
+    /// no more changes commit (the store is closed).
     func finish() {
-        queue.sync { drain(pausing: false) }
+        queue.sync {
+            drain(pausing: false)
+            catchUp()
+            if mirror.withLock({ $0.behind }) {
+                logger.error(
+                    "prefsd stops with dconf's database file behind its store: it could not be written; the next start writes it from the store",
+                    metadata: ["file": "\(files.databasePath)"])
+            }
+        }
     }
 
     /// Queues `job`; the queue runs it after every job queued before. While prefsd does not
     /// serve dconf (refused at start) the file is left alone, and jobs are dropped.
     func enqueue(_ job: Job) {
-        let schedule = state.withLock { state -> Bool in
-            guard state.refusal == nil else { return false }
+        enum Admission { case dropped, queued, scheduled }
+        let admission = state.withLock { state -> Admission in
+            guard state.refusal == nil else { return .dropped }
             state.pending.append(job)
             // A `Change` overtakes a drain waiting for the pause (that one then finds less or nothing).
-            guard !state.draining || (state.waiting && job.answer != nil) else { return false }
+            guard !state.draining || (state.waiting && job.answer != nil) else { return .queued }
             state.draining = true
             state.waiting = false
-            return true
+            return .scheduled
         }
-        if schedule { queue.async { [self] in drain() } }
-    }
-
-    /// What the queue does next.
-    private enum Step {
-        /// Nothing is waiting.
-        case done
-        /// Native writes alone are waiting, within the pause after the last rewrite.
-        case wait(until: DispatchTime)
-        /// These jobs, with the types at their time.
-        case run([Job], [DomainName: [String: String]])
-    }
-
-    /// Runs on the queue: every waiting job, one file write for all of them; with `pausing`,
-    /// jobs that answer no `Change` wait for the pause after the last rewrite.
-    private func drain(pausing: Bool = true) {
-        while true {
-            let step = state.withLock { state -> Step in
-                if state.pending.isEmpty {
-                    state.draining = false
-                    return .done
-                }
-                if pausing, let last = state.lastWrite, case let due = last + Self.nativePause(after: state.lastWriteTook),
-                    DispatchTime.now() < due, !state.pending.contains(where: { $0.answer != nil })
-                {
-                    state.waiting = true
-                    return .wait(until: due)
-                }
-                state.waiting = false
-                defer { state.pending = [] }
-                return .run(state.pending, state.types)
-            }
-            let jobs: [Job]
-            let types: [DomainName: [String: String]]
-            switch step {
-            case .done:
-                return
-            case .wait(let due):
-                queue.asyncAfter(deadline: due) { [self] in drain() }
-                return
-            case .run(let taken, let takenTypes):
-                (jobs, types) = (taken, takenTypes)
-            }
-            // Jobs come only once the front has started (calls and commits wait for the store).
-            guard let service = service.withLock({ $0 }) else {
-                state.withLock { $0.draining = false }
-                return
-            }
-            // What each job changed in the file, worked out in order.
-            var changedPaths: [[String]] = []
-            // Taken out of the mutex while it changes, so that changing it copies nothing.
-            var database = mirror.withLock { mirror in
-                defer { mirror = DconfMirrorDatabase() }
-                return mirror
-            }
-            var fileChanged = false
-            for job in jobs {
-                var paths: [String] = []
-                for (domain, keys) in job.touched {
-                    let stored = service.storedValues(domain: domain, keys: keys)
-                    for key in keys {
-                        guard let path = DconfMirror.path(domain: domain, key: key) else { continue }
-                        let new = (stored[key] ?? nil).flatMap { DconfValue(storedValue: $0, writtenAs: types[domain]?[key]) }
-                        guard database.values[path] != new else { continue }
-                        set(path, to: new, in: &database)
-                        paths.append(path)
-                    }
-                }
-                // A directory reset is told as the directory, as dconf-service tells it.
-                let reset = job.directories.filter { directory in paths.contains { $0.hasPrefix(directory) } }
-                paths.removeAll { path in reset.contains { path.hasPrefix($0) } }
-                changedPaths.append(paths + reset)
-                fileChanged = fileChanged || !paths.isEmpty || !reset.isEmpty
-            }
-            if fileChanged {
-                let started = DispatchTime.now()
-                write(database, reason: "change")
-                let ended = DispatchTime.now()
-                state.withLock { state in
-                    state.lastWrite = ended
-                    state.lastWriteTook = .nanoseconds(Int(clamping: ended.uptimeNanoseconds - min(started.uptimeNanoseconds, ended.uptimeNanoseconds)))
-                }
-            }
-            mirror.withLock { $0 = database }
-            for (job, paths) in zip(jobs, changedPaths) {
-                job.answer?()
-                if let notification = DconfNotification(paths: paths) { service.notify(notification, tag: job.tag) }
-            }
-        }
-    }
-
-    /// Sets `path` to `value` in `database`; a value GVDB cannot store is left out of the
-    /// file, and logged.
-    private func set(_ path: String, to value: DconfValue?, in database: inout DconfMirrorDatabase) {
-        do {
-            try database.set(path, to: value)
-        } catch {
-            logger.error(
-                "a value cannot be stored in dconf's database file; dconf's clients do not see it",
-                metadata: ["key": "\(path)", "error": "\(error)"])
-        }
-    }
-
-    /// Writes the file of `database`, then flags it; with `unlessOnDisk`, only when the
-    /// file on disk differs.
-    private func write(_ database: DconfMirrorDatabase, reason: String, unlessOnDisk: Bool = false) {
-        do {
-            let bytes = try database.file()
-            if unlessOnDisk, (try? files.readDatabase()) == bytes { return }
-            try files.writeDatabase(bytes)
-            files.invalidate()
-        } catch {
-            logger.error(
-                "dconf's database file could not be written; dconf's clients read it as it was",
-                metadata: ["file": "\(files.databasePath)", "when": "\(reason)", "error": "\(error)"])
+        switch admission {
+        case .dropped: discard(job.aside)
+        case .queued: break
+        case .scheduled: queue.async { [self] in drain() }
         }
     }
 }

@@ -27,6 +27,26 @@ struct DconfRequest: Sendable {
         return touched
     }
 
+    /// The dconf keys the change sets and resets, with the value dconf's file holds for each
+    /// once it is committed (`nil`: none), but for the domains `leftOut` says the file
+    /// leaves out.
+    func fileValues(leavingOut leftOut: (DomainName) -> Bool) -> [String: DconfValue?] {
+        var given: [DomainName: [String: String]] = [:]
+        for (domain, key, type) in types { given[domain, default: [:]][key] = type }
+        var values: [String: DconfValue?] = [:]
+        for part in parts where !leftOut(part.domain) {
+            for (key, value) in part.set {
+                guard let path = DconfMirror.path(domain: part.domain, key: key) else { continue }
+                values[path] = .some(DconfValue(storedValue: value, writtenAs: given[part.domain]?[key]))
+            }
+            for key in part.remove {
+                guard let path = DconfMirror.path(domain: part.domain, key: key) else { continue }
+                values[path] = .some(nil)
+            }
+        }
+        return values
+    }
+
     /// Reads the serialised changeset `blob` for `caller`.
     /// - Parameter storedKeys: every persistent domain with its keys (staged ones included),
     ///   asked for only when the changeset resets a directory.

@@ -107,17 +107,27 @@ extension PreferencesService: DconfFrontService {
         } catch {
             return reply(to: call, error: error.busErrorName, error.description)
         }
+        // dconf's file is part of the commit: written aside first, renamed in once the store
+        // has committed; a file that cannot be written refuses the change.
+        let aside: DconfAside?
+        do {
+            aside = try dconf.prepare(request.fileValues(leavingOut: dconf.keepsOut))
+        } catch {
+            let refusal = PreferencesServiceError.storageFailed("the change was not made: dconf's database file cannot be written: \(error)")
+            return reply(to: call, error: refusal.busErrorName, refusal.description)
+        }
         let application: String? = if case .application(let id) = caller { id } else { nil }
         let staged: (batches: [Batch], store: DomainStore)
         do {
             staged = try stage(request, as: application)
         } catch {
+            dconf.discard(aside)
             return reply(to: call, error: error.busErrorName, error.description)
         }
         let typeMutations = request.types.map { StoreMutation.setGVariantType($0.domain, key: $0.key, type: $0.type) }
         let job = DconfFront.Job(
             touched: request.touched, directories: request.directories, tag: tag,
-            answer: { [self] in reply(to: call, [.string(tag)]) })
+            answer: { [self] in reply(to: call, [.string(tag)]) }, aside: aside)
         let batches = staged.batches
         let mutations = batches.flatMap(\.mutations) + typeMutations
         let maker = DconfBlame.Call(
@@ -139,6 +149,7 @@ extension PreferencesService: DconfFrontService {
                 for change in changes where !change.isEmpty { emit(change, volatile: false, toDconf: false) }
                 dconf.enqueue(job)
             case .failure:
+                dconf.discard(aside)
                 answer(call, [], after: result)
             }
         }
@@ -196,6 +207,8 @@ extension PreferencesService: DconfFrontService {
         }
     }
 
+    /// Sends dconf's `Notify` from the connection owning dconf's name, unless it is too large
+    /// for the bus (logged instead).
     func notify(_ notification: DconfNotification, tag: String) {
         guard let dconf else { return }
         let signal = DBusMessage.signal(
@@ -209,5 +222,3 @@ extension PreferencesService: DconfFrontService {
         send(signal, over: dconfServingConnection)
     }
 }
-    /// Sends dconf's `Notify` from the connection owning dconf's name, unless it is too large
-    /// for the bus (logged instead).

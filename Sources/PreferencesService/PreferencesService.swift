@@ -66,6 +66,8 @@ public final class PreferencesService: Sendable {
     let snapshots: SnapshotKeeper?
     /// dconf's protocol and database file, when prefsd serves dconf (see `PreferencesService+Dconf.swift`).
     let dconf: DconfFront?
+    /// The sandboxed applications prefsd has served (see `SandboxedApplications.swift`).
+    let applications: SandboxedApplications
     private var managed: ManagedDomains {
         ManagedDomains(
             directory: configuration.managedDirectory,
@@ -84,9 +86,9 @@ public final class PreferencesService: Sendable {
     ) {
         self.connection = connection
         self.door = door
+        self.dconfConnection = dconfConnection
         // A sender that left before it was identified runs as the host's on the main name
         // only: no sandboxed application can reach that name (see `Identification`).
-        self.dconfConnection = dconfConnection
         gate = CallerGate(
             connection: connection, logger: logger, bounds: CallerGate.Bounds(configuration.limits),
             trustsDeparted: { call in
@@ -96,7 +98,9 @@ public final class PreferencesService: Sendable {
         self.logger = logger
         standardInterfaces = .preferences(version: configuration.version)
         snapshots = configuration.snapshotDirectory.map { SnapshotKeeper(directory: $0, logger: logger) }
-        dconf = configuration.dconf.map { DconfFront(files: $0, logger: logger) }
+        let applications = SandboxedApplications(storeDirectory: configuration.storeDirectory)
+        self.applications = applications
+        dconf = configuration.dconf.map { DconfFront(files: $0, applications: applications, logger: logger) }
     }
 
     /// Exports the object on the connection. Calls that arrive before `start(store:)`
@@ -313,11 +317,11 @@ public final class PreferencesService: Sendable {
     /// dconf's calls are refused from the start, and dconf's file holds every change
     /// accepted before, so the connection owning dconf's name can be closed after.
     public func stop() {
+        closeDconf()
         // The full load finishes first: it reads the store that is closed below.
         if state.withLock({ $0.store != nil }) { try? loaded.wait() }
         if let domains = snapshots?.stop(), !snapshotDomains.write(domains) {
             logger.info("the list of domains to keep snapshots of could not be written", metadata: ["file": "\(snapshotDomains.path)"])
-        closeDconf()
         }
         watcher.withLock { $0?.cancel() }
         stopRoaming()
@@ -326,11 +330,11 @@ public final class PreferencesService: Sendable {
         // The last commits' jobs are queued by now: dconf's file is left holding them.
         dconf?.finish()
         connection.flush()
+        dconfConnection?.flush()
     }
 
     func receive(_ call: DBusMessage) {
         if state.withLock({ $0.ready }) { return dispatch(call) }
-        dconfConnection?.flush()
         // The store is loading: hold the call, within the bounds (measured outside the lock).
         let size = DBusValue.structure(call.body).marshalledSize
         let limits = configuration.limits
@@ -370,11 +374,11 @@ public final class PreferencesService: Sendable {
     }
 
     private func dispatch(_ call: DBusMessage, as caller: CallerIdentity) {
+        note(caller)
         if let door, door.serves(call), let answer = door.answer(call, from: caller) {
             guard !call.noReplyExpected else { return }
             return send(answer, over: door.connection)
         }
-        note(caller)
         if isDconfCall(call) { return handleDconfCall(call, as: caller) }
         if let answer = standardInterfaces.answer(call) {
             guard !call.noReplyExpected else { return }
