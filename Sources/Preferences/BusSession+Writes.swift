@@ -43,9 +43,12 @@ extension BusSession {
     }
 
     /// Replaces (`values`) or removes (`nil`) a whole domain, persistent or volatile: the
-    /// engine shows it at once and sends it after the writes of the domain made before it.
-    func replace(_ domain: ClientDomain, with values: [String: PropertyListValue]?, origin: Preferences?) {
-        submit(domain, keys: nil, origin: origin, completion: nil) { driver in
+    /// engine shows it at once and sends it after the writes of the domain made before it;
+    /// `completion` runs with its outcome.
+    func replace(
+        _ domain: ClientDomain, with values: [String: PropertyListValue]?, origin: Preferences?, completion: Completion? = nil
+    ) {
+        submit(domain, keys: nil, origin: origin, completion: completion) { driver in
             driver.submitReplace(domain, with: values)
         }
     }

@@ -45,17 +45,40 @@ extension Preferences {
     /// Creates a volatile domain, kept only in prefsd's memory until it exits and shared by
     /// the session; it is not searched by `object(forKey:)` (read it with
     /// `volatileDomain(forName:)`). A volatile domain of that name must not exist already
-    /// (`NSArgumentDomain` and `NSRegistrationDomain` always do); `synchronize()` reports a
-    /// refusal.
+    /// (`NSArgumentDomain` and `NSRegistrationDomain` always do, and one an earlier run of
+    /// the program made lasts until prefsd exits): a refusal shows as `synchronize()`
+    /// returning false. `createVolatileDomain(_:forName:)` waits for prefsd's answer and
+    /// throws the reason.
     public func setVolatileDomain(_ domain: [String: Any], forName domainName: String) {
-        if ownVolatileDomain(domainName) != nil {
-            return session.recordRefusal(
-                PreferencesError(.exists("\(domainName) is this object's own volatile domain; use register(defaults:) for the registration domain")))
+        guard let values = propertyList(domain) else { return }
+        sendVolatileDomain(values, forName: domainName, completion: nil)
+    }
+
+    /// Creates a volatile domain as `setVolatileDomain(_:forName:)` does, and waits until
+    /// prefsd has it.
+    /// - Throws: `PreferencesError` saying why it was refused: `.refused(.exists)` when a
+    ///   volatile domain of that name exists (remove it first with
+    ///   `removeVolatileDomain(forName:)`, or use it as it is), `.refused(.invalidName)`
+    ///   for a name that is not a domain name, a size limit, or prefsd unreachable.
+    public func createVolatileDomain(_ domain: [String: PropertyListValue], forName domainName: String) async throws(PreferencesError) {
+        let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<Void, PreferencesError>, Never>) in
+            sendVolatileDomain(domain, forName: domainName) { continuation.resume(returning: $0) }
         }
-        guard let name = validated(domainName), let values = propertyList(domain) else { return }
+        try result.get()
+    }
+
+    private func sendVolatileDomain(_ values: [String: PropertyListValue], forName domainName: String, completion: BusSession.Completion?) {
+        if ownVolatileDomain(domainName) != nil {
+            let error = PreferencesError(
+                .exists("\(domainName) is this object's own volatile domain; use register(defaults:) for the registration domain"))
+            session.recordRefusal(error)
+            completion?(.failure(error))
+            return
+        }
+        guard let name = validated(domainName, completion: completion) else { return }
         // prefsd refuses it when a volatile domain of the name exists (this process's
         // earlier one, not answered yet, included: it goes first on the domain's lane).
-        session.replace(ClientDomain(name.rawValue, volatile: true), with: values, origin: self)
+        session.replace(ClientDomain(name.rawValue, volatile: true), with: values, origin: self, completion: completion)
     }
 
     /// Removes a volatile domain. For `NSArgumentDomain` or `NSRegistrationDomain` it empties
@@ -91,11 +114,15 @@ extension Preferences {
         }
     }
 
-    private func validated(_ domainName: String) -> DomainName? {
+    /// The domain name, or `nil` with the refusal recorded for `synchronize()` and told to
+    /// `completion`.
+    private func validated(_ domainName: String, completion: BusSession.Completion? = nil) -> DomainName? {
         do {
             return try DomainName(domainName)
         } catch {
-            session.recordRefusal(PreferencesError(error))
+            let refusal = PreferencesError(error)
+            session.recordRefusal(refusal)
+            completion?(.failure(refusal))
             return nil
         }
     }

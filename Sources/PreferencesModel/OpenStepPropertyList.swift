@@ -60,6 +60,11 @@ public enum OpenStepPropertyList {
     /// `$` (as macOS prints it), quoted and escaped otherwise.
     public static func quoteIfNeeded(_ text: String) -> String {
         if !text.isEmpty, text.utf8.allSatisfy(isBareCharacter) { return text }
+        return quote(text)
+    }
+
+    /// A string as old-style text, always quoted and escaped.
+    public static func quote(_ text: String) -> String {
         var quoted = "\""
         for scalar in text.unicodeScalars {
             switch scalar {

@@ -59,12 +59,14 @@ extension ValueText {
         }
     }
 
-    /// A value as old-style text on one line: `(a, b)`, `{ k = v; }`, dates quoted, booleans
-    /// as `true` and `false` (not old-style text's 1 and 0, which read as integers beside
-    /// the integers of a history) — how `prefs history` and the settings app's History page
-    /// show a change.
+    /// A value as old-style text on one line: `(a, b)`, `{ k = v; }`, strings and dates
+    /// always quoted (so `"16"` reads apart from `16`, and both sides of a change alike),
+    /// booleans as `true` and `false` (not old-style text's 1 and 0, which read as integers
+    /// beside the integers of a history) — how `prefs history` and `prefs monitor`, the
+    /// settings app's History page and a value's `description` show it.
     public static func compact(_ value: PropertyListValue) -> String {
         switch value {
+        case .string(let text): OpenStepPropertyList.quote(text)
         case .boolean(let flag): flag ? "true" : "false"
         case .array(let items): "(" + items.map(compact).joined(separator: ", ") + ")"
         case .dictionary(let entries):

@@ -128,6 +128,13 @@ public struct PreferencesProxyError: Error, Sendable, Hashable, CustomStringConv
         }
     }
 
+    /// Where prefsd's log is, for the messages that send a person to it: the journal when
+    /// systemd started prefsd (the bus hands its activation to prefsd.service where a
+    /// systemd user manager runs), else the standard error of the bus daemon that started
+    /// it, else the terminal prefsd runs in.
+    public static let logLocation =
+        "prefsd's log: `journalctl --user -u prefsd` when systemd started it, else the standard error of the bus daemon that started it (the session's log, or the terminal of `dbus-run-session`), or the terminal prefsd runs in"
+
     /// Whether the error means prefsd could not be reached (as opposed to a refusal).
     public var isServiceUnavailable: Bool { code == .serviceUnavailable }
 
@@ -179,11 +186,11 @@ public struct PreferencesProxyError: Error, Sendable, Hashable, CustomStringConv
             self = .serviceUnavailable(
                 "prefsd is not running and the bus cannot start it (\(named)); install it with `make install PREFIX=~/.local` or start `prefsd` yourself")
         case .unavailable(.noAnswer):
-            self = .serviceUnavailable("prefsd did not answer in time (\(named)); check that it is running (`journalctl --user -u prefsd`) and retry")
+            self = .serviceUnavailable("prefsd did not answer in time (\(named)); check that it is running and retry (\(Self.logLocation))")
         case .unavailable(.disconnected):
             self = .serviceUnavailable("the connection to the bus went away (\(named)); retry")
         case .unavailable(.couldNotStart):
-            self = .serviceUnavailable("the bus could not start prefsd (\(named)); check the D-Bus service file and prefsd's log")
+            self = .serviceUnavailable("the bus could not start prefsd (\(named)); check the D-Bus service file and \(Self.logLocation)")
         case .other:
             self = .busError(name: name, message: message)
         }

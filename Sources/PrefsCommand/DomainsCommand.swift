@@ -74,7 +74,9 @@ extension Prefs {
                     guard !matches.isEmpty else { continue }
                     found = true
                     let kind = volatile ? "volatile domain" : "domain"
-                    Output.line("Found \(matches.count) keys in \(kind) '\(name)': \(OpenStepPropertyList.describe(.dictionary(matches)))")
+                    Output.line(
+                        "Found \(matches.count) \(matches.count == 1 ? "key" : "keys") in \(kind) '\(name)': \(OpenStepPropertyList.describe(.dictionary(matches)))"
+                    )
                 }
             }
             if !found { throw PrefsError.nothingFound(word) }

@@ -77,9 +77,10 @@ extension Prefs {
             commandName: "undo",
             abstract: "Undo the domain's last change (or the key's).",
             discussion: """
-                Puts back the exact values from before the change. The undo is itself a \
-                change, recorded with who = restore, so it can be undone too. Changes an \
-                administrator's managed file made are never undone.
+                Puts back the exact values from before the change, and prints each key the \
+                change touched as `prefs history` prints it, after "undone: ". The undo is \
+                itself a change, recorded with who = restore, so it can be undone too. \
+                Changes an administrator's managed file made are never undone.
 
                 Examples:
                   prefs undo com.example.Editor
@@ -102,7 +103,7 @@ extension Prefs {
         public func run() async throws {
             let client = try connect()
             defer { client.close() }
-            let undone: HistoryEntry?
+            let undone: [HistoryEntry]
             do throws(PreferencesProxyError) {
                 undone = try await client.proxy.undoLastChange(domain, key: key)
             } catch let error where error.refusal?.name == .notFound {
@@ -110,12 +111,12 @@ extension Prefs {
             } catch {
                 throw PrefsClient.map(error, domain: domain, key: nil)
             }
-            guard let undone else {
+            guard !undone.isEmpty else {
                 throw PrefsError.noHistory("the history holds no change of \(key.map { "\"\($0)\" in " } ?? "")\(domain) to undo")
             }
-            // What was undone, as `prefs history` prints it (for a change of several keys,
-            // its last key): the undo itself is the next entry of the history.
-            Output.line("undone: \(HistoryFormatter.line(undone))")
+            // What was undone, as `prefs history` prints it, one line per key the change
+            // touched: the undo itself is the next entry of the history.
+            for entry in undone { Output.line("undone: \(HistoryFormatter.line(entry))") }
         }
     }
 
@@ -128,7 +129,9 @@ extension Prefs {
             discussion: """
                 --sequence 0 puts the domain back as it was before every recorded change. The \
                 restore is one atomic change, recorded with who = restore (so it can be \
-                undone); keys an administrator forces are left alone.
+                undone); keys an administrator forces are left alone. It prints each key it \
+                changed as `prefs history` prints it, after "restored: ", or "nothing to \
+                restore" when the domain was already so.
 
                 Examples:
                   prefs restore com.example.Editor --to 2026-11-25T08:00:00Z
@@ -163,25 +166,38 @@ extension Prefs {
             let client = try connect()
             defer { client.close() }
             let target: UInt64
+            let state: String
             if let sequence {
                 target = sequence
+                state = sequence == 0 ? "before every recorded change" : "right after change \(sequence)"
             } else {
                 let time = try HistoryTime.parse(to ?? "")
                 // The state at `time` is the state right after the domain's last change
                 // made at or before it.
                 target = try await client.history(domain, key: "").last(where: { $0.time <= time })?.sequence ?? 0
+                state = "at \(to ?? "")"
             }
+            // The restore is the domain's first change by `restore` after its newest one
+            // now; when it changes nothing, the history gets no entry.
+            let newest = try await client.newestHistory(domain, key: "", limit: 1).last?.sequence ?? 0
             try await client.revert(PreferencesCall.revertTo(domain, sequence: target), domain: domain)
+            let after = try await client.history(domain, key: "", after: newest).filter { $0.who == HistoryFormatter.restore }
+            let restored = after.filter { $0.sequence == after.first?.sequence }
+            guard !restored.isEmpty else {
+                return Output.line("nothing to restore: \(domain) is as it was \(state)")
+            }
+            // What the restore changed, as `prefs history` prints it, one line per key.
+            for entry in restored { Output.line("restored: \(HistoryFormatter.line(entry))") }
         }
     }
 }
 
 extension PrefsClient {
-    /// The whole history of `domain` (every domain when `""`; of `key` unless `""`), oldest
-    /// first, read page by page.
-    func history(_ domain: String, key: String) async throws(PrefsError) -> [HistoryEntry] {
+    /// The history of `domain` (every domain when `""`; of `key` unless `""`) after change
+    /// `after` (the whole history: 0), oldest first, read page by page.
+    func history(_ domain: String, key: String, after: UInt64 = 0) async throws(PrefsError) -> [HistoryEntry] {
         do throws(PreferencesProxyError) {
-            return try await proxy.fullHistory(domain, key: key)
+            return try await proxy.fullHistory(domain, key: key, after: after)
         } catch {
             throw Self.map(error, domain: domain.isEmpty ? nil : domain, key: nil)
         }
@@ -240,6 +256,9 @@ enum HistoryTime {
 
 /// How `prefs history` prints an entry.
 enum HistoryFormatter {
+    /// The `who` of the changes `RevertTo` and `RevertKeyTo` make.
+    static let restore = "restore"
+
     /// `TIME WHO DOMAIN KEY: OLD → NEW`, with `(none)` for an absent value and
     /// `(secure)` for the values of a key recorded without them (`IsSecure`).
     static func line(_ entry: HistoryEntry) -> String {

@@ -21,8 +21,10 @@ public struct PrefsClient: Sendable {
         do {
             return PrefsClient(proxy: try PreferencesProxy.connect())
         } catch {
-            // From a checkout, `make run` prints the lines that give a terminal its bus.
-            throw .noBus(detail: error.description + "; after `make run`, paste the `export` lines it printed into this terminal")
+            // From a checkout, `make run` prints the lines that give a terminal its bus. The
+            // bus's message is whole sentences: the hint is one more.
+            let reason = error.description.hasSuffix(".") ? error.description : error.description + "."
+            throw .noBus(detail: reason + " After `make run`, paste the `export` lines it printed into this terminal.")
         }
     }
 

@@ -131,7 +131,8 @@ extension Prefs {
                 else {
                     if json { return Output.line(OutputFormatter.json(.dictionary(["Roaming": .boolean(false)]))) }
                     return Output.line(
-                        "no domain roams yet: `prefs roaming enable DOMAIN` starts (if one does, prefsd cannot read /etc/machine-id: see its log)")
+                        "no domain roams yet: `prefs roaming enable DOMAIN` starts (if one does, prefsd cannot read /etc/machine-id: see \(PreferencesProxyError.logLocation))"
+                    )
                 }
                 if json { return Output.line(OutputFormatter.json(.dictionary(status))) }
                 func text(_ key: String, in entries: [String: PropertyListValue]) -> String {

@@ -40,7 +40,7 @@ extension SettingsController {
         Task {
             var message: String?
             do throws(PreferencesProxyError) {
-                if try await proxy.undoLastChange(domain) == nil {
+                if try await proxy.undoLastChange(domain).isEmpty {
                     message = "“\(title)” has no change to undo: the history holds none."
                 }
             } catch {

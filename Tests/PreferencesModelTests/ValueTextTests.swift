@@ -88,5 +88,17 @@ struct ValueTextTests {
         #expect(ValueText.compact(value) == "{ a = { }; b = (\"x y\", 1); }")
         // A boolean reads as one, not as the integer old-style text makes of it.
         #expect(ValueText.compact(.array([.boolean(true), .boolean(false), .integer(1)])) == "(true, false, 1)")
+        // Every string is quoted, a bare word too: "16" reads apart from 16.
+        #expect(ValueText.compact(.array([.string("dark"), .string("16"), .integer(16)])) == "(\"dark\", \"16\", 16)")
+    }
+
+    @Test("a value describes itself as its text, not as the enum's case")
+    func description() {
+        #expect("\(PropertyListValue.integer(16))" == "16")
+        #expect(String(describing: PropertyListValue.string("dark")) == "\"dark\"")
+        #expect(PropertyListValue.array([.integer(1), .integer(2)]).description == "(1, 2)")
+        #expect(PropertyListValue.dictionary(["Size": .integer(16)]).description == "{ Size = 16; }")
+        let changed: PropertyListValue? = .integer(16)
+        #expect(String(describing: changed) == "Optional(16)")
     }
 }

@@ -91,4 +91,36 @@ struct NamespaceTests {
         #expect(preferences.volatileDomain(forName: "com.example.Exists") as? [String: Int] == ["A": 1])
         #expect(preferences.integer(forKey: "Stored") == 1)
     }
+
+    @Test("createVolatileDomain throws why it was refused: a volatile domain an earlier run left, an own domain, a bad name")
+    func volatileRefusalSaysWhy() async throws {
+        let fixture = try await ServiceFixture()
+        // An earlier run of the program, another process: its volatile domain outlives it.
+        #expect(try fixture.prefs("volatile", "set", "com.example.Left", "{ Token = old; }").status == 0)
+        let preferences = fixture.preferences("com.example.App")
+        let left = await Self.refusal(creating: ["Token": .string("new")], named: "com.example.Left", in: preferences)
+        #expect(left?.refusal?.name == .exists && left?.description.contains("com.example.Left exists already") == true, "\(String(describing: left))")
+        #expect(preferences.volatileDomain(forName: "com.example.Left") as? [String: String] == ["Token": "old"])
+        preferences.removeVolatileDomain(forName: "com.example.Left")
+        let again = await Self.refusal(creating: ["Token": .string("new")], named: "com.example.Left", in: preferences)
+        #expect(again == nil, "\(String(describing: again))")
+        #expect(try fixture.prefs("volatile", "read", "com.example.Left", "Token").stdout == "new\n")
+
+        let own = await Self.refusal(creating: ["A": .integer(1)], named: Preferences.registrationDomain, in: preferences)
+        #expect(own?.refusal?.name == .exists && own?.description.contains("register(defaults:)") == true, "\(String(describing: own))")
+        let badName = await Self.refusal(creating: ["A": .integer(1)], named: "not a domain", in: preferences)
+        #expect(badName?.refusal?.name == .invalidName, "\(String(describing: badName))")
+    }
+
+    /// What `createVolatileDomain` threw, or `nil` when it created the domain.
+    private static func refusal(
+        creating values: [String: PropertyListValue], named name: String, in preferences: Preferences
+    ) async -> PreferencesError? {
+        do {
+            try await preferences.createVolatileDomain(values, forName: name)
+            return nil
+        } catch {
+            return error
+        }
+    }
 }

@@ -60,6 +60,57 @@ struct HonestOutputTests {
         #expect(try fixture.prefs("read", "com.example.Editor", "FontSize").stdout == "14\n")
     }
 
+    @Test("undo of a change that touched several keys prints each of them")
+    func undoSaysEveryKey() async throws {
+        let fixture = try await ServiceFixture()
+        expectSuccess(try fixture.prefs("write", "com.example.Editor", "FontSize", "-int", "14"))
+        expectSuccess(try fixture.prefs("write", "com.example.Editor", "Theme", "light"))
+        // One atomic change of three keys, one changed, one added, one removed (old-style
+        // text's bare 16 is a string).
+        expectSuccess(try fixture.prefs("write", "com.example.Editor", "{ FontSize = 16; Wrap = yes; }"))
+        let undone = try fixture.prefs("undo", "com.example.Editor")
+        expectSuccess(undone)
+        let lines = undone.stdout.split(separator: "\n")
+        #expect(lines.count == 3 && lines.allSatisfy { $0.hasPrefix("undone: ") }, "\(undone.stdout)")
+        #expect(undone.stdout.contains("com.example.Editor FontSize: 14 → \"16\"\n"), "\(undone.stdout)")
+        #expect(undone.stdout.contains("com.example.Editor Theme: \"light\" → (removed)\n"), "\(undone.stdout)")
+        #expect(undone.stdout.contains("com.example.Editor Wrap: (none) → \"yes\"\n"), "\(undone.stdout)")
+        #expect(try fixture.prefs("read", "com.example.Editor").stdout == "{\n    FontSize = 14;\n    Theme = light;\n}\n")
+    }
+
+    @Test("restore says what it changed, and that it changed nothing when the domain was already so")
+    func restoreSays() async throws {
+        let fixture = try await ServiceFixture()
+        expectSuccess(try fixture.prefs("write", "com.example.Editor", "FontSize", "-int", "14"))
+        expectSuccess(try fixture.prefs("write", "com.example.Editor", "FontSize", "-int", "16"))
+        let restored = try fixture.prefs("restore", "com.example.Editor", "--sequence", "0")
+        expectSuccess(restored)
+        #expect(
+            restored.stdout.hasPrefix("restored: ") && restored.stdout.hasSuffix(" restore com.example.Editor FontSize: 16 → (removed)\n"), "\(restored.stdout)"
+        )
+        let again = try fixture.prefs("restore", "com.example.Editor", "--sequence", "0")
+        expectSuccess(again)
+        #expect(again.stdout == "nothing to restore: com.example.Editor is as it was before every recorded change\n", "\(again.stdout)")
+        let later = try fixture.prefs("restore", "com.example.Editor", "--to", "2999-01-01T00:00:00Z")
+        expectSuccess(later)
+        #expect(later.stdout == "nothing to restore: com.example.Editor is as it was at 2999-01-01T00:00:00Z\n", "\(later.stdout)")
+    }
+
+    @Test("history quotes every string value, on both sides of a change")
+    func historyQuotesBothSides() async throws {
+        let fixture = try await ServiceFixture()
+        expectSuccess(try fixture.prefs("write", "com.example.Editor", "Theme", "light"))
+        expectSuccess(try fixture.prefs("write", "com.example.Editor", "Theme", "solarized dark"))
+        expectSuccess(try fixture.prefs("write", "com.example.Editor", "Size", "-string", "16"))
+        expectSuccess(try fixture.prefs("write", "com.example.Editor", "Size", "-int", "16"))
+        let lines = try fixture.prefs("history", "com.example.Editor").stdout.split(separator: "\n")
+        #expect(lines.count == 4, "\(lines)")
+        #expect(lines.first?.hasSuffix(" com.example.Editor Theme: (none) → \"light\"") == true, "\(lines)")
+        #expect(lines.dropFirst().first?.hasSuffix(" com.example.Editor Theme: \"light\" → \"solarized dark\"") == true, "\(lines)")
+        // A string and an integer of the same digits read apart.
+        #expect(lines.last?.hasSuffix(" com.example.Editor Size: \"16\" → 16") == true, "\(lines)")
+    }
+
     @Test("volatile help and messages name prefs's own verbs")
     func volatileMessages() async throws {
         let fixture = try await ServiceFixture()

@@ -66,7 +66,7 @@ struct MonitorTests {
         expectSuccess(try fixture.prefs("write", "-g", "Languages", "-array", "en", "fr"))
         expectSuccess(try fixture.prefs("delete", "com.example.Watch", "FontSize"))
         let later = try await writeUntilSeen(fixture, output: output, expected: "com.example.Watch: removed FontSize") { _ in }
-        #expect(later.contains("NSGlobalDomain: Languages = (en, fr)\n"))
+        #expect(later.contains("NSGlobalDomain: Languages = (\"en\", \"fr\")\n"))
         #expect(later.split(separator: "\n").allSatisfy { $0.hasPrefix("com.example.Watch: ") || $0.hasPrefix("NSGlobalDomain: ") }, "\(later)")
         #expect(await stop(monitor, signal: SIGTERM) == 0)
     }
@@ -92,7 +92,7 @@ struct MonitorTests {
         let fixture = try await ServiceFixture()
         let (monitor, output) = try startMonitor(fixture, [])
         // `volatile set` makes a new domain (it refuses a name in use): one per attempt.
-        _ = try await writeUntilSeen(fixture, output: output, expected: "(volatile): Token = t") { attempt in
+        _ = try await writeUntilSeen(fixture, output: output, expected: "(volatile): Token = \"t") { attempt in
             expectSuccess(try fixture.prefs("volatile", "set", "com.example.Session\(attempt)", "{ Token = t\(attempt); }"))
         }
         #expect(await stop(monitor, signal: SIGTERM) == 0)
@@ -113,11 +113,11 @@ struct MonitorTests {
         let (monitor, output) = try startMonitor(fixture, ["com.example.Big"])
         // 5,000 bytes: more than a signal's 4 KiB, so prefsd names the key in invalidated.
         let blob = String(repeating: "x", count: 5000)
-        let text = try await writeUntilSeen(fixture, output: output, expected: "Blob = ") { attempt in
+        let text = try await writeUntilSeen(fixture, output: output, expected: "Blob = \"") { attempt in
             expectSuccess(try fixture.prefs("write", "com.example.Big", "Blob", "-string", blob + String(attempt)))
         }
-        let line = try #require(text.split(separator: "\n").first { $0.contains("Blob = ") })
-        #expect(line.hasPrefix("com.example.Big: Blob = \(blob)"))
+        let line = try #require(text.split(separator: "\n").first { $0.contains("Blob = \"") })
+        #expect(line.hasPrefix("com.example.Big: Blob = \"\(blob)"))
         #expect(await stop(monitor, signal: SIGTERM) == 0)
     }
 }
@@ -194,12 +194,47 @@ struct ExitCodeTests {
         #expect(noBus.stderr.contains("DBUS_SESSION_BUS_ADDRESS"))
         let deadBus = try runCommand(ServiceFixture.prefsBinary.path, ["domains"], environment: ["DBUS_SESSION_BUS_ADDRESS": "unix:path=/nonexistent/bus"])
         #expect(deadBus.status == 69)
+        // The bus's sentences, then the hint as one more.
+        #expect(deadBus.stderr.contains("the address is right. After `make run`, paste the `export` lines"), "\(deadBus.stderr)")
+        #expect(!deadBus.stderr.contains(".;"), "\(deadBus.stderr)")
 
         let bus = try PrivateBus()
         defer { bus.stop() }
         let empty = try runCommand(ServiceFixture.prefsBinary.path, ["read", "com.example.X"], environment: ["DBUS_SESSION_BUS_ADDRESS": bus.address])
         #expect(empty.status == 69)
         #expect(empty.stderr.contains("make install"))
+    }
+
+    @Test("a prefsd the bus cannot start is 69 with a message naming where prefsd's log is, in each case")
+    func logNamed() throws {
+        let bus = try PrivateBus()
+        defer { bus.stop() }
+        try "[D-BUS Service]\nName=\(PreferencesBus.busName)\nExec=/bin/false\n"
+            .write(to: bus.serviceDirectory.appendingPathComponent("\(PreferencesBus.busName).service"), atomically: true, encoding: .utf8)
+        let failed = try runCommand(ServiceFixture.prefsBinary.path, ["read", "com.example.X"], environment: ["DBUS_SESSION_BUS_ADDRESS": bus.address])
+        #expect(failed.status == 69)
+        #expect(failed.stderr.contains("the bus could not start prefsd"), "\(failed.stderr)")
+        #expect(failed.stderr.contains("`journalctl --user -u prefsd` when systemd started it"), "\(failed.stderr)")
+        #expect(failed.stderr.contains("else the standard error of the bus daemon that started it"), "\(failed.stderr)")
+    }
+
+    @Test("a prefsd the bus starts without systemd logs to the bus daemon's standard error, as the docs say")
+    func activatedLogGoesToTheBus() throws {
+        let bus = try PrivateBus()
+        defer { bus.stop() }
+        let store = bus.directory.appendingPathComponent("store")
+        try """
+        [D-BUS Service]
+        Name=\(PreferencesBus.busName)
+        Exec=\(ServiceFixture.binary.path) --store \(store.path) \(ServiceFixture.administratorArguments(in: bus.directory).joined(separator: " "))
+
+        """.write(to: bus.serviceDirectory.appendingPathComponent("\(PreferencesBus.busName).service"), atomically: true, encoding: .utf8)
+        let write = try runCommand(
+            ServiceFixture.prefsBinary.path, ["write", "com.example.Started", "K", "-int", "1"], environment: ["DBUS_SESSION_BUS_ADDRESS": bus.address])
+        #expect(write.status == 0, "\(write.stderr)")
+        // prefsd logs that it owns its name before it answers the write.
+        let log = try String(contentsOf: bus.logFile, encoding: .utf8)
+        #expect(log.contains("owns \(PreferencesBus.busName)"), "the bus daemon's standard error: \(log)")
     }
 
     @Test("when prefsd is not running, the bus starts it for prefs (D-Bus activation)")

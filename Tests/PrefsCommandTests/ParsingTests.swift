@@ -101,7 +101,7 @@ struct ParsingTests {
     func monitorLines() {
         let line = OutputFormatter.changeLine(
             domain: "com.x", changed: ["B": .array([.string("a"), .dictionary(["k": .string("v\nw")])]), "A": .integer(1)], removed: ["Z", "Y"])
-        #expect(line == "com.x: A = 1; B = (a, { k = \"v\\nw\"; }); removed Y, Z")
+        #expect(line == "com.x: A = 1; B = (\"a\", { k = \"v\\nw\"; }); removed Y, Z")
         #expect(
             OutputFormatter.changeJSON(domain: "com.x", changed: ["A": .integer(1)], removed: ["Z"])
                 == "{\"domain\":\"com.x\",\"changed\":{\"A\":1},\"removed\":[\"Z\"]}")

@@ -127,7 +127,7 @@ struct SettingsWindowTests {
         #expect(step.succeeded, "\(step.output)")
         step = try session.drive([
             "wait-labels-in-order", "Changes", "Count: 3 → 4", "by prefs", "Count: (none) → 3", "by prefs",
-            "Greeting: (none) → hello", "by prefs",
+            "Greeting: (none) → \"hello\"", "by prefs",
         ])
         #expect(step.succeeded, "\(step.output)\n\(session.appLog)")
 
