@@ -146,10 +146,9 @@ extension DconfFiles {
             try write(bytes, to: descriptor, path: path)
             if synced, fsync(descriptor) != 0 { throw DconfError.cannot("write", path) }
         } catch {
-            let reason = error.description
             close(descriptor)
             unlink(path)
-            throw DconfError("cannot write \(target) (\(reason))")
+            throw DconfError("cannot write \(target) (\(error))", lackOfRoom: error.isLackOfRoom)
         }
         return DconfAside(target: target, path: path, bytes: bytes, descriptor: descriptor)
     }
@@ -162,7 +161,11 @@ extension DconfFiles {
             let path = target + asideInfix + "-" + suffix
             let descriptor = open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
             if descriptor >= 0 { return (path, descriptor) }
-            if errno != EEXIST { throw DconfError("cannot write \(target) (cannot create \(path) beside it: \(String(cString: strerror(errno))))") }
+            if errno != EEXIST {
+                throw DconfError(
+                    "cannot write \(target) (cannot create \(path) beside it: \(String(cString: strerror(errno))))",
+                    lackOfRoom: errno == ENOSPC || errno == EDQUOT)
+            }
         }
         throw DconfError("cannot write beside \(target): 16 fresh names in a row were taken")
     }
@@ -246,6 +249,7 @@ extension DconfFiles {
 extension DconfError {
     /// "cannot VERB PATH: " and the reason `errno` gives.
     static func cannot(_ verb: String, _ path: String) -> DconfError {
-        DconfError("cannot \(verb) \(path): \(String(cString: strerror(errno)))")
+        let number = errno
+        return DconfError("cannot \(verb) \(path): \(String(cString: strerror(number)))", lackOfRoom: number == ENOSPC || number == EDQUOT)
     }
 }

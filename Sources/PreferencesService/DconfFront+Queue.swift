@@ -94,20 +94,18 @@ extension DconfFront {
     }
 
     /// Runs on the queue: the file as it will be once `values` (by dconf key; `nil`: reset)
-    /// are committed, written aside; `nil` when they change nothing in it. A file behind the
-    /// mirror is written first.
+    /// are committed, written aside; `nil` when they change nothing in it and it holds
+    /// every change before (a file behind its mirror is written aside all the same).
     func writeAside(_ values: [String: DconfValue?]) throws(DconfError) -> DconfAside? {
         var current = takeMirror()
-        if current.behind { write(&current, through: nil, reason: "retry") }
         defer { release(current) }
-        if current.behind, let failure = current.failure { throw DconfError(failure) }
         // The values the change replaces, to put back once the file is laid out.
         var replaced: [(path: String, value: DconfValue?)] = []
         for (path, value) in values where current.database.values[path] != value {
             replaced.append((path, current.database.values[path]))
             set(path, to: value, in: &current.database)
         }
-        guard !replaced.isEmpty else { return nil }
+        guard !replaced.isEmpty || current.behind else { return nil }
         let laidOut = Result { () throws(DconfError) -> [UInt8] in try layOut(current.database) }
         for (path, value) in replaced.reversed() { try? current.database.set(path, to: value) }
         do {

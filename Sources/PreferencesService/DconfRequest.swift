@@ -20,6 +20,9 @@ struct DconfRequest: Sendable {
     /// The directories the changeset resets.
     private(set) var directories: [String] = []
 
+    /// Whether the change only resets keys (it can only free room).
+    var onlyRemoves: Bool { parts.allSatisfy(\.set.isEmpty) }
+
     /// The keys the change touches, per domain.
     var touched: [DomainName: [String]] {
         var touched: [DomainName: [String]] = [:]

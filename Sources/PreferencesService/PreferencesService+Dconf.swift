@@ -111,7 +111,7 @@ extension PreferencesService: DconfFrontService {
         // has committed; a file that cannot be written refuses the change.
         let aside: DconfAside?
         do {
-            aside = try dconf.prepare(request.fileValues(leavingOut: dconf.keepsOut))
+            aside = try prepareFile(for: request, dconf: dconf)
         } catch {
             let refusal = PreferencesServiceError.storageFailed("the change was not made: dconf's database file cannot be written: \(error)")
             return reply(to: call, error: refusal.busErrorName, refusal.description)
@@ -152,6 +152,20 @@ extension PreferencesService: DconfFrontService {
                 dconf.discard(aside)
                 answer(call, [], after: result)
             }
+        }
+    }
+
+    /// dconf's file as it will be once `request` is committed, written aside (see
+    /// ``DconfFront/prepare(_:)``). A change that only resets keys may use the store's
+    /// reserve, as removals from the store do: on a full disk, the reserve is released for
+    /// the file (written again without the keys) and it is tried again.
+    private func prepareFile(for request: DconfRequest, dconf: DconfFront) throws(DconfError) -> DconfAside? {
+        let values = request.fileValues(leavingOut: dconf.keepsOut)
+        do {
+            return try dconf.prepare(values)
+        } catch where error.isLackOfRoom && request.onlyRemoves {
+            guard let store = state.withLock({ $0.store }), store.releaseReserve() else { throw error }
+            return try dconf.prepare(values)
         }
     }
 

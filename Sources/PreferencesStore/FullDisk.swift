@@ -61,10 +61,16 @@ extension DomainStore {
 
     /// Commits one batch on a full disk (or while the reserve is released).
     ///
-    /// A batch that only removes may use the reserve's room. One that adds data is tried
-    /// when the disk still has room for it and for the reserve; when it fails for lack of
-    /// room with the reserve held, the reserve is lent for its WAL frames if the database's
-    /// free pages take its data, and made again after the checkpoint.
+    /// A batch that only removes may use the reserve's room. SQLite overwrites the pages a
+    /// removal frees with zeros (Debian builds it to), through the WAL, and the journal
+    /// keeps a copy of each value removed, so a large removal can need more room than the
+    /// reserve gives: it is then tried again leaving the freed pages as they are, and at
+    /// last with the journal emptied first and the removal not recorded in it.
+    ///
+    /// One that adds data is tried when the disk still has room for it and for the
+    /// reserve; when it fails for lack of room with the reserve held, the reserve is lent
+    /// for its WAL frames if the database's free pages take its data, and made again after
+    /// the checkpoint.
     func writeOnFullDisk(_ batch: PendingBatch) -> Result<Void, StoreError> {
         if batch.onlyRemoves {
             var (result, diskFull) = write([batch])
@@ -73,6 +79,19 @@ extension DomainStore {
                     "the disk is full: released the store's reserve so that removals go through",
                     metadata: ["store": "\(files.directoryPath)"])
                 (result, diskFull) = write([batch])
+            }
+            if diskFull {
+                checkpoint()
+                (result, diskFull) = write([batch], sparingFreedPages: true)
+            }
+            if diskFull {
+                checkpoint()
+                (result, diskFull) = write([batch], yieldingJournal: true, sparingFreedPages: true)
+                if case .success = result {
+                    logger.warning(
+                        "the disk is full: emptied the change history so that a removal goes through (it is not in the history)",
+                        metadata: ["store": "\(files.directoryPath)"])
+                }
             }
             checkpoint()
             // What the removal freed went into the journal: give the journal's room back.
@@ -92,6 +111,20 @@ extension DomainStore {
         checkpoint()
         if reserve.state != .held { reserve.restoreIfRoom() }
         return diskFull ? .failure(diskFullRefusal) : result
+    }
+
+    /// Deletes the store's reserve, giving its room to a removal that needs room outside
+    /// the store on the same disk (dconf's database file, written again without the keys
+    /// removed); returns whether there was one to delete. It is made again after a later
+    /// commit, once the disk has room for it.
+    public func releaseReserve() -> Bool {
+        let released = writerQueue.sync { reserve.release() }
+        if released {
+            logger.warning(
+                "the disk is full: released the store's reserve so that a removal can rewrite a file beside the store",
+                metadata: ["store": "\(files.directoryPath)"])
+        }
+        return released
     }
 
     /// Empties the change journal in a transaction of its own, then checkpoints, so that

@@ -171,8 +171,12 @@ extension DomainStore {
 
     /// Commits `batches` in one transaction; says whether a failure was a full disk. With
     /// `yieldingJournal` (on a full disk) the journal is emptied first in the same
-    /// transaction and the batches are not recorded (see ``yieldJournal()``).
-    func write(_ batches: [PendingBatch], yieldingJournal: Bool = false) -> (result: Result<Void, StoreError>, diskFull: Bool) {
+    /// transaction and the batches are not recorded (see ``yieldJournal()``). With
+    /// `sparingFreedPages`, the pages the transaction frees are not overwritten with zeros
+    /// (see ``writeOnFullDisk(_:)``).
+    func write(
+        _ batches: [PendingBatch], yieldingJournal: Bool = false, sparingFreedPages: Bool = false
+    ) -> (result: Result<Void, StoreError>, diskFull: Bool) {
         // Only the writer queue runs this, so the totals change under no other hand.
         var totals = journalTotals.withLock { $0 }
         let secure = secureKeys.withLock { $0 }
@@ -184,6 +188,9 @@ extension DomainStore {
             // BEGIN and COMMIT are prepared once and kept, like the statements between
             // them (GRDB's `inTransaction` parses both anew for every transaction).
             try database.writeWithoutTransaction { db in
+                let zeroing = sparingFreedPages ? try Int.fetchOne(db, sql: "PRAGMA secure_delete") : nil
+                if zeroing != nil { try db.execute(sql: "PRAGMA secure_delete = FAST") }
+                defer { if let zeroing { try? db.execute(sql: "PRAGMA secure_delete = \(zeroing)") } }
                 try db.cachedStatement(sql: StoreSchema.begin).execute()
                 do {
                     // Counted at open on the writer queue; here only when that count failed.
