@@ -11,7 +11,7 @@ public enum ClientAction<Value>: Sendable where Value: Sendable {
     /// domain, `ReadVolatileDomain` for a volatile one) and answer each call, as it comes,
     /// with ``ClientEngine/domainRead(_:token:values:serial:sender:)``,
     /// ``ClientEngine/forcedKeysRead(_:token:keys:serial:)`` or
-    /// ``ClientEngine/loadCallFailed(_:token:part:failure:reason:)`` quoting `token`: the
+    /// ``ClientEngine/loadCallFailed(_:token:part:failure:reason:sender:)`` quoting `token`: the
     /// engine pairs them.
     case load(ClientDomain, token: UInt64)
     /// A lane has writes queued and none in flight: call ``ClientEngine/flush(_:)`` now,

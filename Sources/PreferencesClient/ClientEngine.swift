@@ -449,7 +449,7 @@ public struct ClientEngine<Value: Equatable & Sendable>: Sendable {
     /// The write `token` failed: `failure` is what its error answer meant (`nil`: no
     /// answer came, or it named nothing the protocol knows), `reason` what a person reads.
     /// Its keys read as prefsd holds them again (unless written since). When the refusal
-    /// concerns one key of several (``PreferencesFailure/concernsOneKey``: a name or value
+    /// concerns one key of several (`PreferencesFailure.concernsOneKey`: a name or value
     /// prefsd does not take, a forced key, a limit), each key is sent again by itself, so
     /// the others are still stored; this is the one retry policy of every client.
     public mutating func writeFailed(_ domain: ClientDomain, token: UInt64, failure: PreferencesFailure?, reason: String) {

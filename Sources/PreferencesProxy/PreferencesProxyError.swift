@@ -28,7 +28,7 @@ public struct PreferencesProxyError: Error, Sendable, Hashable, CustomStringConv
         /// No bus, a lost connection, or prefsd is not running and cannot be started or
         /// did not answer in time.
         public static let serviceUnavailable = Self(rawValue: "serviceUnavailable")
-        /// prefsd refused the call, for one of its reasons (``PreferencesRefusal``).
+        /// prefsd refused the call, for one of its reasons (`PreferencesRefusal`).
         public static let refused = Self(rawValue: "refused")
         /// A call or reply larger than the bus or the service carries.
         public static let limitsExceeded = Self(rawValue: "limitsExceeded")
@@ -172,7 +172,7 @@ public struct PreferencesProxyError: Error, Sendable, Hashable, CustomStringConv
     }
 
     /// The error for a D-Bus error reply named `name`, read through the one table of
-    /// error names (``PreferencesFailure``).
+    /// error names (`PreferencesFailure`).
     public init(errorName name: String, message: String) {
         let text = message.isEmpty ? name : message
         // Unavailability names the bus's error too: it tells an administrator where to look.
@@ -196,7 +196,7 @@ public struct PreferencesProxyError: Error, Sendable, Hashable, CustomStringConv
         }
     }
 
-    /// What the error answer meant, as ``PreferencesFailure`` reads its name (what the
+    /// What the error answer meant, as `PreferencesFailure` reads its name (what the
     /// client engine's policy goes by); `nil` when the error keeps no error name: prefsd
     /// could not be reached, or the call failed on this side of the bus.
     public var failure: PreferencesFailure? {
