@@ -2,25 +2,41 @@ import DBus
 import Dconf
 import Foundation
 import PreferencesProxy
-import Synchronization
 
-/// The user's files that make prefsd their dconf service, and the bus calls that move the
-/// running services over (`prefs dconf-switch`, `prefs dconf-switch-back`).
+/// The user's files that make prefsd their dconf service (`prefs dconf-switch`), and taking
+/// them away again (`prefs dconf-switch-back`).
+///
+/// Every file the switch writes starts with ``mark``, so that it knows its own. A file of the
+/// user's where the switch writes one (their own `ca.desrt.dconf.service`, or prefsd's
+/// service files from `make install`) is kept aside under ``keptSuffix``, a name the bus
+/// does not read, and put back on the way back. The user's own systemd unit is never
+/// touched: a drop-in (`prefsd.service.d/`) carries what the switch needs. dconf's service
+/// file and the unit start dconf's own service when prefsd is no longer installed.
 struct DconfSetup {
     /// The prefsd the files start.
     let prefsd: String
-    private let environment = ProcessInfo.processInfo.environment
+    private let environment: [String: String]
 
     /// The setup starting `prefsd` (default: the `prefsd` beside this `prefs`, else
     /// `/usr/bin/prefsd`).
-    init(prefsd: String?) {
+    /// - Throws: ``PrefsError/usage(_:)`` when the path holds a character the service files
+    ///   cannot carry.
+    init(prefsd: String?, environment: [String: String] = ProcessInfo.processInfo.environment) throws(PrefsError) {
+        self.environment = environment
         if let prefsd {
             self.prefsd = URL(fileURLWithPath: prefsd).standardizedFileURL.path
         } else {
             let beside = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent().appendingPathComponent("prefsd").path
             self.prefsd = FileManager.default.isExecutableFile(atPath: beside) ? beside : "/usr/bin/prefsd"
         }
+        if let bad = self.prefsd.unicodeScalars.first(where: { Self.unquotable.contains($0) || $0.properties.generalCategory == .control }) {
+            throw .usage(
+                "the path \(self.prefsd) holds \"\(bad.escaped(asASCII: true))\", which a D-Bus service file cannot carry; give --prefsd a path without it")
+        }
     }
+
+    /// Characters the quoted command lines of the files cannot carry.
+    private static let unquotable: Set<Unicode.Scalar> = ["'", "\"", "\\", "$", "%", "`"]
 
     /// The user's D-Bus service directory, before the system's (`$XDG_DATA_HOME/dbus-1/services`).
     var servicesDirectory: URL {
@@ -38,217 +54,176 @@ struct DconfSetup {
     static let unitName = "prefsd.service"
     /// What marks the files as dconf-switch's.
     static let mark = "# Written by prefs dconf-switch; prefs dconf-switch-back removes it."
+    /// What a file of the user's is renamed to while the switch's file is in its place.
+    static let keptSuffix = ".before-dconf-switch"
+    /// Where the login link points: a relative path, which `systemctl enable` never writes,
+    /// so the switch knows its own link.
+    static let loginLinkTarget = "../" + unitName
 
-    /// Every file, with its contents.
-    var files: [(URL, String)] {
-        let services = [DconfBus.busName, PreferencesBus.busName, SandboxBus.busName].map { name in
-            (
-                servicesDirectory.appendingPathComponent("\(name).service"),
-                """
-                \(Self.mark)
-                [D-BUS Service]
-                Name=\(name)
-                Exec=\(prefsd) --dconf
-                SystemdService=\(Self.unitName)
-
-                """
-            )
-        }
-        let unit = (
-            unitDirectory.appendingPathComponent(Self.unitName),
-            """
-            \(Self.mark)
-            [Unit]
-            Description=prefsd preferences service, serving dconf too (ca.desrt.dconf)
-            PartOf=graphical-session.target
-
-            [Service]
-            Type=dbus
-            BusName=\(DconfBus.busName)
-            ExecStart=\(prefsd) --dconf
-            Restart=on-failure
-
-            [Install]
-            WantedBy=default.target
-
-            """
-        )
-        return services + [unit]
+    /// A file the switch writes, and what it holds.
+    struct File {
+        let url: URL
+        let contents: String
     }
 
+    /// The unit the switch writes when the user has none of their own in ``unitDirectory``.
+    var unit: URL { unitDirectory.appendingPathComponent(Self.unitName) }
+    /// The drop-in the switch writes into the user's own unit.
+    var dropIn: URL { unitDirectory.appendingPathComponent(Self.unitName + ".d/dconf-switch.conf") }
     /// The link that starts the unit at login (what `systemctl --user enable` makes).
     var loginLink: URL { unitDirectory.appendingPathComponent("default.target.wants/\(Self.unitName)") }
 
-    /// Writes the files that differ and the login link; returns the paths written.
-    func install() throws -> [String] {
-        var written: [String] = []
-        for (file, contents) in files where (try? String(contentsOf: file, encoding: .utf8)) != contents {
-            try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
-            try contents.write(to: file, atomically: true, encoding: .utf8)
-            written.append(file.path)
+    /// The files the switch writes, with their contents.
+    var files: [File] {
+        let starter = starterCommand
+        let services = [DconfBus.busName, PreferencesBus.busName, SandboxBus.busName].map { name in
+            File(
+                url: servicesDirectory.appendingPathComponent("\(name).service"),
+                contents: """
+                    \(Self.mark)
+                    [D-BUS Service]
+                    Name=\(name)
+                    Exec=\(name == DconfBus.busName ? starter : "'\(prefsd)' --dconf")
+                    SystemdService=\(Self.unitName)
+
+                    """)
         }
-        let target = unitDirectory.appendingPathComponent(Self.unitName).path
-        if (try? FileManager.default.destinationOfSymbolicLink(atPath: loginLink.path)) != target {
-            try FileManager.default.createDirectory(at: loginLink.deletingLastPathComponent(), withIntermediateDirectories: true)
-            try? FileManager.default.removeItem(at: loginLink)
-            try FileManager.default.createSymbolicLink(atPath: loginLink.path, withDestinationPath: target)
-            written.append(loginLink.path)
-        }
-        return written
+        let ownUnit = Self.text(of: unit).map { !$0.hasPrefix(Self.mark) } ?? Self.exists(unit)
+        let unitFile =
+            ownUnit
+            ? File(
+                url: dropIn,
+                contents: """
+                    \(Self.mark)
+                    [Service]
+                    Type=dbus
+                    BusName=\(DconfBus.busName)
+                    ExecStart=
+                    ExecStart=\(starter)
+
+                    """)
+            : File(
+                url: unit,
+                contents: """
+                    \(Self.mark)
+                    [Unit]
+                    Description=prefsd preferences service, serving dconf too (ca.desrt.dconf)
+                    PartOf=graphical-session.target
+
+                    [Service]
+                    Type=dbus
+                    BusName=\(DconfBus.busName)
+                    ExecStart=\(starter)
+                    Restart=on-failure
+
+                    [Install]
+                    WantedBy=default.target
+
+                    """)
+        return services + [unitFile]
     }
 
-    /// Removes the files dconf-switch wrote (those holding its mark) and the login link;
-    /// returns the paths removed.
-    func uninstall() throws -> [String] {
-        var removed: [String] = []
-        if (try? FileManager.default.destinationOfSymbolicLink(atPath: loginLink.path)) == unitDirectory.appendingPathComponent(Self.unitName).path {
-            try FileManager.default.removeItem(at: loginLink)
-            removed.append(loginLink.path)
-        }
-        for (file, _) in files where (try? String(contentsOf: file, encoding: .utf8))?.hasPrefix(Self.mark) == true {
-            try FileManager.default.removeItem(at: file)
-            removed.append(file.path)
-        }
-        return removed
+    /// What starts dconf's service: `prefsd --dconf` while prefsd is installed, else what the
+    /// user's session starts for dconf without the switch (a removed prefsd leaves the
+    /// files pointing at dconf-service, not at nothing), or prefsd alone when no
+    /// dconf-service is known. D-Bus and systemd both split it as a shell would.
+    var starterCommand: String {
+        guard let fallback = dconfService else { return "'\(prefsd)' --dconf" }
+        return "/bin/sh -c \"if [ -x '\(prefsd)' ]; then exec '\(prefsd)' --dconf; fi; exec \(fallback)\""
     }
 
-    /// The newest copy of a database prefsd took in, if any.
-    func newestTakenIn(_ files: DconfFiles) -> String? {
-        let directory = URL(fileURLWithPath: files.databaseDirectory)
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
-        return names.filter { $0.hasPrefix(files.name + ".taken-in-") }.max().map { directory.appendingPathComponent($0).path }
+    /// The command line that starts dconf-service without the switch: that of the user's own
+    /// `ca.desrt.dconf.service` (kept aside, or about to be), else the first in the XDG data
+    /// directories; `nil` when there is none, or it holds a character the files cannot carry.
+    var dconfService: String? {
+        let own = servicesDirectory.appendingPathComponent(DconfBus.busName + ".service")
+        let kept = URL(fileURLWithPath: own.path + Self.keptSuffix)
+        let data = environment["XDG_DATA_DIRS"].flatMap { $0.isEmpty ? nil : $0 } ?? "/usr/local/share:/usr/share"
+        let system = data.split(separator: ":").map { URL(fileURLWithPath: String($0)).appendingPathComponent("dbus-1/services/\(DconfBus.busName).service") }
+        for file in [own, kept] + system {
+            guard let text = Self.text(of: file), !text.hasPrefix(Self.mark) else { continue }
+            let exec = text.split(separator: "\n").first { $0.hasPrefix("Exec=") }.map { $0.dropFirst("Exec=".count).trimmingCharacters(in: .whitespaces) }
+            guard let exec, !exec.isEmpty else { continue }
+            return exec.unicodeScalars.allSatisfy({ !Self.unquotable.contains($0) && $0.properties.generalCategory != .control }) ? exec : nil
+        }
+        return nil
     }
 
-    /// The session bus, for the calls that move the services over.
-    final class Bus: Sendable {
-        private let connection: DBusConnection
-
-        /// Connects to the session bus.
-        init() throws {
+    /// Writes the files that differ, keeping aside a file of the user's at their place, and
+    /// the login link when there is none; returns what it did, a line each.
+    func install() throws(PrefsError) -> [String] {
+        var done: [String] = []
+        for file in files where Self.text(of: file.url) != file.contents {
+            try Self.makeDirectory(file.url.deletingLastPathComponent())
+            if Self.exists(file.url), Self.text(of: file.url)?.hasPrefix(Self.mark) != true {
+                let kept = file.url.path + Self.keptSuffix
+                guard rename(file.url.path, kept) == 0 else { throw Self.failure(file.url.path, "could not be kept aside as \(kept)") }
+                done.append("kept \(file.url.path) as \(kept)")
+            }
             do {
-                connection = try DBusConnection.connectToSessionBus()
+                try file.contents.write(to: file.url, atomically: true, encoding: .utf8)
             } catch {
-                throw PrefsError.noBus(detail: "\(error)")
+                throw .file(path: file.url.path, reason: "\(error)")
+            }
+            done.append("wrote \(file.url.path)")
+        }
+        if !Self.exists(loginLink) {
+            try Self.makeDirectory(loginLink.deletingLastPathComponent())
+            guard symlink(Self.loginLinkTarget, loginLink.path) == 0 else { throw Self.failure(loginLink.path, "could not be made") }
+            done.append("wrote \(loginLink.path)")
+        }
+        return done
+    }
+
+    /// Removes the files the switch wrote (those holding its mark) and its login link, and
+    /// puts back the user's files it kept aside; returns what it did, a line each.
+    func uninstall() throws(PrefsError) -> [String] {
+        var done: [String] = []
+        if (try? FileManager.default.destinationOfSymbolicLink(atPath: loginLink.path)) == Self.loginLinkTarget {
+            guard unlink(loginLink.path) == 0 else { throw Self.failure(loginLink.path, "could not be removed") }
+            done.append("removed \(loginLink.path)")
+        }
+        let urls = [DconfBus.busName, PreferencesBus.busName, SandboxBus.busName].map { servicesDirectory.appendingPathComponent("\($0).service") }
+        for url in urls + [unit, dropIn] {
+            if Self.text(of: url)?.hasPrefix(Self.mark) == true {
+                guard unlink(url.path) == 0 else { throw Self.failure(url.path, "could not be removed") }
+                done.append("removed \(url.path)")
+            }
+            let kept = url.path + Self.keptSuffix
+            guard Self.exists(URL(fileURLWithPath: kept)) else { continue }
+            if Self.exists(url) {
+                done.append("left \(kept) aside: \(url.path) was not written by dconf-switch")
+            } else {
+                guard rename(kept, url.path) == 0 else { throw Self.failure(kept, "could not be put back as \(url.path)") }
+                done.append("put back \(url.path)")
             }
         }
+        // The drop-in's folder, when the switch made it and nothing else is in it.
+        rmdir(dropIn.deletingLastPathComponent().path)
+        return done
+    }
 
-        func close() { connection.close() }
+    /// The text of the file at `url`; `nil` when there is none or it cannot be read.
+    private static func text(of url: URL) -> String? {
+        try? String(contentsOf: url, encoding: .utf8)
+    }
 
-        /// Makes the bus (and systemd's user manager, if one runs) read the service files again.
-        func reload() async throws {
-            do {
-                _ = try await connection.call(
-                    .methodCall(destination: BusDriver.name, path: BusDriver.path, interface: BusDriver.interface, member: "ReloadConfig"))
-            } catch {
-                throw PrefsError.serviceUnavailable(detail: "the session bus did not reload its service files: \(error)")
-            }
-            let runtime = ProcessInfo.processInfo.environment["XDG_RUNTIME_DIR"] ?? ""
-            if !runtime.isEmpty, FileManager.default.fileExists(atPath: runtime + "/systemd/private") {
-                let reload = Process()
-                reload.executableURL = URL(fileURLWithPath: "/usr/bin/systemctl")
-                reload.arguments = ["--user", "daemon-reload"]
-                try? reload.run()
-                reload.waitUntilExit()
-            }
+    /// Whether anything (a dangling link included) is at `url`.
+    private static func exists(_ url: URL) -> Bool {
+        var status = stat()
+        return lstat(url.path, &status) == 0
+    }
+
+    private static func makeDirectory(_ url: URL) throws(PrefsError) {
+        do {
+            try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        } catch {
+            throw .file(path: url.path, reason: "\(error)")
         }
+    }
 
-        /// Stops the process owning `name` unless its command line passes `keep`, and waits
-        /// until the name is free; returns what was stopped. SIGTERM first (prefsd finishes
-        /// its writes and exits); what still runs 3 s later gets SIGKILL: dconf-service only
-        /// lets go of its hold on SIGTERM and stays for its idle time-out, and it writes each
-        /// change before answering it, so it holds nothing unwritten.
-        func stopOwner(of name: String, unless keep: (String) -> Bool) async throws -> String? {
-            guard try await connection.nameHasOwner(name) else { return nil }
-            let pid = try await connection.getConnectionUnixProcessID(name)
-            let commandLine =
-                (try? Data(contentsOf: URL(fileURLWithPath: "/proc/\(pid)/cmdline")))
-                .map { String(decoding: $0.map { $0 == 0 ? UInt8(ascii: " ") : $0 }, as: UTF8.self) } ?? ""
-            if keep(commandLine) { return nil }
-            kill(pid_t(pid), SIGTERM)
-            let start = ContinuousClock.now
-            var killed = false
-            while try await connection.nameHasOwner(name) {
-                let waited = ContinuousClock.now - start
-                if waited > .seconds(3), !killed {
-                    kill(pid_t(pid), SIGKILL)
-                    killed = true
-                }
-                guard waited < .seconds(30) else {
-                    throw PrefsError.serviceUnavailable(
-                        detail: "process \(pid) (\(commandLine)) still owns \(name) 30 s after SIGKILL; stop it and run this again")
-                }
-                try await Task.sleep(for: .milliseconds(20))
-            }
-            return "\(commandLine.trimmingCharacters(in: .whitespaces)) (pid \(pid))"
-        }
-
-        /// Starts what serves `name` (the bus activates it) and returns its process ID.
-        func start(_ name: String) async throws -> UInt32 {
-            do {
-                _ = try await connection.call(
-                    .methodCall(
-                        destination: BusDriver.name, path: BusDriver.path, interface: BusDriver.interface, member: "StartServiceByName",
-                        body: [.string(name), .uint32(0)]))
-                return try await connection.getConnectionUnixProcessID(name)
-            } catch {
-                throw PrefsError.serviceUnavailable(detail: "the bus could not start \(name): \(error)")
-            }
-        }
-
-        /// Starts prefsd as dconf's service (the bus activates it) and returns its process
-        /// ID. A prefsd that will not serve dconf (it cannot take dconf's database in) owns
-        /// its own name but never dconf's, and the bus would wait for it until its
-        /// activation time-out: so, meanwhile, once prefsd owns its own name, its dconf
-        /// writer is asked (`Init`, with no auto-start) whether it serves, and its refusal
-        /// ends the wait at once, with prefsd's reason.
-        func startDconf(database: String) async throws -> UInt32 {
-            let outcome = StartOutcome()
-            let started = Task { [self] in
-                do {
-                    outcome.set(.success(try await start(DconfBus.busName)))
-                } catch {
-                    outcome.set(.failure(error))
-                }
-            }
-            while true {
-                if let result = outcome.result { return try result.get() }
-                if try await connection.nameHasOwner(PreferencesBus.busName), let refusal = await dconfRefusal(database: database) {
-                    started.cancel()
-                    throw PrefsError.serviceUnavailable(
-                        detail:
-                            "prefsd started but does not serve dconf: \(refusal); its log says more (journalctl --user -u prefsd); prefs dconf-switch-back puts dconf-service back"
-                    )
-                }
-                try await Task.sleep(for: .milliseconds(50))
-            }
-        }
-
-        /// How a start the bus was asked for ended, once it has.
-        private final class StartOutcome: Sendable {
-            private let state = Mutex<Result<UInt32, any Error>?>(nil)
-
-            var result: Result<UInt32, any Error>? { state.withLock { $0 } }
-
-            func set(_ result: Result<UInt32, any Error>) { state.withLock { $0 = result } }
-        }
-
-        /// Why the prefsd owning its own name does not serve dconf, or `nil` when it does or
-        /// cannot tell yet (it is still starting).
-        private func dconfRefusal(database: String) async -> String? {
-            var call = DBusMessage.methodCall(
-                destination: PreferencesBus.busName, path: DconfBus.writerPath(database: database), interface: DconfBus.writerInterface,
-                member: DconfBus.initMethod)
-            call.autoStart = false
-            do {
-                _ = try await connection.call(call)
-                return nil
-            } catch let error where error.isRemote(named: StandardErrorName.failed) {
-                guard error.message.hasPrefix(DconfBus.refusalPrefix) else { return nil }
-                let reason = String(error.message.dropFirst(DconfBus.refusalPrefix.count))
-                return reason == DconfBus.startingReason ? nil : reason
-            } catch {
-                return nil
-            }
-        }
+    /// A file error, with the system's reason (`errno`).
+    private static func failure(_ path: String, _ what: String) -> PrefsError {
+        .file(path: path, reason: "\(what): \(String(cString: strerror(errno)))")
     }
 }

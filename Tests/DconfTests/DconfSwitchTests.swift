@@ -61,7 +61,7 @@ struct DconfSwitchTests {
         #expect(try server.dconf(["dump", "/"]).stdout == expected.replacingOccurrences(of: "idle=uint32 600\n", with: ""))
     }
 
-    @Test("switch to a prefsd that cannot take the database in: the command fails at once with prefsd's reason; back: dconf-service, every value kept")
+    @Test("switch to a prefsd that cannot take the database in: the command fails at once with prefsd's reason and undoes the switch: dconf-service, every value kept")
     func switchRefused() async throws {
         let server = try await DconfServer(startingPrefsd: false)
         let bus = server.service.bus
@@ -76,14 +76,16 @@ struct DconfSwitchTests {
         #expect(switched.stderr.contains("prefsd started but does not serve dconf"), "\(switched.stderr)")
         #expect(switched.stderr.contains("normal form C"), "\(switched.stderr)")
 
-        let back = try session.prefs("dconf-switch-back")
-        #expect(back.status == 0, "\(back.stdout)\(back.stderr)")
-        #expect(back.stdout.contains("(it owned io.github.prefsd.Preferences1)"), "\(back.stdout)")
+        // Undone at once: that prefsd stopped too, and the next dconf client starts dconf-service.
+        #expect(switched.stderr.contains("the switch was undone: dconf-service serves dconf again"), "\(switched.stderr)")
+        #expect(switched.stdout.contains("(it owned io.github.prefsd.Preferences1)"), "\(switched.stdout)")
         #expect(bus.processID(owning: "io.github.prefsd.Preferences1") == nil)
         #expect(try server.dconf(["dump", "/"]).stdout == keyfile)
+        let back = try session.prefs("dconf-switch-back")
+        #expect(back.status == 0 && back.stdout.contains("no service file"), "\(back.stdout)\(back.stderr)")
     }
 
-    @Test("switch to a prefsd that does not start: the command fails with the bus's reason; back: dconf-service again")
+    @Test("switch to a prefsd that does not start: the command fails with the bus's reason and undoes the switch: dconf-service again")
     func switchToNothing() async throws {
         let server = try await DconfServer(startingPrefsd: false)
         let session = try SwitchSession(server)
@@ -97,40 +99,5 @@ struct DconfSwitchTests {
 
         #expect(try session.prefs("dconf-switch-back").status == 0)
         #expect(try server.read("/org/example/app/size") == "42")
-    }
-}
-
-/// A desktop session on a ``DconfServer``'s bus: its own `XDG_DATA_HOME`, and the session's
-/// environment also given to the services the bus starts, as a desktop gives it.
-private struct SwitchSession {
-    let server: DconfServer
-    let environment: [String: String]
-
-    init(_ server: DconfServer) throws {
-        self.server = server
-        let bus = server.service.bus
-        var environment = server.environment
-        environment["XDG_DATA_HOME"] = bus.directory.appendingPathComponent("data").path
-        self.environment = environment
-        let update = try runCommand(
-            "dbus-send",
-            [
-                "--bus=\(bus.address)", "--print-reply", "--dest=org.freedesktop.DBus", "/org/freedesktop/DBus",
-                "org.freedesktop.DBus.UpdateActivationEnvironment",
-            ]
-                + ["dict:string:string:" + environment.filter { $0.key != "DBUS_SESSION_BUS_ADDRESS" }.map { "\($0.key),\($0.value)" }.joined(separator: ",")])
-        guard update.status == 0 else { throw FixtureError("the bus took no activation environment: \(update.stderr)") }
-    }
-
-    /// Runs the built `prefs` in the session.
-    func prefs(_ arguments: String...) throws -> (status: Int32, stdout: String, stderr: String) {
-        try runCommand(ServiceFixture.prefsBinary.path, arguments, environment: environment)
-    }
-
-    /// Ends whatever owns dconf's name and prefsd's (the bus started them; the fixture did not).
-    func killServices() {
-        let bus = server.service.bus
-        if let pid = bus.processID(owning: DconfBus.busName) { kill(pid, SIGKILL) }
-        if let pid = bus.processID(owning: "io.github.prefsd.Preferences1") { kill(pid, SIGKILL) }
     }
 }
