@@ -385,7 +385,7 @@ let package = Package(
         .target(
             name: "ServiceTestSupport",
             dependencies: [
-                "DBus", "PreferencesModel", "PreferencesService", "PreferencesStore",
+                "DBus", "Dconf", "PreferencesModel", "PreferencesService", "PreferencesStore",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict
@@ -486,7 +486,7 @@ let package = Package(
         .testTarget(
             name: "PreferencesServiceTests",
             dependencies: [
-                "DBus", "PrefsdTestSupport", "PreferencesModel", "PreferencesProtocol", "PreferencesProxy", "PreferencesService",
+                "CGLib", "DBus", "Dconf", "PrefsdTestSupport", "PreferencesModel", "PreferencesProtocol", "PreferencesProxy", "PreferencesService",
                 "PreferencesStore", "ServiceTestSupport",
             ],
             swiftSettings: strict

@@ -1,4 +1,5 @@
 import DBus
+import Dconf
 import Foundation
 import Logging
 import PreferencesModel
@@ -15,6 +16,11 @@ import PreferencesStore
 public final class InProcessService: Sendable {
     /// The connection the service is registered on: deliver calls and read answers here.
     public let connection: InMemoryConnection
+    /// The connection serving dconf's objects, when the service serves dconf (`dconf: true`):
+    /// deliver dconf's calls and read `Notify` here.
+    public let dconfConnection: InMemoryConnection?
+    /// dconf's files (its database and invalidation file), when the service serves dconf.
+    public let dconfFiles: DconfFiles?
     /// The service.
     public let service: PreferencesService
     /// The temporary directory holding everything the service reads and writes.
@@ -24,11 +30,12 @@ public final class InProcessService: Sendable {
     private var storeDirectory: URL { directory.appendingPathComponent("store", isDirectory: true) }
 
     /// A service with `limits`, forcing `managed` (values by key, by domain), running
-    /// `afterLoad` once its whole store is loaded (``ServiceConfiguration/afterLoad``);
-    /// registered, started when `start` is true.
+    /// `afterLoad` once its whole store is loaded (``ServiceConfiguration/afterLoad``), and
+    /// serving dconf's protocol on a connection of its own when `dconf` is true (its files
+    /// in the service's directory); registered, started when `start` is true.
     public init(
-        limits: ServiceLimits = .default, managed: [String: [String: PropertyListValue]] = [:], start: Bool = true,
-        afterLoad: (@Sendable () -> Void)? = nil
+        limits: ServiceLimits = .default, managed: [String: [String: PropertyListValue]] = [:], dconf: Bool = false,
+        start: Bool = true, afterLoad: (@Sendable () -> Void)? = nil
     ) throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("prefsd-inprocess-\(UUID().uuidString)", isDirectory: true)
         let managedDirectory = directory.appendingPathComponent("managed", isDirectory: true)
@@ -41,8 +48,16 @@ public final class InProcessService: Sendable {
         configuration.dconfProfile = directory.appendingPathComponent("dconf-profile").path
         configuration.dconfDatabaseDirectory = directory.appendingPathComponent("dconf-db", isDirectory: true)
         configuration.afterLoad = afterLoad
+        dconfFiles =
+            dconf
+            ? DconfFiles(
+                name: "user", databaseDirectory: directory.appendingPathComponent("config/dconf").path,
+                runtimeDirectory: directory.appendingPathComponent("runtime/dconf").path) : nil
+        configuration.dconf = dconfFiles
         connection = InMemoryConnection()
-        service = PreferencesService(connection: connection, configuration: configuration, logger: Self.logger)
+        dconfConnection = dconf ? InMemoryConnection(uniqueName: ":1.2") : nil
+        service = PreferencesService(
+            connection: connection, dconfConnection: dconfConnection, configuration: configuration, logger: Self.logger)
         for (domain, values) in managed { try place(values, managedDomain: domain) }
         try service.register()
         if start { try self.start() }
