@@ -221,10 +221,11 @@ let package = Package(
             swiftSettings: strict
         ),
         // dconf's protocol and files as prefsd speaks them: changesets, notifications, values
-        // with their GVariant types, the database file dconf's clients map.
+        // with their GVariant types, the database file dconf's clients map (read as
+        // PreferencesProtocol's RegularFile reads a file someone else may control).
         .target(
             name: "Dconf",
-            dependencies: ["CGLib", "DBus", "GSettingsPaths", "GVDB", "GVariantCoding", "GVariantMapping", "PreferencesModel"],
+            dependencies: ["CGLib", "DBus", "GSettingsPaths", "GVDB", "GVariantCoding", "GVariantMapping", "PreferencesModel", "PreferencesProtocol"],
             swiftSettings: strict
         ),
         // The installed GSettings schemas through GIO's schema API (the settings app's schema

@@ -49,6 +49,8 @@ public struct DconfBlame: Sendable {
         public var keys: [Key]
         /// The writer call that made it, when it came through dconf's writer while this prefsd ran.
         public var call: Call?
+        /// Whether only some of its keys are told: the history read for `Blame` ended inside it.
+        public var cut = false
     }
 
     /// The most changes `Blame` tells.
@@ -59,9 +61,11 @@ public struct DconfBlame: Sendable {
 
     /// The newest ``maximumRecords`` changes of dconf keys among `entries` (history entries,
     /// oldest first): entries of keys the GSettings path rule does not map are left out, and
-    /// changes left with none. `type` gives the GVariant type a key was last written with
-    /// through dconf; `calls` the writer calls that made changes, by sequence number.
-    public init(entries: [HistoryEntry], type: (DomainName, String) -> String?, calls: [UInt64: Call]) {
+    /// changes left with none. `oldestCut` says the history holds more entries of the oldest
+    /// change than `entries` do (its record then says it is cut). `type` gives the GVariant
+    /// type a key was last written with through dconf; `calls` the writer calls that made
+    /// changes, by sequence number.
+    public init(entries: [HistoryEntry], oldestCut: Bool, type: (DomainName, String) -> String?, calls: [UInt64: Call]) {
         var records: [Record] = []
         for entry in entries {
             guard let path = DconfMirror.path(domain: entry.domain, key: entry.key) else { continue }
@@ -71,6 +75,7 @@ public struct DconfBlame: Sendable {
             }
             records[records.count - 1].keys.append(Key(path: path, value: value, secure: entry.secure))
         }
+        if oldestCut, let oldest = entries.first?.sequence, records.first?.sequence == oldest { records[0].cut = true }
         self.records = Array(records.suffix(Self.maximumRecords))
     }
 
@@ -104,6 +109,7 @@ extension DconfBlame.Record {
                 lines.append("  \(key.path) reset")
             }
         }
+        if cut { lines.append("  … more keys of this change are not told: Blame reads only the newest entries of the history") }
         return lines.joined(separator: "\n") + "\n"
     }
 

@@ -1,4 +1,5 @@
 import Glibc
+import PreferencesProtocol
 
 /// Where a dconf database lives and how its readers are told it changed: the database file
 /// `$XDG_CONFIG_HOME/dconf/NAME` that dconf's clients map, and the invalidation file
@@ -40,31 +41,29 @@ public struct DconfFiles: Sendable, Hashable {
     /// The invalidation file's path.
     public var invalidationPath: String { runtimeDirectory + "/" + name }
 
-    /// The database file's bytes; `nil` when there is none.
-    /// - Throws: ``DconfError`` when it exists but cannot be read.
-    public func readDatabase() throws(DconfError) -> [UInt8]? {
-        try Self.contents(of: databasePath)
+    /// The most bytes of a dconf database read unless a caller says otherwise: 512 MiB,
+    /// the default bound of prefsd's whole store (`prefsd --max-store-size`).
+    public static let maximumDatabaseBytes = 512 << 20
+
+    /// The database file's bytes (at most `limit`); `nil` when there is none.
+    /// - Throws: ``DconfError`` naming the file when it cannot be read, is not a regular
+    ///   file (or a link to one), or is larger than `limit`.
+    public func readDatabase(limit: Int = maximumDatabaseBytes) throws(DconfError) -> [UInt8]? {
+        try Self.contents(of: databasePath, limit: limit)
     }
 
-    /// The bytes of the file at `path`; `nil` when there is none.
-    /// - Throws: ``DconfError`` when it exists but cannot be read.
-    public static func contents(of path: String) throws(DconfError) -> [UInt8]? {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else {
-            if errno == ENOENT { return nil }
-            throw DconfError("cannot read \(path): \(String(cString: strerror(errno)))")
-        }
-        defer { close(descriptor) }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 65536)
-        while true {
-            let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
-            if count < 0 {
-                if errno == EINTR { continue }
-                throw DconfError("cannot read \(path): \(String(cString: strerror(errno)))")
-            }
-            if count == 0 { return bytes }
-            bytes += chunk.prefix(count)
+    /// The bytes of the regular file at `path` (a symbolic link is followed unless
+    /// `followingSymlinks` is off), at most `limit` of them; `nil` when there is none. A
+    /// FIFO, device, socket or directory there is never opened (see `RegularFile`).
+    /// - Throws: ``DconfError`` naming the file when it cannot be read, is not a regular
+    ///   file, or is larger than `limit`.
+    public static func contents(of path: String, limit: Int = maximumDatabaseBytes, followingSymlinks: Bool = true) throws(DconfError) -> [UInt8]? {
+        do {
+            return try RegularFile.contents(atPath: path, limit: limit, followingSymlinks: followingSymlinks)
+        } catch .missing {
+            return nil
+        } catch {
+            throw DconfError("cannot read \(path): \(error)")
         }
     }
 }

@@ -35,27 +35,41 @@ public enum DconfMirror {
     /// without it was written by someone else, and holds values to take in.
     public static let markName = ".prefsd-mirror"
 
-    /// The mark's value: a string "prefsd" in GVariant's serialisation (its bytes and a NUL).
-    static let mark: GVDBValue? = try? GVDBValue(typeString: "s", bytes: Array("prefsd".utf8) + [0])
-
-    /// The database file of `values`, with prefsd's mark: every key and the directories
+    /// The database file of `values`, with prefsd's `mark`: every key and the directories
     /// above it, as dconf reads dconf-service's file, though not byte for byte as
     /// dconf-service lays it out (see ``DconfDatabaseBuilder``).
     /// - Throws: `GVDBError` when a value cannot be stored in GVDB.
-    public static func file(_ values: [String: DconfValue]) throws -> [UInt8] {
-        var database = DconfMirrorDatabase()
+    public static func file(_ values: [String: DconfValue], mark: Mark = Mark(store: nil)) throws -> [UInt8] {
+        var database = DconfMirrorDatabase(mark: mark)
         for (path, value) in values { try database.set(path, to: value) }
         return try database.file()
     }
 
-    /// Whether the database file `bytes` is one prefsd wrote (it has prefsd's mark).
+    /// Whether the database file `bytes` carries a mark of prefsd's (of any store).
     public static func isMirror(_ bytes: [UInt8]) -> Bool {
-        (try? GVDBFile(bytes: bytes))?.hasValue(markName) ?? false
+        Mark(inFile: bytes) != nil
     }
 
     /// The values of the database file `bytes`.
     /// - Throws: `GVDBError` when the file is damaged.
     public static func values(inFile bytes: [UInt8]) throws -> [String: DconfValue] {
         try DconfDatabaseFile.values(in: bytes).mapValues(DconfValue.init)
+    }
+
+    /// What dconf reads of the database file `bytes`, as dconf-service takes a database in:
+    /// every key holding a value, the value as GLib reads it (``DconfValue/init(storedVariant:)``),
+    /// and, by key, why a value could not be read at all (it lies outside the file). One
+    /// damaged item costs that item alone.
+    /// - Throws: `GVDBError` when the file is no GVDB database (its header or root table).
+    public static func readableValues(inFile bytes: [UInt8]) throws -> (values: [String: DconfValue], unreadable: [String: String]) {
+        var values: [String: DconfValue] = [:]
+        var unreadable: [String: String] = [:]
+        for (path, variant) in try DconfDatabaseFile.storedVariants(in: bytes) {
+            switch variant {
+            case .success(let stored): values[path] = DconfValue(storedVariant: stored)
+            case .failure(let error): unreadable[path] = error.message
+            }
+        }
+        return (values, unreadable)
     }
 }

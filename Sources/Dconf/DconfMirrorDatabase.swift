@@ -8,10 +8,10 @@ public struct DconfMirrorDatabase: Sendable {
     public private(set) var values: [String: DconfValue] = [:]
     private var database = DconfDatabaseBuilder()
 
-    /// A database holding no key, only prefsd's mark.
-    public init() {
-        // The mark's value, a string "prefsd", is a valid GVariant: storing it cannot fail.
-        try? database.setAnnotation(DconfMirror.mark, named: DconfMirror.markName)
+    /// A database holding no key, only prefsd's `mark`.
+    public init(mark: DconfMirror.Mark = DconfMirror.Mark(store: nil)) {
+        // The mark's value, a string, is a valid GVariant: storing it cannot fail.
+        try? database.setAnnotation(mark.value, named: DconfMirror.markName)
     }
 
     /// Sets `path` to `value`, or removes it when `value` is nil. Throws, changing nothing,

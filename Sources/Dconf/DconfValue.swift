@@ -28,6 +28,21 @@ public struct DconfValue: Sendable, Hashable {
         bytes = value.bytes
     }
 
+    /// The value dconf's clients read from a database item that stores the serialised
+    /// variant `variant` (`v`): GLib's reading of it, in normal form, whatever the bytes
+    /// hold. As in GLib, a type string that names no type reads as the unit `()`, a value of
+    /// a fixed-size type with the wrong size as that type's zero, a string that is not one
+    /// as the empty string.
+    public init(storedVariant variant: ArraySlice<UInt8>) {
+        let data = variant.withUnsafeBytes { g_bytes_new($0.baseAddress, gsize($0.count)) }
+        defer { g_bytes_unref(data) }
+        let outer = "v".withCString { g_variant_ref_sink(g_variant_new_from_bytes(OpaquePointer($0), data, 0))! }
+        defer { g_variant_unref(outer) }
+        let inner = g_variant_get_variant(outer)!
+        defer { g_variant_unref(inner) }
+        self.init(variant: inner)
+    }
+
     /// The stored value for `value` read as a GVariant of `type`, or `nil` when it does not
     /// fit the type; `type` `nil` gives the value's own GVariant (see ``naturalType(of:)``).
     public init?(storedValue value: PropertyListValue, type: String?) {

@@ -94,6 +94,22 @@ public enum DconfDatabaseFile {
         return try file.keyedValues().filter { isKey($0.key) }
     }
 
+    /// Every key of the database `bytes` with the serialised variant its item stores (not
+    /// looked into), as dconf-service finds them when it takes a database in
+    /// (`dconf_gvdb_utils_changeset_from_table`: the names that are keys and hold a value),
+    /// or why that value cannot be had. Unlike ``values(in:)``, the damage of one item costs
+    /// that item alone, as in dconf: an item whose name cannot be built is left out, one
+    /// whose value lies outside the file is given with the error. A name given twice gives
+    /// its first item. Throws only when the file is no GVDB file (its header or root table)
+    /// or its names nest deeper than any database holds.
+    public static func storedVariants(in bytes: [UInt8]) throws -> [String: Result<ArraySlice<UInt8>, GVDBError>] {
+        var variants: [String: Result<ArraySlice<UInt8>, GVDBError>] = [:]
+        for (name, variant) in try GVDBFile(bytes: bytes).valueItems() where isKey(name) && variants[name] == nil {
+            variants[name] = variant
+        }
+        return variants
+    }
+
     /// The keys locked by the database `bytes` (the names in its `.locks` table).
     public static func locks(in bytes: [UInt8]) throws -> Set<String> {
         guard let locks = try GVDBFile(bytes: bytes).table(forKey: locksTableName) else { return [] }

@@ -89,6 +89,45 @@ public struct GVDBFile: Sendable {
     /// them (each item's name after its parent's). Throws if an item's name lies outside the
     /// file, is not UTF-8, or its parents loop or never reach a root.
     public func names() throws -> [String] {
+        try nameBytes().enumerated().map { position, name in
+            guard let name else {
+                // Its own name outside the file is the first thing wrong with it, if it is.
+                _ = try key(of: items[position], at: position)
+                throw GVDBError(.badItem, "item \(position) has no name: its parent \(items[position].parent) is missing, out of range or part of a loop")
+            }
+            guard let text = String(validating: name, as: UTF8.self) else {
+                throw GVDBError(.badItem, "the name of item \(position) is not UTF-8")
+            }
+            return text
+        }
+    }
+
+    /// Every value item of this table whose name can be built, in the order of its items, as
+    /// `gvdb_table_get_names` and `gvdb_table_get_value` find them: its name and the bytes it
+    /// stores (a serialised variant, `v`, not looked into), or why they cannot be had. An
+    /// item whose name cannot be built (it lies outside the file, is not UTF-8, or its
+    /// parents loop or never reach a root) is left out, as GLib leaves it out; the damage of
+    /// one item costs that item alone. Throws only when the names nest deeper than any
+    /// database holds.
+    public func valueItems() throws -> [(name: String, variant: Result<ArraySlice<UInt8>, GVDBError>)] {
+        try nameBytes().enumerated().compactMap { position, name in
+            let item = items[position]
+            guard item.type == UInt8(ascii: "v"), let name, let text = String(validating: name, as: UTF8.self) else { return nil }
+            do {
+                let region = try Self.dereference(bytes, Pointer(start: item.start, end: item.end), alignment: 8, what: "the value of “\(text)”")
+                return (text, .success(bytes[region]))
+            } catch let error as GVDBError {
+                return (text, .failure(error))
+            } catch {
+                return (text, .failure(GVDBError(.badItem, "the value of “\(text)”: \(error)")))
+            }
+        }
+    }
+
+    /// The name of every item, as bytes, in the order of the items; `nil` for an item whose
+    /// name cannot be built (it lies outside the file, or its parents loop or never reach a
+    /// root). Throws when the names nest deeper than any database holds.
+    private func nameBytes() throws -> [[UInt8]?] {
         var names = [[UInt8]?](repeating: nil, count: items.count)
         // Names repeat their parents' names: a hostile file could nest items so deeply that
         // building them all would take quadratic memory. dconf's names are short and shallow.
@@ -99,10 +138,11 @@ public struct GVDBFile: Sendable {
         repeat {
             filled = 0
             for (position, item) in items.enumerated() where names[position] == nil {
+                guard let own = try? key(of: item, at: position) else { continue }
                 if item.parent == GVDBFormat.noParent {
-                    names[position] = try key(of: item, at: position)
+                    names[position] = own
                 } else if item.parent < items.count, let parentName = names[Int(item.parent)] {
-                    let name = parentName + (try key(of: item, at: position))
+                    let name = parentName + own
                     spent += name.count
                     guard spent <= budget else {
                         throw GVDBError(.badItem, "the names of the items nest deeper than any database holds (item \(position)): the file is damaged")
@@ -115,15 +155,7 @@ public struct GVDBFile: Sendable {
             }
             total += filled
         } while filled > 0 && total < items.count
-        return try names.enumerated().map { position, name in
-            guard let name else {
-                throw GVDBError(.badItem, "item \(position) has no name: its parent \(items[position].parent) is missing, out of range or part of a loop")
-            }
-            guard let text = String(validating: name, as: UTF8.self) else {
-                throw GVDBError(.badItem, "the name of item \(position) is not UTF-8")
-            }
-            return text
-        }
+        return names
     }
 
     /// The value named `key`, or nil when there is none.

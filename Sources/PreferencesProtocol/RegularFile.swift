@@ -2,10 +2,10 @@
     import Glibc
 #endif
 
-/// Reading a small file at a path someone else may control (a client's `/.flatpak-info`,
-/// an administrator's managed file) without trusting what is there: only a regular file
-/// is opened, never a FIFO (whose `open` blocks until a writer comes), device or socket,
-/// and never more than a limit is read.
+/// Reading a file at a path someone else may control (a client's `/.flatpak-info`, an
+/// administrator's managed file, dconf's database) without trusting what is there: only a
+/// regular file is opened, never a FIFO (whose `open` blocks until a writer comes), device
+/// or socket, and never more than a limit is read.
 public enum RegularFile {
     /// Why a file was not read.
     public enum Failure: Error, Sendable, Equatable, CustomStringConvertible {
@@ -20,6 +20,8 @@ public enum RegularFile {
         case tooLarge(size: Int, limit: Int)
         /// Reading failed; the system's reason.
         case cannotRead(String)
+        /// The file belongs to another user (its owner's user ID) than the one asked for.
+        case notOwned(owner: UInt32)
 
         /// What went wrong, in words.
         public var description: String {
@@ -29,24 +31,28 @@ public enum RegularFile {
             case .notRegular(let kind): "it is not a regular file but \(kind)"
             case .tooLarge(let size, let limit): "it is \(size) bytes, over the limit of \(limit)"
             case .cannotRead(let reason): "cannot read it: \(reason)"
+            case .notOwned(let owner): "it belongs to user \(owner), not to the user reading it"
             }
         }
     }
 
-    /// The bytes of the regular file at `path`, at most `limit` of them.
+    /// The bytes of the regular file at `path`, at most `limit` of them; with `owner`, only
+    /// when the file belongs to that user.
     ///
     /// The path is looked at first (`stat`, or `lstat` when `followingSymlinks` is false) and
     /// opened only when it is a regular file, with `O_NONBLOCK` (and `O_NOFOLLOW`), then
     /// checked again on the open descriptor, so a FIFO swapped in between is not waited on.
+    /// A symbolic link that loops is not a regular file.
     /// - Throws: ``Failure``.
-    public static func contents(atPath path: String, limit: Int, followingSymlinks: Bool) throws(Failure) -> [UInt8] {
+    public static func contents(atPath path: String, limit: Int, followingSymlinks: Bool, owner: uid_t? = nil) throws(Failure) -> [UInt8] {
         var info = stat()
         guard (followingSymlinks ? stat(path, &info) : lstat(path, &info)) == 0 else {
             let number = errno
             if number == ENOENT || number == ENOTDIR { throw .missing }
+            if number == ELOOP { throw .notRegular("a symbolic link that loops") }
             throw .cannotOpen(String(cString: strerror(number)))
         }
-        try check(info, limit: limit)
+        try check(info, limit: limit, owner: owner)
         let flags = O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY | (followingSymlinks ? 0 : O_NOFOLLOW)
         let descriptor = open(path, flags)
         guard descriptor >= 0 else {
@@ -56,8 +62,9 @@ public enum RegularFile {
         }
         defer { close(descriptor) }
         guard fstat(descriptor, &info) == 0 else { throw .cannotOpen(String(cString: strerror(errno))) }
-        try check(info, limit: limit)
+        try check(info, limit: limit, owner: owner)
         var bytes: [UInt8] = []
+        bytes.reserveCapacity(Int(info.st_size))
         var chunk = [UInt8](repeating: 0, count: min(64 << 10, limit + 1))
         while true {
             let count = chunk.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, $0.count) }
@@ -72,10 +79,12 @@ public enum RegularFile {
         }
     }
 
-    /// Throws unless `info` is a regular file of at most `limit` bytes.
-    private static func check(_ info: stat, limit: Int) throws(Failure) {
+    /// Throws unless `info` is a regular file of at most `limit` bytes (belonging to
+    /// `owner`, when given).
+    private static func check(_ info: stat, limit: Int, owner: uid_t?) throws(Failure) {
         guard (info.st_mode & S_IFMT) == S_IFREG else { throw .notRegular(kind(info.st_mode)) }
         guard Int(info.st_size) <= limit else { throw .tooLarge(size: Int(info.st_size), limit: limit) }
+        if let owner, info.st_uid != owner { throw .notOwned(owner: info.st_uid) }
     }
 
     /// The kind of a file that is not a regular one, for messages.

@@ -12,6 +12,8 @@ protocol DconfFrontService: AnyObject, Sendable {
     func storedValues(domain: DomainName, keys: [String]) -> [String: PropertyListValue?]
     /// Emits dconf's `Notify` with `tag`.
     func notify(_ notification: DconfNotification, tag: String)
+    /// The mark of the store that dconf's file carries (``DconfMirror/Mark``).
+    var dconfMark: DconfMirror.Mark { get }
 }
 
 /// prefsd as dconf-service: keeps dconf's database file a mirror of the store and tells
@@ -196,7 +198,7 @@ final class DconfFront: Sendable {
             $0.types = types
             $0.started = true
         }
-        var current = Mirror()
+        var current = Mirror(database: DconfMirrorDatabase(mark: service.dconfMark))
         let shown = domains.filter { !keepsOut($0.key) }
         for (path, value) in DconfMirror.values(of: shown, types: types) { set(path, to: value, in: &current.database) }
         queue.sync {

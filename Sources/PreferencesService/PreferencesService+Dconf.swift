@@ -193,12 +193,10 @@ extension PreferencesService: DconfFrontService {
     /// are durable, on the store's history reader.
     private func blame(for call: DBusMessage) {
         guard let dconf else { return }
-        store().readHistory(
-            domain: nil, key: nil, after: 0, limit: Self.blameEntries, maxBytes: configuration.limits.replyBytes / 2, newest: true
-        ) { [self] result in
+        store().readRecentHistory(limit: Self.blameEntries, maxBytes: configuration.limits.replyBytes / 2) { [self] result in
             switch result {
-            case .success(let entries):
-                let blame = DconfBlame(entries: entries, type: dconf.type(domain:key:), calls: dconf.calls)
+            case .success(let (entries, oldestCut)):
+                let blame = DconfBlame(entries: entries, oldestCut: oldestCut, type: dconf.type(domain:key:), calls: dconf.calls)
                 reply(to: call, [.string(blame.text)])
             case .failure(let error):
                 let refusal = PreferencesServiceError.storageFailed("the history could not be read for Blame: \(error)")

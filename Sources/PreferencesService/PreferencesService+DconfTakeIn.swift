@@ -3,6 +3,7 @@ import Dispatch
 import Foundation
 import GSettingsPaths
 import PreferencesModel
+import PreferencesProtocol
 import PreferencesStore
 import Synchronization
 
@@ -12,11 +13,16 @@ private final class CommitOutcome: Sendable {
 }
 
 /// Taking in the database a dconf-service left: when prefsd starts serving dconf and finds
-/// a database file it did not write (no prefsd mark), every value in it goes into the store,
-/// with its GVariant type, as one change (who = `dconf-service`), before anything else is
-/// written; the file itself is kept aside. Keys dconf-service's file lacks are left alone,
-/// except those that were in the file prefsd handed back (`prefs dconf-switch-back` keeps a
-/// copy): the user reset them under dconf-service, so they are removed here too.
+/// a database file it did not write (no mark of this store's, see ``DconfMirror/Mark``),
+/// every value dconf reads in it goes into the store, with its GVariant type, as one change
+/// (who = `dconf-service`), before anything else is written; the file itself is kept aside.
+/// Keys dconf-service's file lacks are left alone, except those that were in the copy this
+/// store's prefsd handed back (`prefs dconf-switch-back` keeps one): the user reset them
+/// under dconf-service, so they are removed here too.
+///
+/// The file is read as one someone else may have placed there: only a regular file (or a
+/// link to one) of at most the store's size limit is opened, never waited on; anything else
+/// is moved aside, as a damaged database is.
 extension PreferencesService {
     /// What taking in dconf's database came to.
     enum DconfTakeIn {
@@ -24,57 +30,72 @@ extension PreferencesService {
         case nothing
         /// Values were taken in (the store changed).
         case taken(keys: Int, removed: Int, keptAside: String)
-        /// The file does not read as a dconf database (a power cut, a stray write): it was
-        /// moved aside, as dconf-service moves a damaged database aside, and the file is
-        /// made again from the store.
+        /// The file does not read as a dconf database (a power cut, a stray write), or is not
+        /// a regular file, or is larger than the store may hold: it was moved aside, as
+        /// dconf-service moves a damaged database aside, and the file is made again from the
+        /// store.
         case damaged(movedTo: String, reason: String)
         /// The file cannot be taken in; prefsd must not serve dconf, and leaves it alone.
         case refused(String)
     }
 
+    /// The most left-out keys a log line names.
+    static let namedLeftOutKeys = 20
+
     /// Takes in dconf's database, if a dconf-service wrote it, given the store's `committed`
     /// domains.
     func takeInDconfDatabase(_ files: DconfFiles, store: DomainStore, committed: [DomainName: [String: PropertyListValue]]) -> DconfTakeIn {
+        let path = files.databasePath
+        let time = Date().ISO8601Format().replacingOccurrences(of: "-", with: "").replacingOccurrences(of: ":", with: "")
         let bytes: [UInt8]
         do {
-            guard let read = try files.readDatabase() else { return .nothing }
-            bytes = read
+            bytes = try RegularFile.contents(atPath: path, limit: configuration.limits.storeBytes, followingSymlinks: true)
         } catch {
-            return .refused(error.description)
-        }
-        if DconfMirror.isMirror(bytes) { return .nothing }
-        let time = Date().ISO8601Format().replacingOccurrences(of: "-", with: "").replacingOccurrences(of: ":", with: "")
-        let values: [String: DconfValue]
-        do {
-            values = try DconfMirror.values(inFile: bytes)
-        } catch {
-            let aside = files.databasePath + ".damaged-" + time
-            guard rename(files.databasePath, aside) == 0 else {
-                return .refused("\(files.databasePath) is damaged (\(error)) and could not be moved aside: \(String(cString: strerror(errno)))")
+            switch error {
+            case .missing: return .nothing
+            case .notRegular, .tooLarge: return moveAside(files, at: time, because: "\(error)")
+            default: return .refused("\(path) cannot be read (\(error)); prefsd leaves it alone")
             }
-            return .damaged(movedTo: aside, reason: "\(error)")
         }
-        // The keys the user reset under dconf-service: in the file handed back, gone now.
-        var reset: [String] = []
-        if let handedBack = try? DconfFiles.contents(of: files.handedBackPath), let before = try? DconfMirror.values(inFile: handedBack) {
-            reset = before.keys.filter { values[$0] == nil }
+        let (mark, problem) = DconfStoreMark.load(storeDirectory: configuration.storeDirectory)
+        if let problem {
+            logger.warning("prefsd's mark in dconf's file names no store: the store's identity cannot be kept", metadata: ["error": "\(problem)"])
         }
+        let read: (values: [String: DconfValue], unreadable: [String: String])
+        do {
+            read = try DconfMirror.readableValues(inFile: bytes)
+        } catch {
+            return moveAside(files, at: time, because: "\(error)")
+        }
+        // prefsd's own mirror (or one written before marks named the store): the store is the
+        // truth, and the file is made again from it.
+        if let found = DconfMirror.Mark(inFile: bytes), found.store == nil || found == mark {
+            keepUnlessMirrored(read, bytes: bytes, files: files, at: time, store: store, committed: committed)
+            return .nothing
+        }
+        let reset = keysResetUnderDconfService(files, now: read.values, mark: mark)
+        var leftOut = read.unreadable
         var mutations: [StoreMutation] = []
-        for (path, value) in values.sorted(by: { $0.key < $1.key }) {
+        var taken = 0
+        for (path, value) in read.values.sorted(by: { $0.key < $1.key }) {
             guard let location = GSettingsPath(settingsKey: path), let domain = try? DomainName(location.domain) else {
-                return .refused("prefsd cannot store the dconf key \(path) (longer than \(PreferenceKey.maximumLength) bytes, or not in Unicode normal form C)")
+                leftOut[path] =
+                    "prefsd cannot store the key: it would be empty, longer than \(PreferenceKey.maximumLength) bytes or not in Unicode normal form C"
+                continue
             }
             let stored = value.storedValue
             do {
-                try configuration.limits.check(stored, subject: "the value of \(path)")
+                try configuration.limits.check(stored, subject: "its value")
             } catch {
-                return .refused(error.description)
+                leftOut[path] = error.description
+                continue
             }
             let type = value.type == DconfValue.naturalType(of: stored) ? nil : value.type
             if committed[domain]?[location.key] != stored { mutations.append(.set(domain, key: location.key, value: stored)) }
             mutations.append(.setGVariantType(domain, key: location.key, type: type))
+            taken += 1
         }
-        for path in reset {
+        for path in reset ?? [] {
             guard let location = GSettingsPath(settingsKey: path), let domain = try? DomainName(location.domain) else { continue }
             mutations.append(.remove(domain, key: location.key))
             mutations.append(.setGVariantType(domain, key: location.key, type: nil))
@@ -84,7 +105,7 @@ extension PreferencesService {
             // Kept aside first, durably: whatever happens next, the file is not lost.
             try DconfFiles.replace(aside, with: bytes, synced: true)
         } catch {
-            return .refused("\(files.databasePath) could not be kept aside before taking it in: \(error)")
+            return .refused("\(path) could not be kept aside before taking it in: \(error)")
         }
         let done = DispatchSemaphore(value: 0)
         let outcome = CommitOutcome()
@@ -94,9 +115,84 @@ extension PreferencesService {
         }
         done.wait()
         if case .failure(let error)? = outcome.result.withLock({ $0 }) {
-            return .refused("the values of \(files.databasePath) could not be stored: \(error)")
+            return .refused("the values of \(path) could not be stored: \(error)")
         }
-        try? FileManager.default.removeItem(atPath: files.handedBackPath)
-        return .taken(keys: values.count, removed: reset.count, keptAside: aside)
+        if reset != nil { unlink(files.handedBackPath) }
+        if !leftOut.isEmpty {
+            let named = leftOut.sorted { $0.key < $1.key }.prefix(Self.namedLeftOutKeys).map { "\($0.key): \($0.value)" }
+            logger.warning(
+                "keys of dconf's database left out of the take-in: prefsd cannot store them; the copy kept aside holds them",
+                metadata: [
+                    "file": "\(path)", "keptAside": "\(aside)", "leftOut": "\(leftOut.count)",
+                    "keys": "\(named.joined(separator: "; "))\(leftOut.count > named.count ? "; …" : "")",
+                ])
+        }
+        return .taken(keys: taken, removed: reset?.count ?? 0, keptAside: aside)
+    }
+
+    /// Moves what is at dconf's database path aside (`user.damaged-TIME`), as dconf-service
+    /// moves a damaged database aside; the file is then made again from the store.
+    private func moveAside(_ files: DconfFiles, at time: String, because reason: String) -> DconfTakeIn {
+        let aside = files.databasePath + ".damaged-" + time
+        guard rename(files.databasePath, aside) == 0 else {
+            return .refused("\(files.databasePath) is no dconf database (\(reason)) and could not be moved aside: \(String(cString: strerror(errno)))")
+        }
+        return .damaged(movedTo: aside, reason: reason)
+    }
+
+    /// Keeps a copy of a file carrying prefsd's mark (`bytes`, whose values are `read`)
+    /// when it holds a value the store does not (`user.replaced-TIME`): a mark can be copied
+    /// into any file, and a crash can leave prefsd's own file behind the store, so before the
+    /// file is made again from the store, nothing in it is lost unseen.
+    private func keepUnlessMirrored(
+        _ read: (values: [String: DconfValue], unreadable: [String: String]), bytes: [UInt8], files: DconfFiles, at time: String,
+        store: DomainStore, committed: [DomainName: [String: PropertyListValue]]
+    ) {
+        let types = (try? store.loadGVariantTypes()) ?? [:]
+        let missing = read.values.filter { path, value in
+            guard let location = GSettingsPath(settingsKey: path), let domain = try? DomainName(location.domain),
+                let stored = committed[domain]?[location.key]
+            else { return true }
+            return DconfValue(storedValue: stored, writtenAs: types[domain]?[location.key]) != value
+        }
+        let differing = Array(missing.keys) + Array(read.unreadable.keys)
+        guard !differing.isEmpty else { return }
+        let copy = files.databasePath + ".replaced-" + time
+        let named = differing.sorted().prefix(Self.namedLeftOutKeys).joined(separator: ", ")
+        do {
+            try DconfFiles.replace(copy, with: bytes, synced: true)
+            logger.warning(
+                "dconf's database carries prefsd's mark but holds values the store does not; it is kept aside, and made again from the store",
+                metadata: ["file": "\(files.databasePath)", "keptAside": "\(copy)", "keys": "\(differing.count): \(named)"])
+        } catch {
+            logger.error(
+                "dconf's database carries prefsd's mark but holds values the store does not, and could not be kept aside; it is made again from the store",
+                metadata: ["file": "\(files.databasePath)", "error": "\(error)", "keys": "\(differing.count): \(named)"])
+        }
+    }
+
+    /// The dconf keys the user reset under dconf-service: those of the copy this store's
+    /// prefsd handed back that dconf's file (`now`) no longer has; `nil` when there is no
+    /// such copy. Only a copy prefsd handed back for this store counts (a regular file, not
+    /// a link, of this user's, carrying the store's `mark`): another is named in the log and
+    /// left alone, and decides nothing.
+    private func keysResetUnderDconfService(_ files: DconfFiles, now values: [String: DconfValue], mark: DconfMirror.Mark) -> [String]? {
+        let path = files.handedBackPath
+        let bytes: [UInt8]
+        do {
+            bytes = try RegularFile.contents(atPath: path, limit: configuration.limits.storeBytes, followingSymlinks: false, owner: getuid())
+        } catch .missing {
+            return nil
+        } catch {
+            logger.warning("not a copy prefsd handed back: the take-in removes no key for it", metadata: ["file": "\(path)", "error": "\(error)"])
+            return nil
+        }
+        guard mark.store != nil, DconfMirror.Mark(inFile: bytes) == mark, let before = try? DconfMirror.readableValues(inFile: bytes) else {
+            logger.warning(
+                "not a copy prefsd handed back: the take-in removes no key for it",
+                metadata: ["file": "\(path)", "error": "it does not carry the mark of this store's prefsd"])
+            return nil
+        }
+        return before.values.keys.filter { values[$0] == nil }.sorted()
     }
 }

@@ -21,15 +21,32 @@ extension DomainStore {
         domain: DomainName?, key: String?, after: UInt64, limit: Int, maxBytes: Int, newest: Bool = false,
         completion: @escaping @Sendable (Result<[HistoryEntry], StoreError>) -> Void
     ) {
+        onHistoryReader(completion) { [self] reader throws(StoreError) in
+            try history(from: reader, domain: domain, key: key, after: after, limit: limit, maxBytes: maxBytes, newest: newest)
+        }
+    }
+
+    /// Reads the newest entries of the whole journal as ``readHistory(domain:key:after:limit:maxBytes:newest:completion:)``
+    /// does with `newest`, and tells whether the oldest change among them is cut: `limit` or
+    /// `maxBytes` was reached inside it, and the journal holds more of its entries.
+    public func readRecentHistory(
+        limit: Int, maxBytes: Int, completion: @escaping @Sendable (Result<(entries: [HistoryEntry], oldestCut: Bool), StoreError>) -> Void
+    ) {
+        onHistoryReader(completion) { [self] reader throws(StoreError) in
+            try recentHistory(from: reader, domain: nil, key: nil, limit: limit, maxBytes: maxBytes)
+        }
+    }
+
+    /// Runs `read` with the reader's connection once every change queued before is durable,
+    /// on the reader queue; `completion` runs there with its result.
+    private func onHistoryReader<T: Sendable>(
+        _ completion: @escaping @Sendable (Result<T, StoreError>) -> Void,
+        read: @escaping @Sendable (DatabaseQueue) throws(StoreError) -> T
+    ) {
         commit([]) { [self] result in
             if case .failure(let error) = result { return completion(.failure(error)) }
             readerQueue.async { [self] in
-                completion(
-                    Result { () throws(StoreError) -> [HistoryEntry] in
-                        let reader = try historyConnection()
-                        return try history(
-                            from: reader, domain: domain, key: key, after: after, limit: limit, maxBytes: maxBytes, newest: newest)
-                    })
+                completion(Result { () throws(StoreError) -> T in try read(try historyConnection()) })
             }
         }
     }

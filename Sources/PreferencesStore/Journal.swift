@@ -229,7 +229,7 @@ extension DomainStore {
         from reader: any DatabaseReader, domain: DomainName?, key: String?, after: UInt64, limit: Int,
         maxBytes: Int, newest: Bool = false
     ) throws(StoreError) -> [HistoryEntry] {
-        if newest { return try recentHistory(from: reader, domain: domain, key: key, limit: limit, maxBytes: maxBytes) }
+        if newest { return try recentHistory(from: reader, domain: domain, key: key, limit: limit, maxBytes: maxBytes).entries }
         do {
             return try reader.read { db in
                 let (sql, arguments) = Self.historyQuery(domain: domain, key: key, after: after, newestFirst: false)
@@ -268,23 +268,28 @@ extension DomainStore {
     /// The newest `limit` entries of `domain` (of `key` only, when given), oldest first,
     /// within about `maxBytes` of values: read from the newest backwards, so the cost does
     /// not grow with the journal when the newest entries are the domain's (one domain's
-    /// entries lying far back cost a scan to them).
-    private func recentHistory(
+    /// entries lying far back cost a scan to them). `oldestCut`: a bound was reached inside
+    /// the oldest change among them (the journal holds more of its entries).
+    func recentHistory(
         from reader: any DatabaseReader, domain: DomainName?, key: String?, limit: Int, maxBytes: Int
-    ) throws(StoreError) -> [HistoryEntry] {
+    ) throws(StoreError) -> (entries: [HistoryEntry], oldestCut: Bool) {
         do {
             return try reader.read { db in
                 let (sql, arguments) = Self.historyQuery(domain: domain, key: key, after: 0, newestFirst: true)
                 var result: [HistoryEntry] = []
                 var bytes = 0
+                var cut = false
                 let cursor = try Row.fetchCursor(db, sql: sql, arguments: arguments)
-                while result.count < limit, let row = try cursor.next() {
+                while let row = try cursor.next() {
                     guard let (entry, size) = try Self.entry(row) else { continue }
+                    if result.count >= limit || (bytes + size > maxBytes && !result.isEmpty) {
+                        cut = entry.sequence == result.last?.sequence
+                        break
+                    }
                     bytes += size
-                    if bytes > maxBytes && !result.isEmpty { break }
                     result.append(entry)
                 }
-                return result.reversed()
+                return (result.reversed(), cut)
             }
         } catch {
             throw .readFailed(reason: StoreError.explain(error, path: files.databasePath, directory: files.directoryPath))

@@ -20,7 +20,7 @@ struct DconfBlameTests {
                 try entry(1, "size", .integer(42), who: "dconf"), try entry(1, "title", nil, who: "dconf"),
                 try entry(2, "token", nil, secure: true), try entry(2, "port", .integer(8080)),
             ],
-            type: { _, key in key == "port" ? "q" : nil }, calls: [1: call])
+            oldestCut: false, type: { _, key in key == "port" ? "q" : nil }, calls: [1: call])
         #expect(blame.records.map(\.sequence) == [1, 2])
         #expect(
             blame.text == """
@@ -51,10 +51,29 @@ struct DconfBlameTests {
         let unmapped = HistoryEntry(
             sequence: 1, time: 0, domain: try DomainName("org.example"), key: "hidden/key", who: "prefs", value: .integer(1), previous: nil)
         let many = try (2...101).map { try entry(UInt64($0), "k", .integer(Int64($0))) }
-        let blame = DconfBlame(entries: [unmapped] + many, type: { _, _ in nil }, calls: [:])
+        let blame = DconfBlame(entries: [unmapped] + many, oldestCut: false, type: { _, _ in nil }, calls: [:])
         #expect(blame.records.count == DconfBlame.maximumRecords)
         #expect(blame.records.first?.sequence == 38)
         #expect(blame.records.last?.sequence == 101)
         #expect(!blame.text.contains("hidden"))
+    }
+
+    @Test("a change the history read ends inside says that more of its keys are not told; one read whole, or dropped for being old, says nothing")
+    func cutChange() throws {
+        let big = try (0..<5).map { try entry(7, "key\($0)", .integer(Int64($0))) }
+        let cut = DconfBlame(entries: big + [try entry(8, "size", .integer(1))], oldestCut: true, type: { _, _ in nil }, calls: [:])
+        #expect(cut.records.map(\.cut) == [true, false])
+        let records = cut.text.components(separatedBy: "\n====================================================================\n")
+        #expect(records.count == 2)
+        #expect(
+            records[0].hasSuffix(
+                "  /org/example/app/key4 = int64 4\n  … more keys of this change are not told: Blame reads only the newest entries of the history\n"),
+            "\(records[0])")
+        #expect(!records[1].contains("not told"))
+        #expect(!DconfBlame(entries: big, oldestCut: false, type: { _, _ in nil }, calls: [:]).text.contains("not told"))
+        // The cut change is older than the 64 told: nothing of it is told.
+        let many = try (10...73).map { try entry(UInt64($0), "k", .integer(Int64($0))) }
+        let told = DconfBlame(entries: big + many, oldestCut: true, type: { _, _ in nil }, calls: [:])
+        #expect(told.records.count == DconfBlame.maximumRecords && !told.text.contains("not told"))
     }
 }

@@ -53,6 +53,11 @@ final class DconfServer: Sendable {
     /// Starts prefsd with `--dconf` and waits until it owns dconf's name.
     func startPrefsd(arguments: [String] = []) async throws {
         try await service.startService(arguments: ["--dconf"] + arguments)
+        try await waitUntilServingDconf()
+    }
+
+    /// Waits (at most 30 s) until the prefsd started last owns dconf's name.
+    func waitUntilServingDconf() async throws {
         let deadline = ContinuousClock.now + .seconds(30)
         while ContinuousClock.now < deadline {
             if let owner = service.bus.processID(owning: DconfBus.busName), owner == service.pid { return }

@@ -67,14 +67,20 @@ struct DconfSwitchTests {
         let bus = server.service.bus
         let session = try SwitchSession(server)
         defer { session.killServices() }
-        // A key dconf takes and prefsd cannot: not in Unicode normal form C (e, then U+0301).
-        let keyfile = "[org/example/app]\ncafe\u{301}=1\nsize=42\n"
+        let keyfile = "[org/example/app]\nsize=42\n"
         #expect(try server.dconf(["load", "/"], input: keyfile).status == 0)
+        // prefsd takes a database in only once a copy of it is kept aside: in a directory
+        // nothing can be added to (immutable, as a user or a backup tool can leave it), it
+        // cannot keep one.
+        let directory = server.databaseFile.deletingLastPathComponent().path
+        let locked = try runCommand("chattr", ["+i", directory])
+        try #require(locked.status == 0, "chattr +i (run as root): \(locked.stderr)")
+        defer { _ = try? runCommand("chattr", ["-i", directory]) }
 
         let switched = try session.prefs("dconf-switch", "--prefsd", ServiceFixture.binary.path)
         #expect(switched.status != 0, "\(switched.stdout)")
         #expect(switched.stderr.contains("prefsd started but does not serve dconf"), "\(switched.stderr)")
-        #expect(switched.stderr.contains("normal form C"), "\(switched.stderr)")
+        #expect(switched.stderr.contains("could not be kept aside before taking it in"), "\(switched.stderr)")
 
         // Undone at once: that prefsd stopped too, and the next dconf client starts dconf-service.
         #expect(switched.stderr.contains("the switch was undone: dconf-service serves dconf again"), "\(switched.stderr)")
