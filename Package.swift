@@ -269,6 +269,7 @@ let package = Package(
         .target(
             name: "PrefsCommand",
             dependencies: [
+                "CGIO",
                 "DBus",
                 "Dconf",
                 "GSettingsPaths",

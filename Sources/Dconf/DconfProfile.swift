@@ -4,23 +4,30 @@ import Foundation
     import Glibc
 #endif
 
-/// The dconf profile prefsd follows: which system databases (`system-db:NAME` lines) lie
-/// under the user's own values, in the order dconf reads them.
+/// A dconf profile: which system databases (`system-db:NAME` lines) lie under the user's
+/// own values, in the order dconf reads them. prefsd follows it (its administrator
+/// defaults), `prefs dconf-check` checks its databases.
 ///
-/// Found as dconf finds it (`engine/dconf-engine-profile.c`) unless `prefsd --dconf-profile`
-/// names a file: the mandatory profile `/run/dconf/user/<uid>`, else `$DCONF_PROFILE` (a
+/// Found as dconf finds it (`engine/dconf-engine-profile.c`) unless a file is named
+/// (`prefsd --dconf-profile`): the mandatory profile `/run/dconf/user/<uid>`, else `$DCONF_PROFILE` (a
 /// path, or a name looked up in `/etc/dconf/profile/` and then in each
 /// `$XDG_DATA_DIRS/dconf/profile/`), else `$XDG_RUNTIME_DIR/dconf/profile`, else the
 /// profile named `user`. No profile at all means no system databases.
-struct DconfProfile: Sendable, Equatable {
+public struct DconfProfile: Sendable, Equatable {
     /// The profile file read, when there is one.
-    var path: String?
+    public var path: String?
     /// The names of its system databases, in profile order (the first takes precedence).
-    var systemDatabases: [String] = []
+    public var systemDatabases: [String] = []
+
+    /// A profile read from `path` (none: no profile file), naming `systemDatabases`.
+    public init(path: String? = nil, systemDatabases: [String] = []) {
+        self.path = path
+        self.systemDatabases = systemDatabases
+    }
 
     /// The file the profile is read from: `explicit` when given, else dconf's order of
     /// places. `nil` when there is none.
-    static func locate(explicit: String?, environment: [String: String], userID: uid_t = getuid()) -> String? {
+    public static func locate(explicit: String?, environment: [String: String], userID: uid_t = getuid()) -> String? {
         if let explicit { return explicit }
         func exists(_ path: String) -> Bool { access(path, F_OK) == 0 }
         let mandatory = "/run/dconf/user/\(userID)"
@@ -51,7 +58,7 @@ struct DconfProfile: Sendable, Equatable {
     /// with their line number: an unknown kind of database (dconf warns about those too), a
     /// system database name that is not a plain file name. `user-db`, `service-db` and
     /// `file-db` lines are known and skipped: prefsd's store is the user's database.
-    static func parse(_ text: String, path: String, report: (_ line: Int, _ message: String) -> Void) -> DconfProfile {
+    public static func parse(_ text: String, path: String, report: (_ line: Int, _ message: String) -> Void) -> DconfProfile {
         var profile = DconfProfile(path: path)
         for (index, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
             let line = rawLine.prefix { $0 != "#" }.trimmingCharacters(in: .whitespaces)

@@ -43,7 +43,8 @@ public final class SchemaKey: @unchecked Sendable {
     /// The default as text, arrays and dictionaries one item per line.
     public let defaultText: String
 
-    private let handle: OpaquePointer
+    /// The `GSettingsSchemaKey`.
+    let handle: OpaquePointer
 
     init?(schema: OpaquePointer, name: String) {
         guard let key = g_settings_schema_get_key(schema, name) else { return nil }

@@ -2,21 +2,48 @@ import CGIO
 import GSettingsPaths
 
 /// The GSettings schemas installed on this machine (GLib's default schema source:
-/// `XDG_DATA_DIRS`, `GSETTINGS_SCHEMA_DIR`), loaded once, and which of them describe a
-/// prefsd domain under the GSettings path rule (``GSettingsPath``).
-public final class SchemaSource: Sendable {
+/// `XDG_DATA_DIRS`, `GSETTINGS_SCHEMA_DIR`), or those and a directory of more (as
+/// `gsettings --schemadir` reads them), loaded once, and which of them describe a prefsd
+/// domain under the GSettings path rule (``GSettingsPath``).
+///
+/// `@unchecked Sendable`: every stored property is a constant; the `GSettingsSchemaSource`
+/// handle is an immutable GLib object whose reference count is atomic, and GLib's lookups
+/// only read it.
+public final class SchemaSource: @unchecked Sendable {
     /// Schemas with a fixed path, by id.
     public let fixed: [String: Schema]
     /// Relocatable schemas (no path of their own), by id.
     public let relocatable: [String: Schema]
     /// The fixed schemas by the prefsd domain their keys live in.
     private let fixedByDomain: [String: [Schema]]
+    /// The `GSettingsSchemaSource` the schemas were read from; `nil` when GLib finds none.
+    private let handle: OpaquePointer?
 
     /// The installed schemas; none when GLib finds no schema source.
-    public init() {
+    public convenience init() {
+        self.init(handle: g_settings_schema_source_get_default().map { g_settings_schema_source_ref($0) })
+    }
+
+    /// The installed schemas and those compiled in `directory` (its `gschemas.compiled`),
+    /// which win over installed ones of the same id, as `gsettings --schemadir` reads them.
+    /// - Throws: ``SchemaError/unreadableDirectory(_:detail:)`` with GLib's reason when the
+    ///   directory holds no compiled schemas GLib can read.
+    public convenience init(addingDirectory directory: String) throws(SchemaError) {
+        var error: UnsafeMutablePointer<GError>?
+        guard let source = g_settings_schema_source_new_from_directory(directory, g_settings_schema_source_get_default(), 0, &error) else {
+            let detail = error.map { String(cString: $0.pointee.message) } ?? "GLib gave no reason"
+            if let error { g_error_free(error) }
+            throw .unreadableDirectory(directory, detail: detail)
+        }
+        self.init(handle: source)
+    }
+
+    /// The schemas of `source`, a reference this object takes over.
+    private init(handle source: OpaquePointer?) {
+        handle = source
         var fixed: [String: Schema] = [:]
         var relocatable: [String: Schema] = [:]
-        if let source = g_settings_schema_source_get_default() {
+        if let source {
             var fixedIDs: UnsafeMutablePointer<UnsafeMutablePointer<gchar>?>?
             var relocatableIDs: UnsafeMutablePointer<UnsafeMutablePointer<gchar>?>?
             g_settings_schema_source_list_schemas(source, 1, &fixedIDs, &relocatableIDs)
@@ -39,12 +66,37 @@ public final class SchemaSource: Sendable {
         fixedByDomain = byDomain.mapValues { $0.sorted { $0.id < $1.id } }
     }
 
+    deinit {
+        if let handle { g_settings_schema_source_unref(handle) }
+    }
+
+    /// Whether GLib found any schema source at all (`gsettings` says "No schemas installed"
+    /// when it did not).
+    public var isEmpty: Bool { handle == nil }
+
+    /// The schema `id`, fixed or relocatable; `nil` when none has that id.
+    public func schema(_ id: String) -> Schema? {
+        fixed[id] ?? relocatable[id]
+    }
+
+    /// The ids of the fixed schemas, in byte order (`gsettings list-schemas`).
+    public var fixedIDs: [String] { fixed.keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) } }
+
+    /// The ids of the relocatable schemas, in byte order (`gsettings list-relocatable-schemas`).
+    public var relocatableIDs: [String] { relocatable.keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) } }
+
     /// The installed schema `id` when it has a fixed path, looked up alone (without loading
     /// every schema as ``init()`` does); `nil` for an unknown or relocatable schema.
     public static func fixedSchema(_ id: String) -> Schema? {
         guard let source = g_settings_schema_source_get_default(), let schema = Schema(source: source, id: id), schema.path != nil
         else { return nil }
         return schema
+    }
+
+    /// The fixed schema whose path is the directory `path` (`/org/gnome/desktop/session/`).
+    public func fixedSchema(atPath path: String) -> Schema? {
+        guard let domain = GSettingsPath.domain(ofDirectory: path) else { return nil }
+        return fixedByDomain[domain]?.first { $0.path == path }
     }
 
     /// The GVariant type of every key of every schema with a fixed path, by full key

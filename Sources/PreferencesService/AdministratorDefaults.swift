@@ -1,3 +1,4 @@
+import Dconf
 import Foundation
 import Logging
 import PreferencesModel
@@ -158,14 +159,14 @@ final class AdministratorDefaults: Sendable {
 
     /// One system database: its keyfiles (later names win) and its locks.
     private func readDatabase(_ name: String, used: inout Set<String>) -> (values: [MappedKey: PropertyListValue], locks: Set<MappedKey>) {
-        let directory = sources.dconfDatabaseDirectory.appendingPathComponent(name + ".d", isDirectory: true)
+        let database = DconfSystemDatabase(name: name, in: sources.dconfDatabaseDirectory)
         var values: [MappedKey: PropertyListValue] = [:]
         var locks: Set<MappedKey> = []
-        for path in regularFiles(in: directory) {
+        for path in database.keyfiles {
             used.insert(path)
             values.merge(parse(path, locks: false).values) { _, later in later }
         }
-        for path in regularFiles(in: directory.appendingPathComponent("locks", isDirectory: true)) {
+        for path in database.lockFiles {
             used.insert(path)
             locks.formUnion(parse(path, locks: true).locks)
         }
@@ -199,19 +200,6 @@ final class AdministratorDefaults: Sendable {
         }
         cache.withLock { $0[path] = parsed }
         return parsed
-    }
-
-    /// The regular files of a directory whose names do not start with `.`, by name (byte
-    /// order), as `dconf update` takes them.
-    private func regularFiles(in directory: URL) -> [String] {
-        guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory.path) else { return [] }
-        return names.filter { !$0.hasPrefix(".") }
-            .sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
-            .map { directory.appendingPathComponent($0).path }
-            .filter { path in
-                var info = stat()
-                return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG
-            }
     }
 
     /// Whether a directory of the administrator's may be used: owned by root and writable

@@ -31,7 +31,7 @@ public struct Prefs: AsyncParsableCommand {
             Read.self, ReadType.self, Write.self, Delete.self, Rename.self, Domains.self, Find.self,
             Export.self, Import.self, Monitor.self, IsForced.self, Volatile.self, DconfImport.self, DconfExport.self,
             DconfSwitch.self, DconfSwitchBack.self,
-            History.self, Undo.self, Restore.self, Roaming.self,
+            History.self, Undo.self, Restore.self, Roaming.self, GSettingsCommand.self, DconfCheck.self,
         ]
     )
 

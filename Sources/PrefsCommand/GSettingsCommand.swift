@@ -1,0 +1,62 @@
+import ArgumentParser
+
+extension Prefs {
+    /// `prefs gsettings [--schemadir DIR] VERB …`: gsettings' verbs over prefsd.
+    public struct GSettingsCommand: AsyncParsableCommand {
+        /// The verb's name and help.
+        public static let configuration = CommandConfiguration(
+            commandName: "gsettings",
+            abstract: "Answer gsettings' verbs from prefsd: the same arguments, output and exit statuses.",
+            discussion: """
+                prefs gsettings [--schemadir DIR] VERB [SCHEMA[:PATH] [KEY [VALUE]]] takes \
+                the verbs of gsettings(1) (get, set, reset, reset-recursively, range, \
+                describe, list-schemas [--print-paths], list-relocatable-schemas, list-keys, \
+                list-children, list-recursively, writable, monitor, help, --version) with its \
+                arguments, values in GVariant text (a negative number is a value, not an \
+                option), and prints what gsettings prints, byte for byte, with its exit \
+                statuses (1 for every refusal), so that a script can call `prefs gsettings` \
+                where it called `gsettings`. It reads and writes prefsd directly, with no GIO \
+                module or GSETTINGS_BACKEND: a key lives where the GSettings path rule puts \
+                it, stored as prefsd's GSettings module stores it; GSettings reads it back \
+                with the schema's defaults, ranges and aliases (GLib's own GSettings code \
+                runs in prefs).
+
+                Beyond gsettings: set, reset and reset-recursively are recorded in prefsd's \
+                history (who: prefs); a key an administrator forces is refused with the \
+                reason; and they refuse to change what the session's GSettings programs would \
+                not read: unless GSETTINGS_BACKEND=prefsd, GSettings programs read dconf's \
+                database, which prefsd keeps only when it serves dconf's name (prefsd \
+                --dconf, `prefs dconf-switch`). When it does, set writes through dconf's \
+                protocol to prefsd, so that dconf's database holds the value with the \
+                schema's type (uint32 600 for a `u` key). writable answers false where set \
+                would refuse. Errors of prefs's own (no bus, prefsd's store) keep prefs's \
+                exit statuses.
+
+                Examples:
+                  prefs gsettings get org.gnome.desktop.interface color-scheme
+                  prefs gsettings set org.gnome.desktop.session idle-delay 600
+                  prefs gsettings set org.gnome.desktop.peripherals.mouse speed -0.5
+                  prefs gsettings list-recursively org.gnome.desktop.interface
+                  prefs gsettings monitor org.gnome.desktop.interface
+                """
+        )
+
+        /// Everything after `gsettings`, as gsettings reads its arguments.
+        @Argument(
+            parsing: .captureForPassthrough,
+            help: ArgumentHelp("[--schemadir DIR] VERB and its arguments, as gsettings takes them.", valueName: "arguments"))
+        var arguments: [String] = []
+
+        /// Creates the verb (ArgumentParser fills in its arguments).
+        public init() {}
+
+        /// Runs the verb as gsettings would; a status other than 0 ends prefs with it.
+        public func run() async throws {
+            if let first = arguments.first, first == "--help" || first == "-h" {
+                throw CleanExit.helpRequest(self)
+            }
+            let status = try await GSettingsInvocation.run(arguments)
+            if status != 0 { throw ExitCode(status) }
+        }
+    }
+}
