@@ -46,12 +46,15 @@ enum DconfCopies {
 /// while prefsd stops: once prefsd has let go of dconf's name, dconf-service may replace the
 /// file at any moment.
 struct MirrorWatch {
+    /// dconf's files.
     let files: DconfFiles
     /// The newest of prefsd's versions seen.
     private(set) var latest: [UInt8]?
     /// The file last looked at: its device, inode, size and time of change.
     private var seen: [Int] = []
 
+    /// A watch of dconf's file in `files`, starting from `latest` (prefsd's newest version
+    /// seen by an earlier watch).
     init(files: DconfFiles, latest: [UInt8]? = nil) {
         self.files = files
         self.latest = latest

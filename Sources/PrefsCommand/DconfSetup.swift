@@ -15,13 +15,12 @@ import PreferencesProxy
 struct DconfSetup {
     /// The prefsd the files start.
     let prefsd: String
+    /// The session's environment, which says where the user's files are.
     private let environment: [String: String]
 
     /// The setup starting `prefsd` (default: the `prefsd` beside this `prefs`, else
     /// `/usr/bin/prefsd`).
-    /// - Throws: ``PrefsError/usage(_:)`` when the path holds a character the service files
-    ///   cannot carry.
-    init(prefsd: String?, environment: [String: String] = ProcessInfo.processInfo.environment) throws(PrefsError) {
+    init(prefsd: String?, environment: [String: String] = ProcessInfo.processInfo.environment) {
         self.environment = environment
         if let prefsd {
             self.prefsd = URL(fileURLWithPath: prefsd).standardizedFileURL.path
@@ -29,9 +28,13 @@ struct DconfSetup {
             let beside = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent().appendingPathComponent("prefsd").path
             self.prefsd = FileManager.default.isExecutableFile(atPath: beside) ? beside : "/usr/bin/prefsd"
         }
-        if let bad = self.prefsd.unicodeScalars.first(where: { Self.unquotable.contains($0) || $0.properties.generalCategory == .control }) {
-            throw .usage(
-                "the path \(self.prefsd) holds \"\(bad.escaped(asASCII: true))\", which a D-Bus service file cannot carry; give --prefsd a path without it")
+    }
+
+    /// Checks that the files can carry the path of prefsd.
+    /// - Throws: ``PrefsError/usage(_:)`` when it holds a character they cannot.
+    func checkPath() throws(PrefsError) {
+        if let bad = prefsd.unicodeScalars.first(where: { Self.unquotable.contains($0) || $0.properties.generalCategory == .control }) {
+            throw .usage("the path \(prefsd) holds \"\(bad.escaped(asASCII: true))\", which a D-Bus service file cannot carry; give --prefsd a path without it")
         }
     }
 
@@ -62,7 +65,9 @@ struct DconfSetup {
 
     /// A file the switch writes, and what it holds.
     struct File {
+        /// Where it goes.
         let url: URL
+        /// What it holds.
         let contents: String
     }
 
@@ -151,6 +156,7 @@ struct DconfSetup {
 
     /// Writes the files that differ, keeping aside a file of the user's at their place, and
     /// the login link when there is none; returns what it did, a line each.
+    /// - Throws: ``PrefsError/file(path:reason:)`` when a file cannot be written or kept aside.
     func install() throws(PrefsError) -> [String] {
         var done: [String] = []
         for file in files where Self.text(of: file.url) != file.contents {
@@ -214,6 +220,7 @@ struct DconfSetup {
         return lstat(url.path, &status) == 0
     }
 
+    /// Makes the directory at `url` and its missing parents.
     private static func makeDirectory(_ url: URL) throws(PrefsError) {
         do {
             try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)

@@ -18,6 +18,7 @@ final class DconfSwitchBus: Sendable {
         }
     }
 
+    /// Closes the connection.
     func close() { connection.close() }
 
     /// The process owning a bus name, held by a ``ProcessHandle``, and its connection.

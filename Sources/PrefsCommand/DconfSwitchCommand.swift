@@ -38,7 +38,8 @@ extension Prefs {
         /// when prefsd cannot serve.
         public func run() async throws {
             let environment = ProcessInfo.processInfo.environment
-            let setup = try DconfSetup(prefsd: prefsd, environment: environment)
+            let setup = DconfSetup(prefsd: prefsd, environment: environment)
+            try setup.checkPath()
             let files = DconfFiles(name: "user", environment: environment)
             let bus = try DconfSwitchBus()
             defer { bus.close() }
@@ -122,7 +123,7 @@ extension Prefs {
 
         /// Removes the files and hands the name back.
         public func run() async throws {
-            let setup = try DconfSetup(prefsd: nil)
+            let setup = DconfSetup(prefsd: nil)
             let bus = try DconfSwitchBus()
             defer { bus.close() }
             let files = DconfFiles(name: "user", environment: ProcessInfo.processInfo.environment)
