@@ -126,12 +126,17 @@ extension DconfFront {
     }
 
     /// Puts `current` back as the mirror's state and, when the file holds it, answers and
-    /// tells the jobs held for it, in order.
+    /// tells the jobs held for it, in order; while it cannot be written, the jobs that
+    /// change nothing are refused.
     private func release(_ current: Mirror) {
         var current = current
         let ready = current.behind ? [] : current.held
         if !current.behind { current.held = [] }
+        let refused = current.behind ? current.held.compactMap(\.job.refuse) : []
+        if !refused.isEmpty { current.held.removeAll { $0.job.refuse != nil } }
+        let reason = current.failure ?? "it cannot be written"
         mirror.withLock { $0 = current }
+        for refuse in refused { refuse(reason) }
         guard !ready.isEmpty, let service = service.withLock({ $0 }) else { return }
         for (job, paths) in ready {
             job.answer?()

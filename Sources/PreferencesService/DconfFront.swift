@@ -56,6 +56,9 @@ final class DconfFront: Sendable {
         var answer: (@Sendable () -> Void)?
         /// The file written aside for the `Change` that made it (see ``DconfFront/prepare(_:)``).
         var aside: DconfAside?
+        /// Runs instead of `answer`, with the reason, when the file cannot be written: for
+        /// a call that changes nothing (`Init`), which is refused rather than kept waiting.
+        var refuse: (@Sendable (String) -> Void)?
     }
 
     /// What the mirror's queue and the connection's queue share, under a lock never held

@@ -72,7 +72,11 @@ extension PreferencesService: DconfFrontService {
         case (true, DconfBus.initMethod?, ""):
             // The file is written at start and after every change: answered once the changes
             // before this call are in it.
-            dconf.enqueue(DconfFront.Job(touched: [:], answer: { [self] in reply(to: call, []) }))
+            let refuse: @Sendable (String) -> Void = { [self] reason in
+                let refusal = PreferencesServiceError.storageFailed("dconf's database file cannot be written: \(reason)")
+                reply(to: call, error: refusal.busErrorName, refusal.description)
+            }
+            dconf.enqueue(DconfFront.Job(touched: [:], answer: { [self] in reply(to: call, []) }, refuse: refuse))
         case (true, DconfBus.changeMethod?, "ay"):
             guard case .bytes(let blob)? = call.body.first else {
                 return reply(to: call, error: StandardErrorName.invalidArgs, "Change takes the serialised changeset as one array of bytes")

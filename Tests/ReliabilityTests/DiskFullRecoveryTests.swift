@@ -63,7 +63,7 @@ extension Reliability {
 
         @Test("after removing 40 values of 8 KB from a full 3 MiB tmpfs, 8 KB and int32 writes succeed without a restart")
         func withoutRestart() async throws {
-            let disk = try DiskFull.SmallFileSystem(megabytes: 3)
+            let disk = try SmallFileSystem(megabytes: 3)
             let store = disk.mountPoint.appendingPathComponent("store")
             let fixture = try await ServiceFixture(arguments: ["--store", store.path])
             let client = ServiceClient(connection: try fixture.connect())
@@ -97,7 +97,7 @@ extension Reliability {
 
         @Test("after removing 40 values of 8 KB from a full 3 MiB tmpfs, 8 KB and int32 writes succeed after a restart")
         func afterRestart() async throws {
-            let disk = try DiskFull.SmallFileSystem(megabytes: 3)
+            let disk = try SmallFileSystem(megabytes: 3)
             let store = disk.mountPoint.appendingPathComponent("store")
             let fixture = try await ServiceFixture(arguments: ["--store", store.path])
             let client = ServiceClient(connection: try fixture.connect())

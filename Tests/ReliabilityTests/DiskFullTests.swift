@@ -94,35 +94,6 @@ extension Reliability {
             print("reliability.diskfull kind=prlimit-fsize limit=\(limit) acknowledged_before_full=\(keys.count) lost=0 recovered_without_restart=true")
         }
 
-        /// A 3 MiB tmpfs mounted for one test, unmounted at the end. The tests run as root
-        /// (CI and this machine); when `mount` is refused the test fails, it never skips.
-        final class SmallFileSystem {
-            let mountPoint: URL
-
-            init(megabytes: Int) throws {
-                mountPoint = FileManager.default.temporaryDirectory.appendingPathComponent("prefsd-tmpfs-\(getpid())-\(UInt32.random(in: 0...UInt32.max))")
-                try FileManager.default.createDirectory(at: mountPoint, withIntermediateDirectories: true)
-                let mounted = try runCommand("mount", ["-t", "tmpfs", "-o", "size=\(megabytes)m,mode=0700", "tmpfs", mountPoint.path])
-                guard mounted.status == 0 else {
-                    try? FileManager.default.removeItem(at: mountPoint)
-                    throw FixtureError(
-                        "cannot mount a \(megabytes) MiB tmpfs (the disk-full tests need root or CAP_SYS_ADMIN): \(mounted.stderr.trimmingCharacters(in: .whitespacesAndNewlines))"
-                    )
-                }
-            }
-
-            /// Gives the file system room again.
-            func grow(megabytes: Int) throws {
-                let grown = try runCommand("mount", ["-o", "remount,size=\(megabytes)m", mountPoint.path])
-                guard grown.status == 0 else { throw FixtureError("remount: \(grown.stderr)") }
-            }
-
-            deinit {
-                _ = try? runCommand("umount", ["-l", mountPoint.path])
-                try? FileManager.default.removeItem(at: mountPoint)
-            }
-        }
-
         @Test("a full tmpfs (ENOSPC): StorageFailed, service up, removals still go through, writes succeed again once it grows")
         func fullFileSystem() async throws {
             let disk = try SmallFileSystem(megabytes: 3)
