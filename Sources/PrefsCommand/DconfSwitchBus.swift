@@ -130,7 +130,7 @@ final class DconfSwitchBus: Sendable {
             if let result = outcome.result { return try result.get() }
             if let refusal = await dconfRefusal(database: database, writers: &asked) {
                 started.cancel()
-                throw .serviceUnavailable(detail: "prefsd started but does not serve dconf: \(refusal); its log says more (journalctl --user -u prefsd)")
+                throw .serviceUnavailable(detail: "prefsd started but does not serve dconf: \(refusal); its log says more (\(Self.logLocation))")
             }
             try? await Task.sleep(for: .milliseconds(50))
         }
@@ -197,6 +197,12 @@ final class DconfSwitchBus: Sendable {
         return !runtime.isEmpty && FileManager.default.fileExists(atPath: runtime + "/systemd/private")
     }
 
+    /// Where the log of a prefsd the bus started goes: systemd's journal when systemd's user
+    /// manager runs, else the bus daemon's standard error (the session's log).
+    static var logLocation: String {
+        systemdRuns ? "journalctl --user -u prefsd" : "the session bus's own log: prefsd writes to the standard error it was given"
+    }
+
     /// Runs `systemctl --user ARGUMENTS`; returns what it printed, `nil` when it failed.
     private static func systemctl(_ arguments: [String]) -> String? {
         let process = Process()
@@ -230,9 +236,9 @@ final class DconfSwitchBus: Sendable {
             switch status {
             case 64: "it was given an option it does not know (is it a prefsd without --dconf?)"
             case 69: "it could not reach the session bus"
-            case 74: "its store cannot be opened, or another prefsd serves it; its log says which (journalctl --user -u prefsd)"
+            case 74: "its store cannot be opened, or another prefsd serves it; its log says which (\(logLocation))"
             case 75: "another prefsd owns \(PreferencesBus.busName) on this bus"
-            default: "its log may say why (journalctl --user -u prefsd)"
+            default: "its log may say why (\(logLocation))"
             }
         return "it exited with status \(status): \(what)"
     }
