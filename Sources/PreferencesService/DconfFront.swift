@@ -31,9 +31,10 @@ protocol DconfFrontService: AnyObject, Sendable {
 /// file cannot be written, the `Change` is refused and nothing changes. Its job renames the
 /// file aside in once the store has committed (writing it again first when changes taken
 /// meanwhile make it differ). When the file cannot be written for changes already
-/// committed (prefsd's own interface), their jobs wait, unanswered and untold, and the file
-/// is tried again with the next job and every ``retryInterval`` until it holds them; the
-/// failure is logged once per spell.
+/// committed (prefsd's own interface, or a `Change` whose file aside had to be written
+/// again and could not), their jobs wait, unanswered and untold, and the file is tried
+/// again with the next job and every ``retryInterval`` until it holds them; the failure is
+/// logged once per spell. An `Init` is refused meanwhile.
 ///
 /// Jobs that answer no `Change` (native writes) do not rewrite the file sooner than
 /// ``nativePause(after:)`` after the last rewrite, twenty times what that rewrite took:

@@ -19,13 +19,7 @@ struct DconfFileWritingTests {
         let written = try runCommand("dconf", ["write", "/org/example/app/size", "2"], environment: server.environment, timeout: .seconds(10))
         #expect(written.status == 0, "dconf write with a FIFO at the temporary name: \(written.stderr)")
         #expect(try server.read("/org/example/app/size") == "2")
-        let initialised = try runCommand(
-            "gdbus",
-            [
-                "call", "--session", "--dest", DconfBus.busName, "--object-path", DconfBus.writerPath(database: "user"),
-                "--method", "\(DconfBus.writerInterface).\(DconfBus.initMethod)", "--timeout", "10",
-            ],
-            environment: server.environment, timeout: .seconds(15))
+        let initialised = try callInit(server)
         #expect(initialised.status == 0, "Init with a FIFO at the temporary name: \(initialised.stderr)")
         #expect(server.service.stopService() == 0, "prefsd did not exit 0 within 20 s of SIGTERM: \(server.service.log.suffix(2000))")
         var info = stat()
@@ -50,7 +44,7 @@ struct DconfFileWritingTests {
         let written = try server.dconf(["write", "/org/example/app/size", "2"])
         #expect(written.status == 0, "\(written.stderr)")
         #expect(try server.read("/org/example/app/size") == "2")
-        #expect(try String(contentsOf: notes, encoding: .utf8) == "the user's own notes\n", "the link at user.prefsd-new was written through")
+        #expect(try [UInt8](Data(contentsOf: notes)) == Array("the user's own notes\n".utf8), "the link at user.prefsd-new was written through")
         // dconf's own client zeroes the second byte as it maps the file (it makes the file two
         // bytes long); prefsd would set the first to 1.
         var expected = Array("a letter of the user\n".utf8)
@@ -95,6 +89,9 @@ struct DconfFileWritingTests {
         // prefsd's own interface takes the change; dconf's file holds it once it can be written.
         #expect(try server.prefs("write", "org.example.app", "native", "-int", "7").status == 0)
         #expect(try server.read("/org/example/app/native") == "", "dconf's file changed in an immutable directory")
+        // Init, which asks for the file holding every change, is refused while it cannot.
+        let initialised = try callInit(server)
+        #expect(initialised.status != 0 && initialised.stderr.contains("Error.StorageFailed"), "Init: \(initialised.stdout)\(initialised.stderr)")
         #expect(try runCommand("chattr", ["-i", directory.path]).status == 0)
         let deadline = ContinuousClock.now + .seconds(15)
         while try server.read("/org/example/app/native") != "int64 7", ContinuousClock.now < deadline {
@@ -125,6 +122,17 @@ struct DconfFileWritingTests {
         #expect(try server.dconf(["write", "/org/example/app/large", large]).status == 0)
         #expect(try server.read("/org/example/app/large") == large)
         withExtendedLifetime(disk) {}
+    }
+
+    /// Calls dconf's `Init` with gdbus, bounded by 10 seconds.
+    private func callInit(_ server: DconfServer) throws -> (status: Int32, stdout: String, stderr: String) {
+        try runCommand(
+            "gdbus",
+            [
+                "call", "--session", "--dest", DconfBus.busName, "--object-path", DconfBus.writerPath(database: "user"),
+                "--method", "\(DconfBus.writerInterface).\(DconfBus.initMethod)", "--timeout", "10",
+            ],
+            environment: server.environment, timeout: .seconds(15))
     }
 
     /// Expects `dconf ARGUMENTS` to fail with prefsd's `StorageFailed` naming dconf's file.
