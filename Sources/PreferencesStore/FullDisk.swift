@@ -116,7 +116,8 @@ extension DomainStore {
     /// Deletes the store's reserve, giving its room to a removal that needs room outside
     /// the store on the same disk (dconf's database file, written again without the keys
     /// removed); returns whether there was one to delete. It is made again after a later
-    /// commit, once the disk has room for it.
+    /// commit, once the disk has room for it. Waits for the store's writer: never call it
+    /// from a commit's completion.
     public func releaseReserve() -> Bool {
         let released = writerQueue.sync { reserve.release() }
         if released {
