@@ -132,25 +132,16 @@ extension PreferencesService: DconfFrontService {
         let job = DconfFront.Job(
             touched: request.touched, directories: request.directories, tag: tag,
             answer: { [self] in reply(to: call, [.string(tag)]) }, aside: aside)
-        let batches = staged.batches
-        let mutations = batches.flatMap(\.mutations) + typeMutations
         let maker = DconfBlame.Call(
             sender: call.sender ?? "", processID: call.sender.flatMap(gate.processID(of:)), objectPath: call.path ?? "",
             method: DconfBus.changeMethod)
         let recorded: @Sendable ([UInt64]) -> Void = { sequences in dconf.recordCall(maker, sequences: sequences) }
-        staged.store.commit(mutations, who: gate.who(call, as: caller), recorded: recorded) { [self] result in
-            let changes = state.withLock { state -> [Change] in
-                switch result {
-                case .success: return batches.compactMap { state.domains?.committed($0) }
-                case .failure:
-                    for batch in batches { state.domains?.failed(batch) }
-                    return []
-                }
-            }
+        commit(
+            staged.batches, also: typeMutations, store: staged.store, who: gate.who(call, as: caller), origin: .dconf, recorded: recorded
+        ) { [self] result in
             switch result {
             case .success:
                 dconf.setTypes(request.types)
-                for change in changes where !change.isEmpty { emit(change, volatile: false, toDconf: false) }
                 dconf.enqueue(job)
             case .failure:
                 dconf.discard(aside)
@@ -167,7 +158,7 @@ extension PreferencesService: DconfFrontService {
         let values = request.fileValues(leavingOut: dconf.keepsOut)
         do {
             return try dconf.prepare(values)
-        } catch where error.isLackOfRoom && request.onlyRemoves {
+        } catch  where error.isLackOfRoom && request.onlyRemoves {
             guard let store = state.withLock({ $0.store }), store.releaseReserve() else { throw error }
             return try dconf.prepare(values)
         }

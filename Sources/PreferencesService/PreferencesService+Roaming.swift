@@ -71,18 +71,9 @@ extension PreferencesService: RoamingHost {
         case .unchanged, .volatile:
             completion(.applied)
         case .persistent(let batch):
-            store.commit(batch.mutations, who: request.who) { [self] result in
-                let change = state.withLock { state -> Change? in
-                    switch result {
-                    case .success: return state.domains?.committed(batch)
-                    case .failure: state.domains?.failed(batch); return nil
-                    }
-                }
-                // Announced, but not noted as a change made here (as `emit` would): it is
-                // the other machine's change, adopted by the pass that applies it. Noted, a
-                // pass that then read a still later change of the key would take this one
-                // for this machine's and publish it over that later one.
-                if let change, !change.isEmpty { emitSignal(changedSignal(change, volatile: false)) }
+            // Told to every reader but the roaming folder: it is the other machine's change,
+            // adopted by the pass that applies it.
+            commit([batch], store: store, who: request.who, origin: .roaming) { result in
                 switch result {
                 case .success: completion(.applied)
                 case .failure(let error): completion(.failed("the store could not save the change: \(error)"))

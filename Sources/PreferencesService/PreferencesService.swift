@@ -638,14 +638,7 @@ public final class PreferencesService: Sendable {
             reply(to: call, body)
         case .persistent(let batch):
             let early = EarlySignal()
-            store.commit(batch.mutations, who: who) { [self] result in
-                let change = state.withLock { state -> Change? in
-                    switch result {
-                    case .success: return state.domains?.committed(batch)
-                    case .failure: state.domains?.failed(batch); return nil
-                    }
-                }
-                if let change, !change.isEmpty { emit(change, volatile: false, encoded: early.take(for: change)) }
+            commit([batch], store: store, who: who, origin: .local, early: early) { [self] result in
                 answer(call, body, after: result)
             }
             // While the store's writer commits (its sync is most of a write's time), this
@@ -671,15 +664,55 @@ public final class PreferencesService: Sendable {
 
     // MARK: Sending
 
-    /// Emits `Changed` for a committed change of a persistent domain, or `VolatileChanged`
-    /// for a change of a volatile one, its body bounded as the contract says.
-    ///
-    /// `encoded` is that signal encoded ahead (see ``EarlySignal``), if it was. A persistent
-    /// change goes to dconf's file and its clients too, unless `toDconf` is off (a `Change`
-    /// of dconf's, which tells them itself).
-    func emit(_ change: Change, volatile: Bool, encoded: EncodedMessage? = nil, toDconf: Bool = true) {
-        if !volatile { roaming.withLock { $0 }?.committed(change) }
-        if !volatile, toDconf, let dconf {
+    /// Where a committed change came from. Every change reaches `Changed` (or
+    /// `VolatileChanged`), the snapshots and the door's subscribers; the origin decides
+    /// whether a persistent one also goes to dconf's file and `Notify`, and whether it
+    /// roams as this machine's.
+    enum ChangeOrigin: Sendable, Equatable {
+        /// prefsd's own interface, undo and restore, the administrator's files: every reader.
+        case local
+        /// dconf's `Change`: its file is part of the commit and its front sends `Notify`.
+        case dconf
+        /// Another machine's change, applied from the roaming folder: not noted as this
+        /// machine's (a pass that then read a later change of the key would take this one
+        /// for this machine's and publish it over that later one).
+        case roaming
+    }
+
+    /// The one path of a persistent change: commits `batches` (with `also`, mutations that
+    /// change no value a reader sees, such as GVariant types) as one change by `who`, puts
+    /// the outcome in force, tells every reader of each change that changed something
+    /// (``emit(_:volatile:origin:encoded:)``, with `early`'s signal when it predicted it),
+    /// and then runs `completion` with the outcome.
+    func commit(
+        _ batches: [Batch], also: [StoreMutation] = [], store: DomainStore, who: String, origin: ChangeOrigin,
+        early: EarlySignal? = nil, recorded: (@Sendable ([UInt64]) -> Void)? = nil,
+        completion: @escaping @Sendable (Result<Void, StoreError>) -> Void
+    ) {
+        store.commit(batches.flatMap(\.mutations) + also, who: who, recorded: recorded) { [self] result in
+            let changes = state.withLock { state -> [Change] in
+                switch result {
+                case .success: return batches.compactMap { state.domains?.committed($0) }
+                case .failure:
+                    for batch in batches { state.domains?.failed(batch) }
+                    return []
+                }
+            }
+            for change in changes where !change.isEmpty {
+                emit(change, volatile: false, origin: origin, encoded: early?.take(for: change))
+            }
+            completion(result)
+        }
+    }
+
+    /// Tells the readers of `change`, committed (or, `volatile`, made in memory): `Changed`
+    /// or `VolatileChanged`, its body bounded as the contract says (`encoded` is that signal
+    /// encoded ahead, see ``EarlySignal``, if it was), the snapshots and the door's
+    /// subscribers; for a persistent change, dconf's file and `Notify` and the roaming
+    /// folder, as its `origin` says.
+    func emit(_ change: Change, volatile: Bool, origin: ChangeOrigin = .local, encoded: EncodedMessage? = nil) {
+        if !volatile, origin != .roaming { roaming.withLock { $0 }?.committed(change) }
+        if !volatile, origin != .dconf, let dconf {
             dconf.enqueue(DconfFront.Job(touched: [change.domain: Array(change.changed.keys) + change.removed]))
         }
         emitSignal(encoded?.message ?? changedSignal(change, volatile: volatile), encoded: encoded)

@@ -2,6 +2,7 @@ import Foundation
 import PreferencesModel
 import PreferencesRoaming
 import PrefsdTestSupport
+import Synchronization
 import Testing
 
 /// One prefsd roaming `com.example.Editor` through a folder the test writes by hand (no
@@ -93,6 +94,37 @@ struct RoamingFolderTests {
 
         try machine.put(MachineID(derivedFrom: "another machine"), ["FontSize": .integer(12)], wall: Self.now, name: "desktop")
         #expect(await eventually { await machine.value("FontSize") == .integer(12) }, "\(machine.fixture.log)")
+    }
+
+    @Test("another machine's change reaches dconf's file and its clients' Notify on a machine serving dconf")
+    func reachesDconf() async throws {
+        let machine = try await Machine(extra: ["--dconf"])
+        defer { try? FileManager.default.removeItem(at: machine.root) }
+        let fixture = machine.fixture
+        #expect(await eventually { fixture.bus.processID(owning: "ca.desrt.dconf") == fixture.pid }, "\(fixture.log)")
+        // A dconf client's view: Notify on the bus, and the file read by Debian's dconf.
+        let listener = try fixture.connect()
+        defer { listener.close() }
+        let notified = Mutex<[String]>([])
+        listener.setSignalHandler { message in
+            guard message.member == "Notify", case .string(let prefix)? = message.body.first else { return }
+            notified.withLock { $0.append(prefix) }
+        }
+        try await listener.addMatch("type='signal',interface='ca.desrt.dconf.Writer'")
+        let profile = machine.root.appendingPathComponent("dconf-profile")
+        try "user-db:user\n".write(to: profile, atomically: true, encoding: .utf8)
+        let dconf = [
+            "DBUS_SESSION_BUS_ADDRESS": fixture.bus.address, "DCONF_PROFILE": profile.path,
+            "XDG_CONFIG_HOME": fixture.bus.directory.appendingPathComponent("config").path,
+            "XDG_RUNTIME_DIR": fixture.runtimeDirectory.path,
+        ]
+
+        try machine.put(MachineID(derivedFrom: "another machine"), ["FontSize": .integer(12)], wall: Self.now, name: "desktop")
+        #expect(await eventually { await machine.value("FontSize") == .integer(12) }, "\(fixture.log)")
+        let key = "/com/example/Editor/FontSize"
+        #expect(await eventually { notified.withLock { $0 }.contains(key) }, "Notify: \(notified.withLock { $0 })")
+        let read = try runCommand("dconf", ["read", key], environment: dconf)
+        #expect(read.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "int64 12", "dconf read: \(read.stdout)\(read.stderr)")
     }
 
     @Test("64 empty files named to sort first push no machine out: another machine's change is applied, and the next one after they leave")

@@ -21,7 +21,8 @@ struct InProcessDconfTests {
         guard case .string(let tag)? = reply.body.first else { throw InProcessDconfError("Change answered \(reply.body)") }
         #expect(tag.hasPrefix("\(dconf.uniqueName):user:"))
         #expect(try Self.fileValues(harness)["/org/example/app/size"]?.text == "42")
-        let notify = try #require(dconf.signals.first { $0.member == DconfBus.notifySignal })
+        // Sent right after the answer.
+        let notify = try #require(await Self.notifies(dconf, count: 1).first)
         #expect(notify.body == [.string("/org/example/app/size"), .stringArray([""]), .string(tag)])
         let changed = await harness.connection.signals(count: 1)
         #expect(changed.compactMap(SentSignal.init) == [SentSignal(changed: "org.example.app", ["size": .integer(42)])])
