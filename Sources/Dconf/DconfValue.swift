@@ -30,9 +30,9 @@ public struct DconfValue: Sendable, Hashable {
 
     /// The value dconf's clients read from a database item that stores the serialised
     /// variant `variant` (`v`): GLib's reading of it, in normal form, whatever the bytes
-    /// hold. As in GLib, a type string that names no type reads as the unit `()`, a value of
-    /// a fixed-size type with the wrong size as that type's zero, a string that is not one
-    /// as the empty string.
+    /// hold. As in GLib, a type string that names no type, or a value of a fixed-size type
+    /// with another size, reads as the unit `()`, and a string that is not UTF-8 as the empty
+    /// string.
     public init(storedVariant variant: ArraySlice<UInt8>) {
         let data = variant.withUnsafeBytes { g_bytes_new($0.baseAddress, gsize($0.count)) }
         defer { g_bytes_unref(data) }

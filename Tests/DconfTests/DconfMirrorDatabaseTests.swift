@@ -42,4 +42,18 @@ struct DconfMirrorDatabaseTests {
         #expect(database.values.count == 1)
         #expect(try database.file() == before)
     }
+
+    @Test(
+        "a stored variant reads as GLib reads it: a type string naming no type, or a fixed-size value of another size, is (); a string that is not UTF-8 is empty"
+    )
+    func storedVariants() throws {
+        let odd = DconfValue(storedVariant: ArraySlice(Array("zzzz".utf8) + [0, 0] + Array("!".utf8)))
+        #expect(odd.type == "()" && odd.text == "()")
+        let short = DconfValue(storedVariant: [1, 2, 3, 0, UInt8(ascii: "i")])
+        #expect(short.type == "()", "\(short.type)")
+        let latin1 = DconfValue(storedVariant: [0x63, 0x61, 0x66, 0xE9, 0, 0, UInt8(ascii: "s")])
+        #expect(latin1.type == "s" && latin1.text == "''", "\(latin1.type) \(latin1.text)")
+        let good = DconfValue(storedVariant: [42, 0, 0, 0, 0, UInt8(ascii: "i")])
+        #expect(good == (try int32(42)))
+    }
 }

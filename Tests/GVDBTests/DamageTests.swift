@@ -26,6 +26,7 @@ struct DamageTests {
             }
             _ = try? file.value(forKey: "/a/b")
             _ = try? file.list("/")
+            _ = try? file.valueItems()
             try file.validate()
             _ = try DconfDatabaseFile.values(in: bytes)
             return nil
@@ -97,6 +98,48 @@ struct DamageTests {
         // Point the nested table at the root table, which holds it.
         bytes.replaceSubrange(item + 16..<item + 24, with: Array(bytes[16..<24]))
         #expect(Self.readAll(bytes)?.kind == .badItem)
+    }
+
+    @Test("read item by item, one value outside the file costs that value, and an item whose parent loops is left out; the others read as they were")
+    func itemByItem() throws {
+        var bytes = try Self.sample()
+        let table = Int(Self.word(bytes, 16))
+        let items = table + 8 + 4 * Int(Self.word(bytes, table) & ((1 << 27) - 1)) + 4 * Int(Self.word(bytes, table + 4))
+        let count = (Int(Self.word(bytes, 20)) - items) / 24
+        func name(_ item: Int) -> String {
+            let start = Int(Self.word(bytes, items + 24 * item + 8))
+            let size = Int(bytes[items + 24 * item + 12]) | Int(bytes[items + 24 * item + 13]) << 8
+            return String(decoding: bytes[start..<start + size], as: UTF8.self)
+        }
+        let before = try DconfDatabaseFile.values(in: bytes)
+        // “/e” (a value at the root) points past the end; “j” (of /g/h/i/j) becomes its own parent.
+        let outside = try #require((0..<count).first { name($0) == "e" })
+        bytes.replaceSubrange(items + 24 * outside + 16..<items + 24 * outside + 24, with: le32(8) + le32(UInt32(bytes.count + 8)))
+        let looping = try #require((0..<count).first { name($0) == "j" })
+        bytes.replaceSubrange(items + 24 * looping + 4..<items + 24 * looping + 8, with: le32(UInt32(looping)))
+        #expect(Self.readAll(bytes) != nil)
+
+        let read = try DconfDatabaseFile.storedVariants(in: bytes)
+        #expect(Set(read.keys) == ["/a/b", "/a/c/d", "/a/c/f", "/e"])
+        guard case .failure(let error)? = read["/e"] else {
+            Issue.record("/e read: \(String(describing: read["/e"]))")
+            return
+        }
+        #expect(error.kind == .outOfBounds && error.message.contains("/e"), "\(error)")
+        for key in ["/a/b", "/a/c/d", "/a/c/f"] {
+            guard case .success(let variant)? = read[key] else {
+                Issue.record("\(key) not read")
+                continue
+            }
+            // A stored variant: the value's bytes, a zero, its type string.
+            let expected = try #require(before[key])
+            #expect(Array(variant) == expected.bytes + [0] + Array(expected.typeString.utf8), "\(key)")
+        }
+    }
+
+    /// The little-endian 32-bit word at `offset` of `bytes`.
+    static func word(_ bytes: [UInt8], _ offset: Int) -> UInt32 {
+        (0..<4).reduce(0) { $0 | UInt32(bytes[offset + $1]) << (8 * $1) }
     }
 
     @Test("random mutations of a valid file never crash the reader", arguments: 0..<4)
