@@ -566,6 +566,15 @@ let package = Package(
             swiftSettings: strict
         ),
         .testTarget(
+            name: "GSettingsCommandTests",
+            // `prefs gsettings` beside Debian's gsettings on prefsd's GIO module (built by
+            // scripts/build-gio-module, which scripts/run-tests runs first) and on dconf's
+            // (dconf-service, prefsd --dconf), over gsettings-desktop-schemas. It runs the
+            // built prefs, as a user does.
+            dependencies: ["PreferencesModel", "PreferencesProxy", "PrefsdTestSupport"],
+            swiftSettings: strict
+        ),
+        .testTarget(
             name: "GSettingsBackendTests",
             // Drives libgioprefsd.so (built by scripts/build-gio-module, which scripts/run-tests
             // runs first) through gsettings and PyGObject; it does not link the module. It

@@ -90,8 +90,9 @@ public struct KeyfileCheck {
             result.locks += 1
             switch place(lock.key) {
             case .key: continue
-            case .unknown(let why):
-                result.findings.append(Finding(file: file, line: lock.line, message: "the lock of \(lock.key): \(why), so it locks nothing GSettings reads"))
+            case .unknown(let why, let hint):
+                result.findings.append(
+                    Finding(file: file, line: lock.line, message: "the lock of \(lock.key): \(why), so it locks nothing GSettings reads\(hint)"))
             }
         }
         result.findings.sort { ($0.file, $0.line) < ($1.file, $1.line) }
@@ -102,18 +103,18 @@ public struct KeyfileCheck {
     private enum Place {
         /// The key `key` of `settings`' schema.
         case key(SchemaKey, SchemaSettings)
-        /// No schema key: why.
-        case unknown(String)
+        /// No schema key: why, and where to look (`; …`, or nothing).
+        case unknown(String, hint: String)
     }
 
     private func place(of key: String, names: [String: Set<String>]) -> Place {
         let (directory, name) = Self.split(key)
         let relocated = schemas.fixedSchema(atPath: directory) == nil
         guard let schema = schemas.fixedSchema(atPath: directory) ?? RelocatedPaths.schema(for: directory, keyNames: names[directory] ?? [], in: schemas) else {
-            return .unknown("no installed schema has \(key)")
+            return .unknown("no installed schema has it", hint: "")
         }
         guard let schemaKey = schema.keysByName[name] else {
-            return .unknown("\(schema.id) (at \(directory)) has no key \(name); `prefs gsettings list-keys \(schema.id)` lists its keys")
+            return .unknown("\(schema.id) (at \(directory)) has no key \(name)", hint: "; `prefs gsettings list-keys \(schema.id)` lists its keys")
         }
         return .key(schemaKey, stored.settings(schema, path: relocated ? directory : nil))
     }
@@ -121,11 +122,14 @@ public struct KeyfileCheck {
     /// What GSettings makes of the value of `assignment` (the full key `key`): `nil` when
     /// it reads it, else why not and what would work.
     private func judge(_ assignment: DconfKeyfile.Assignment, key: String, place: Place) -> String? {
-        guard case .key(let schemaKey, let settings) = place else {
-            if case .unknown(let why) = place { return "\(key): \(why), so GSettings reads nothing of it" }
-            return nil
+        let schemaKey: SchemaKey
+        let settings: SchemaSettings
+        switch place {
+        case .unknown(let why, let hint): return "\(key): \(why), so GSettings reads nothing of it\(hint)"
+        case .key(let found, let at): (schemaKey, settings) = (found, at)
         }
-        let wants = "\(settings.schema.id) wants \(Self.typeName(schemaKey.type))"
+        let choices = schemaKey.choices == .any ? "" : ", \(schemaKey.allowedDescription)"
+        let wants = "\(settings.schema.id) wants \(Self.typeName(schemaKey.type))\(choices)"
         let fix = schemaKey.valueOfItsType(assignment.text).map { "; write \(assignment.name)=\($0.text)" } ?? ""
         let written: SchemaValue
         do {

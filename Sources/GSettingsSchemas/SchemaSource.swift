@@ -1,23 +1,28 @@
 import CGIO
 import GSettingsPaths
+import Synchronization
 
 /// The GSettings schemas installed on this machine (GLib's default schema source:
 /// `XDG_DATA_DIRS`, `GSETTINGS_SCHEMA_DIR`), or those and a directory of more (as
-/// `gsettings --schemadir` reads them), loaded once, and which of them describe a prefsd
-/// domain under the GSettings path rule (``GSettingsPath``).
+/// `gsettings --schemadir` reads them), and which of them describe a prefsd domain under
+/// the GSettings path rule (``GSettingsPath``). One schema is looked up alone
+/// (``schema(_:)``); every schema is read on first use of the collections, once.
 ///
-/// `@unchecked Sendable`: every stored property is a constant; the `GSettingsSchemaSource`
-/// handle is an immutable GLib object whose reference count is atomic, and GLib's lookups
-/// only read it.
+/// `@unchecked Sendable`: the `GSettingsSchemaSource` handle is an immutable GLib object
+/// whose reference count is atomic, and GLib's lookups only read it; what is read of it is
+/// kept behind a lock.
 public final class SchemaSource: @unchecked Sendable {
-    /// Schemas with a fixed path, by id.
-    public let fixed: [String: Schema]
-    /// Relocatable schemas (no path of their own), by id.
-    public let relocatable: [String: Schema]
-    /// The fixed schemas by the prefsd domain their keys live in.
-    private let fixedByDomain: [String: [Schema]]
-    /// The `GSettingsSchemaSource` the schemas were read from; `nil` when GLib finds none.
+    /// The `GSettingsSchemaSource` the schemas are read from; `nil` when GLib finds none.
     private let handle: OpaquePointer?
+    /// Every schema, once read.
+    private let loaded = Mutex<Catalog?>(nil)
+
+    /// Every schema of the source, by kind and by domain.
+    private struct Catalog {
+        var fixed: [String: Schema] = [:]
+        var relocatable: [String: Schema] = [:]
+        var fixedByDomain: [String: [Schema]] = [:]
+    }
 
     /// The installed schemas; none when GLib finds no schema source.
     public convenience init() {
@@ -41,49 +46,68 @@ public final class SchemaSource: @unchecked Sendable {
     /// The schemas of `source`, a reference this object takes over.
     private init(handle source: OpaquePointer?) {
         handle = source
-        var fixed: [String: Schema] = [:]
-        var relocatable: [String: Schema] = [:]
-        if let source {
-            var fixedIDs: UnsafeMutablePointer<UnsafeMutablePointer<gchar>?>?
-            var relocatableIDs: UnsafeMutablePointer<UnsafeMutablePointer<gchar>?>?
-            g_settings_schema_source_list_schemas(source, 1, &fixedIDs, &relocatableIDs)
-            for id in Self.strings(fixedIDs) {
-                if let schema = Schema(source: source, id: id), schema.path != nil { fixed[id] = schema }
-            }
-            for id in Self.strings(relocatableIDs) {
-                if let schema = Schema(source: source, id: id) { relocatable[id] = schema }
-            }
-            g_strfreev(fixedIDs)
-            g_strfreev(relocatableIDs)
-        }
-        self.fixed = fixed
-        self.relocatable = relocatable
-        var byDomain: [String: [Schema]] = [:]
-        for schema in fixed.values {
-            guard let path = schema.path, let domain = GSettingsPath.domain(ofDirectory: path) else { continue }
-            byDomain[domain, default: []].append(schema)
-        }
-        fixedByDomain = byDomain.mapValues { $0.sorted { $0.id < $1.id } }
     }
 
     deinit {
         if let handle { g_settings_schema_source_unref(handle) }
     }
 
+    /// Every schema, read now if it was not yet (outside the lock: reading translates
+    /// summaries, which reads files).
+    private var catalog: Catalog {
+        if let catalog = loaded.withLock({ $0 }) { return catalog }
+        var catalog = Catalog()
+        let (fixedIDs, relocatableIDs) = ids
+        for id in fixedIDs {
+            if let schema = schema(id), schema.path != nil { catalog.fixed[id] = schema }
+        }
+        for id in relocatableIDs {
+            if let schema = schema(id) { catalog.relocatable[id] = schema }
+        }
+        var byDomain: [String: [Schema]] = [:]
+        for schema in catalog.fixed.values {
+            guard let path = schema.path, let domain = GSettingsPath.domain(ofDirectory: path) else { continue }
+            byDomain[domain, default: []].append(schema)
+        }
+        catalog.fixedByDomain = byDomain.mapValues { $0.sorted { $0.id < $1.id } }
+        return loaded.withLock { kept in
+            if kept == nil { kept = catalog }
+            return kept ?? catalog
+        }
+    }
+
+    /// Schemas with a fixed path, by id.
+    public var fixed: [String: Schema] { catalog.fixed }
+
+    /// Relocatable schemas (no path of their own), by id.
+    public var relocatable: [String: Schema] { catalog.relocatable }
+
+    /// The fixed schemas by the prefsd domain their keys live in.
+    private var fixedByDomain: [String: [Schema]] { catalog.fixedByDomain }
+
     /// Whether GLib found any schema source at all (`gsettings` says "No schemas installed"
     /// when it did not).
     public var isEmpty: Bool { handle == nil }
 
-    /// The schema `id`, fixed or relocatable; `nil` when none has that id.
+    /// The schema `id`, fixed or relocatable, looked up alone; `nil` when none has that id.
     public func schema(_ id: String) -> Schema? {
-        fixed[id] ?? relocatable[id]
+        handle.flatMap { Schema(source: $0, id: id) }
     }
 
-    /// The ids of the fixed schemas, in byte order (`gsettings list-schemas`).
-    public var fixedIDs: [String] { fixed.keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) } }
-
-    /// The ids of the relocatable schemas, in byte order (`gsettings list-relocatable-schemas`).
-    public var relocatableIDs: [String] { relocatable.keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) } }
+    /// The ids of the fixed schemas and of the relocatable ones, each in byte order
+    /// (`gsettings list-schemas`, `list-relocatable-schemas`), without reading the schemas.
+    public var ids: (fixed: [String], relocatable: [String]) {
+        guard let handle else { return ([], []) }
+        var fixedIDs: UnsafeMutablePointer<UnsafeMutablePointer<gchar>?>?
+        var relocatableIDs: UnsafeMutablePointer<UnsafeMutablePointer<gchar>?>?
+        g_settings_schema_source_list_schemas(handle, 1, &fixedIDs, &relocatableIDs)
+        defer {
+            g_strfreev(fixedIDs)
+            g_strfreev(relocatableIDs)
+        }
+        let order: (String, String) -> Bool = { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+        return (Self.strings(fixedIDs).sorted(by: order), Self.strings(relocatableIDs).sorted(by: order))
+    }
 
     /// The installed schema `id` when it has a fixed path, looked up alone (without loading
     /// every schema as ``init()`` does); `nil` for an unknown or relocatable schema.

@@ -52,7 +52,13 @@ extension Prefs {
             for database in databases {
                 var isDirectory: ObjCBool = false
                 guard FileManager.default.fileExists(atPath: database.directory.path, isDirectory: &isDirectory), isDirectory.boolValue else {
-                    throw PrefsError.file(path: database.directory.path, reason: "it is not a directory of dconf keyfiles")
+                    // The profile may name a database with no keyfiles (dconf reads its
+                    // compiled file alone); a directory given must be one.
+                    guard directories.isEmpty else {
+                        throw PrefsError.file(path: database.directory.path, reason: "it is not a directory of dconf keyfiles")
+                    }
+                    Output.error("\(database.directory.path): no such directory; the profile's database has no keyfiles to check")
+                    continue
                 }
                 let keyfiles = try database.keyfiles.map(Self.read)
                 let locks = try database.lockFiles.map(Self.read)

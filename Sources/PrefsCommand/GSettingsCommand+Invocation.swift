@@ -150,10 +150,11 @@ struct GSettingsInvocation {
         case .version:
             GSettingsText.print("\(glib_major_version).\(glib_minor_version).\(glib_micro_version)\n")
         case .listSchemas:
-            let lines = printsPaths ? source.fixed.values.map { $0.id + " " + ($0.path ?? "") } : source.fixedIDs
+            let ids = source.ids.fixed
+            let lines = printsPaths ? ids.map { $0 + " " + (source.schema($0)?.path ?? "") } : ids
             GSettingsText.print(Self.lines(lines.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }))
         case .listRelocatableSchemas:
-            GSettingsText.print(Self.lines(source.relocatableIDs))
+            GSettingsText.print(Self.lines(source.ids.relocatable))
         case .listKeys:
             GSettingsText.print(Self.lines(schema?.keyNames ?? []))
         case .describe:

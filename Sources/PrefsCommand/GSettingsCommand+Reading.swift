@@ -12,8 +12,8 @@ extension GSettingsInvocation {
             // list-recursively with no schema: every fixed schema, and the relocatable
             // children of each (its fixed children are listed in their own turn).
             var nodes: [SchemaSettings] = []
-            for id in source.fixedIDs {
-                if let found = source.fixed[id] { nodes += Self.tree(stored.settings(found), relocatableOnly: true) }
+            for id in source.ids.fixed {
+                if let found = source.schema(id) { nodes += Self.tree(stored.settings(found), relocatableOnly: true) }
             }
             try await list(nodes, stored: stored)
             return
