@@ -11,7 +11,9 @@ extension Prefs {
             commandName: "history",
             abstract: "Show who changed what, and when (newest last).",
             discussion: """
-                One line per key changed: time (UTC), who, domain, key, old → new. Who is \
+                One line per key changed: time (UTC), who, domain, key, then the old value and \
+                the new one with an arrow between (strings quoted, `(none)` for a key that was \
+                absent, `(removed)` for one removed). Who is \
                 the app ID of a sandboxed app, else the program's name, `managed` for an \
                 administrator's managed file and `restore` for `prefs undo`/`prefs restore`. \
                 --json prints an array of objects with sequence, time (ISO 8601), domain, \

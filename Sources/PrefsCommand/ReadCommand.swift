@@ -12,7 +12,7 @@ extension Prefs {
             discussion: """
                 Without arguments every persistent domain is printed; with a domain, all its \
                 keys; with a key, its value. Strings and dates print bare (dates like \
-                2024-05-01 12:00:00 +0000), booleans as 1 or 0, data as {length = N, bytes = 0x…}. \
+                2024-05-01 12:00:00 +0000), booleans as 1 or 0, data as {length = N, bytes = 0x...}. \
                 --json prints JSON: dates as ISO 8601 strings, data as base64 strings.
 
                 Examples:

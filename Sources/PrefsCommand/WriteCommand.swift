@@ -15,7 +15,7 @@ extension Prefs {
                 give a type flag for anything but strings:
                   -string S, -int[eger] N, -float X, -bool[ean] true|false|yes|no,
                   -date '2024-05-01 12:00:00 +0000' (or ISO 8601, or 2024-05-01), -data HEX,
-                  -array ITEM…, -array-add ITEM…, -dict KEY ITEM…, -dict-add KEY ITEM…
+                  -array ITEM..., -array-add ITEM..., -dict KEY ITEM..., -dict-add KEY ITEM...
                 Each ITEM is a plain value or a scalar type flag and its value. -array-add and \
                 -dict-add append to the current array or merge into the current dictionary \
                 (creating it when the key is absent). With only a dictionary after DOMAIN, the \
@@ -43,7 +43,7 @@ extension Prefs {
         /// The key and value (with type flags), or a dictionary for the whole domain.
         @Argument(
             parsing: .captureForPassthrough,
-            help: ArgumentHelp("KEY and VALUE (with type flags), or '{ … }' to replace the domain.", valueName: "key-and-value"))
+            help: ArgumentHelp("KEY and VALUE (with type flags), or '{ ... }' to replace the domain.", valueName: "key-and-value"))
         public var values: [String] = []
 
         /// Creates the verb (ArgumentParser fills in its options).

@@ -23,14 +23,48 @@ struct Prefsd: AsyncParsableCommand {
         abstract: "Serve NSUserDefaults-style preference domains on the D-Bus session bus.",
         discussion: """
             prefsd owns the bus name \(PreferencesBus.busName) and keeps persistent domains in an \
-            SQLite store (default $XDG_CONFIG_HOME/prefsd, or ~/.config/prefsd). It is normally \
-            started by the session bus or systemd on first use. It exits when the bus goes away, \
-            and on SIGTERM or SIGINT once every acknowledged write is on disk.
+            SQLite store. It is normally started by the session bus or systemd on first use. It \
+            exits when the bus goes away, and on SIGTERM or SIGINT once every acknowledged write \
+            is on disk.
+
+            Log: prefsd logs to its standard error, at --log-level. Started through systemd \
+            (the bus hands its start to prefsd.service where a systemd user manager runs), \
+            that is the journal: journalctl --user -u prefsd. Started by the bus without \
+            systemd, it is the bus daemon's standard error (the session's log, or the \
+            terminal of dbus-run-session). Run by hand (make run), it is the terminal.
+
+            Files:
+              $XDG_CONFIG_HOME/prefsd, or ~/.config/prefsd
+                  the user's store (--store)
+              \(ServiceConfiguration.defaultManagedDirectory.path)
+                  the administrator's forced domains, <domain>.plist (--managed-dir)
+              \(ServiceConfiguration.defaultDefaultsDirectory.path)
+                  the administrator's defaults, <domain>.plist (--defaults-dir)
+              $DCONF_PROFILE, else /etc/dconf/profile/user
+                  the dconf profile naming the system databases (--dconf-profile)
+              \(ServiceConfiguration.defaultDconfDatabaseDirectory.path)
+                  dconf's system databases, NAME.d/ and NAME.d/locks/ (--dconf-db-dir)
+              $XDG_DATA_HOME/prefsd/settings, then each of $XDG_DATA_DIRS
+                  settings bundles, for their IsSecure keys (--settings-dir)
+              $XDG_DATA_HOME/prefsd/roaming, or ~/.local/share/prefsd/roaming
+                  the roaming folder (--roaming-dir)
+              $XDG_CONFIG_HOME/dconf/user
+                  dconf's user database, kept a mirror of the store with --dconf
+
+            Exit status:
+              0   stopped by SIGTERM or SIGINT, by the bus going away, or by --replace
+              64  a bad flag (prefsd --help)
+              69  no bus: DBUS_SESSION_BUS_ADDRESS unset, or the bus cannot be reached
+              74  the store cannot be opened, or another prefsd serves it (the path and
+                  the reason are logged)
+              75  another prefsd owns the name on this bus
             """,
         version: PrefsdVersion.current
     )
 
-    @Option(name: .customLong("store"), help: ArgumentHelp("The store directory.", valueName: "dir"))
+    @Option(
+        name: .customLong("store"),
+        help: ArgumentHelp("The store directory (default: $XDG_CONFIG_HOME/prefsd, or ~/.config/prefsd).", valueName: "dir"))
     var storeDirectory: String?
 
     @Option(

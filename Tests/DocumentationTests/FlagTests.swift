@@ -24,6 +24,40 @@ struct FlagTests {
         }
     }
 
+    @Test("docs/prefsd.md's exit statuses are prefsd --help's (and so man 8 prefsd's), and both say where the log is")
+    func prefsdExitStatusesAndLog() throws {
+        let help = try runCommand(ServiceFixture.binary.path, ["--help"], environment: ["COLUMNS": "100000"])
+        #expect(help.status == 0, "prefsd --help exited \(help.status): \(help.stderr)")
+        // The help's table: "  64  a bad flag …" lines after "Exit status:", a meaning going
+        // on over lines indented further.
+        var helped: [Int: String] = [:]
+        var last: Int?
+        for line in help.stdout.split(separator: "\n").drop(while: { $0 != "Exit status:" }).dropFirst() {
+            guard line.hasPrefix("  ") else { break }
+            let words = line.split(separator: " ", maxSplits: 1)
+            if let status = words.first.flatMap({ Int($0) }), words.count == 2 {
+                helped[status] = words[1].trimmingCharacters(in: .whitespaces)
+                last = status
+            } else if let last {
+                helped[last, default: ""] += " " + line.trimmingCharacters(in: .whitespaces)
+            }
+        }
+        let page = try MarkdownPage("docs/prefsd.md")
+        var documented: [Int: String] = [:]
+        for row in page.prose.map(\.text) where row.hasPrefix("| ") {
+            let cells = row.split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces) }
+            if cells.count == 2, let status = Int(cells[0]) { documented[status] = cells[1].replacingOccurrences(of: "`", with: "") }
+        }
+        #expect(
+            !documented.isEmpty && documented == helped,
+            "docs/prefsd.md: \(documented.sorted { $0.key < $1.key }), prefsd --help: \(helped.sorted { $0.key < $1.key })")
+        let pageText = page.prose.map(\.text).joined(separator: " ")
+        for place in ["journalctl --user -u prefsd", "the bus daemon's standard error", "dbus-run-session"] {
+            #expect(help.stdout.contains(place), "prefsd --help does not name \(place) as where the log goes")
+            #expect(pageText.contains(place), "docs/prefsd.md does not name \(place) as where the log goes")
+        }
+    }
+
     // docs/prefs.md's exit-status table is checked, with each status's meaning and prefs
     // --help, by PrefsCommandTests (ParsingTests).
 

@@ -59,6 +59,11 @@ struct ProgramTests {
         #expect(block.lines.first == toolsLine, "\(page.place(block.firstLine)): the manifest starts with \(toolsLine)")
         #expect(manifest.contains("name: \"prefsd\""), "the package is no longer named prefsd")
         #expect(block.text.contains("package: \"prefsd\""), "\(page.place(block.firstLine)): the product's package is prefsd")
+        // A path dependency is named after its folder unless given a name: named, a clone in
+        // a folder of any name is the package `prefsd` the product line refers to.
+        #expect(
+            block.text.contains(".package(name: \"prefsd\", path: "),
+            "\(page.place(block.firstLine)): the dependency is not named prefsd, so a clone in a folder of another name fails")
         #expect(block.text.contains(".product(name: \"Preferences\""), "\(page.place(block.firstLine)): the product is Preferences")
         #expect(manifest.contains(".library(name: \"Preferences\""), "Package.swift no longer has the product Preferences")
     }
