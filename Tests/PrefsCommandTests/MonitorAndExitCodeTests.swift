@@ -209,8 +209,7 @@ struct ExitCodeTests {
     func logNamed() throws {
         let bus = try PrivateBus()
         defer { bus.stop() }
-        try "[D-BUS Service]\nName=\(PreferencesBus.busName)\nExec=/bin/false\n"
-            .write(to: bus.serviceDirectory.appendingPathComponent("\(PreferencesBus.busName).service"), atomically: true, encoding: .utf8)
+        try Self.activate("/bin/false", on: bus)
         let failed = try runCommand(ServiceFixture.prefsBinary.path, ["read", "com.example.X"], environment: ["DBUS_SESSION_BUS_ADDRESS": bus.address])
         #expect(failed.status == 69)
         #expect(failed.stderr.contains("the bus could not start prefsd"), "\(failed.stderr)")
@@ -218,39 +217,27 @@ struct ExitCodeTests {
         #expect(failed.stderr.contains("else the standard error of the bus daemon that started it"), "\(failed.stderr)")
     }
 
-    @Test("a prefsd the bus starts without systemd logs to the bus daemon's standard error, as the docs say")
-    func activatedLogGoesToTheBus() throws {
-        let bus = try PrivateBus()
-        defer { bus.stop() }
-        let store = bus.directory.appendingPathComponent("store")
-        try """
-        [D-BUS Service]
-        Name=\(PreferencesBus.busName)
-        Exec=\(ServiceFixture.binary.path) --store \(store.path) \(ServiceFixture.administratorArguments(in: bus.directory).joined(separator: " "))
-
-        """.write(to: bus.serviceDirectory.appendingPathComponent("\(PreferencesBus.busName).service"), atomically: true, encoding: .utf8)
-        let write = try runCommand(
-            ServiceFixture.prefsBinary.path, ["write", "com.example.Started", "K", "-int", "1"], environment: ["DBUS_SESSION_BUS_ADDRESS": bus.address])
-        #expect(write.status == 0, "\(write.stderr)")
-        // prefsd logs that it owns its name before it answers the write.
-        let log = try String(contentsOf: bus.logFile, encoding: .utf8)
-        #expect(log.contains("owns \(PreferencesBus.busName)"), "the bus daemon's standard error: \(log)")
-    }
-
-    @Test("when prefsd is not running, the bus starts it for prefs (D-Bus activation)")
+    @Test("when prefsd is not running, the bus starts it for prefs (D-Bus activation), its log going to the bus daemon's standard error")
     func activation() throws {
         let bus = try PrivateBus()
         defer { bus.stop() }
         let store = bus.directory.appendingPathComponent("store")
-        try """
-        [D-BUS Service]
-        Name=\(PreferencesBus.busName)
-        Exec=\(ServiceFixture.binary.path) --store \(store.path) --log-level warning \(ServiceFixture.administratorArguments(in: bus.directory).joined(separator: " "))
-
-        """.write(to: bus.serviceDirectory.appendingPathComponent("\(PreferencesBus.busName).service"), atomically: true, encoding: .utf8)
+        try Self.activate(
+            "\(ServiceFixture.binary.path) --store \(store.path) \(ServiceFixture.administratorArguments(in: bus.directory).joined(separator: " "))",
+            on: bus)
         let environment = ["DBUS_SESSION_BUS_ADDRESS": bus.address]
         let write = try runCommand(ServiceFixture.prefsBinary.path, ["write", "com.example.Started", "K", "-int", "1"], environment: environment)
         #expect(write.status == 0, "\(write.stderr)")
         #expect(try runCommand(ServiceFixture.prefsBinary.path, ["read", "com.example.Started", "K"], environment: environment).stdout == "1\n")
+        // prefsd logs that it owns its name before it answers a call; without systemd, the
+        // bus it started from has its log, as docs/prefsd.md says.
+        let log = try String(contentsOf: bus.logFile, encoding: .utf8)
+        #expect(log.contains("owns \(PreferencesBus.busName)"), "the bus daemon's standard error: \(log)")
+    }
+
+    /// Makes the command line `exec` what the bus starts for prefsd's name.
+    private static func activate(_ exec: String, on bus: PrivateBus) throws {
+        try "[D-BUS Service]\nName=\(PreferencesBus.busName)\nExec=\(exec)\n"
+            .write(to: bus.serviceDirectory.appendingPathComponent("\(PreferencesBus.busName).service"), atomically: true, encoding: .utf8)
     }
 }
