@@ -25,9 +25,11 @@ extension Prefs {
                 Exit status: 0 when GSettings reads everything, 1 when it would ignore \
                 anything, 74 when a directory cannot be read.
 
-                Example:
-                  prefs dconf-check /etc/dconf/db/local.d
-                  /etc/dconf/db/local.d/00-screensaver:2: /org/gnome/desktop/session/idle-delay: 60 is an int32 where org.gnome.desktop.session wants a uint32, so GSettings ignores it and reads the default, uint32 300; write idle-delay=uint32 60
+                Example: with idle-delay=60 under [org/gnome/desktop/session] in \
+                /etc/dconf/db/local.d/00-screensaver (an int32 for a uint32 key), \
+                `prefs dconf-check /etc/dconf/db/local.d` names the file and line, says \
+                that GSettings reads the default (uint32 300) instead, and that \
+                idle-delay=uint32 60 would work; it exits 1.
                 """
         )
 
@@ -41,7 +43,7 @@ extension Prefs {
         /// Checks each directory, prints what GSettings would ignore, and ends with status 1
         /// when there is anything.
         public func run() throws {
-            let databases = try directories.isEmpty ? Self.profileDatabases() : directories.map { DconfSystemDatabase(directory: URL(fileURLWithPath: $0)) }
+            let databases = try directories.isEmpty ? Self.profileDatabases() : directories.map { DconfSystemDatabase(path: $0) }
             if databases.isEmpty {
                 Output.line("the dconf profile names no system database (system-db:NAME); give the keyfile directories to check")
                 return
@@ -51,13 +53,13 @@ extension Prefs {
             var files = 0
             for database in databases {
                 var isDirectory: ObjCBool = false
-                guard FileManager.default.fileExists(atPath: database.directory.path, isDirectory: &isDirectory), isDirectory.boolValue else {
+                guard FileManager.default.fileExists(atPath: database.path, isDirectory: &isDirectory), isDirectory.boolValue else {
                     // The profile may name a database with no keyfiles (dconf reads its
                     // compiled file alone); a directory given must be one.
                     guard directories.isEmpty else {
-                        throw PrefsError.file(path: database.directory.path, reason: "it is not a directory of dconf keyfiles")
+                        throw PrefsError.file(path: database.path, reason: "it is not a directory of dconf keyfiles")
                     }
-                    Output.error("\(database.directory.path): no such directory; the profile's database has no keyfiles to check")
+                    Output.error("\(database.path): no such directory; the profile's database has no keyfiles to check")
                     continue
                 }
                 let keyfiles = try database.keyfiles.map(Self.read)

@@ -9,28 +9,26 @@ extension Prefs {
             abstract: "Answer gsettings' verbs from prefsd: the same arguments, output and exit statuses.",
             discussion: """
                 prefs gsettings [--schemadir DIR] VERB [SCHEMA[:PATH] [KEY [VALUE]]] takes \
-                the verbs of gsettings(1) (get, set, reset, reset-recursively, range, \
-                describe, list-schemas [--print-paths], list-relocatable-schemas, list-keys, \
-                list-children, list-recursively, writable, monitor, help, --version) with its \
+                gsettings(1)'s verbs (get, set, reset, reset-recursively, range, describe, \
+                list-schemas [--print-paths], list-relocatable-schemas, list-keys, \
+                list-children, list-recursively, writable, monitor, help, --version) and \
                 arguments, values in GVariant text (a negative number is a value, not an \
                 option), and prints what gsettings prints, byte for byte, with its exit \
-                statuses (1 for every refusal), so that a script can call `prefs gsettings` \
-                where it called `gsettings`. It reads and writes prefsd directly, with no GIO \
-                module or GSETTINGS_BACKEND: a key lives where the GSettings path rule puts \
-                it, stored as prefsd's GSettings module stores it; GSettings reads it back \
-                with the schema's defaults, ranges and aliases (GLib's own GSettings code \
-                runs in prefs).
+                statuses (1 for every refusal): a script can call `prefs gsettings` where it \
+                called `gsettings`. It reads and writes prefsd itself, with no GIO module or \
+                GSETTINGS_BACKEND: a key lives where the GSettings path rule puts it, stored \
+                as prefsd's GSettings module stores it, and is read with GLib's own GSettings \
+                (the schema's defaults, ranges and aliases).
 
                 Beyond gsettings: set, reset and reset-recursively are recorded in prefsd's \
                 history (who: prefs); a key an administrator forces is refused with the \
-                reason; and they refuse to change what the session's GSettings programs would \
-                not read: unless GSETTINGS_BACKEND=prefsd, GSettings programs read dconf's \
-                database, which prefsd keeps only when it serves dconf's name (prefsd \
-                --dconf, `prefs dconf-switch`). When it does, set writes through dconf's \
-                protocol to prefsd, so that dconf's database holds the value with the \
-                schema's type (uint32 600 for a `u` key). writable answers false where set \
-                would refuse. Errors of prefs's own (no bus, prefsd's store) keep prefs's \
-                exit statuses.
+                reason; and nothing is changed where the session's GSettings programs would \
+                not read it. They read prefsd with GSETTINGS_BACKEND=prefsd, else dconf's \
+                database, which prefsd keeps only while it serves dconf's name (prefsd \
+                --dconf, `prefs dconf-switch`); set then writes through dconf's protocol to \
+                prefsd, so that the database holds the schema's type (uint32 600 for a `u` \
+                key). writable says false where set would refuse. Failures of prefs's own \
+                (no bus, prefsd's store) keep prefs's exit statuses.
 
                 Examples:
                   prefs gsettings get org.gnome.desktop.interface color-scheme
