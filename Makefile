@@ -59,8 +59,8 @@ run:
 
 # Each test target runs in a process of its own, one test at a time (scripts/run-tests
 # says why), then the script tests in scripts/tests (building again, formatting, make run,
-# installed man pages, the Debian packages in a clean root: as root, with Debian's mirror
-# reachable); the run ends with one line: "N passed, M failed". The formatting test fails
+# installed man pages, the API documentation with DocC's warnings as errors, ICU's data, the
+# Debian packages in a clean root: as root, with Debian's mirror reachable); the run ends with one line: "N passed, M failed". The formatting test fails
 # until the tree is formatted (`make format`).
 test:
 	scripts/install-dependencies test
