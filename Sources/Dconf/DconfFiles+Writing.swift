@@ -13,13 +13,6 @@ public struct DconfAside: Sendable {
     /// Open for writing until it is installed or discarded.
     fileprivate let descriptor: Int32
 
-    fileprivate init(target: String, path: String, bytes: [UInt8], descriptor: Int32) {
-        self.target = target
-        self.path = path
-        self.bytes = bytes
-        self.descriptor = descriptor
-    }
-
     /// Writes `bytes` over what the file holds (in the room it already takes, when they fit).
     /// - Throws: ``DconfError`` naming the file when they cannot be written.
     public mutating func rewrite(with bytes: [UInt8]) throws(DconfError) {

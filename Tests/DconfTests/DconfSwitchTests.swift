@@ -61,7 +61,9 @@ struct DconfSwitchTests {
         #expect(try server.dconf(["dump", "/"]).stdout == expected.replacingOccurrences(of: "idle=uint32 600\n", with: ""))
     }
 
-    @Test("switch to a prefsd that cannot take the database in: the command fails at once with prefsd's reason and undoes the switch: dconf-service, every value kept")
+    @Test(
+        "switch to a prefsd that cannot take the database in: the command fails at once with prefsd's reason and undoes the switch: dconf-service, every value kept"
+    )
     func switchRefused() async throws {
         let server = try await DconfServer(startingPrefsd: false)
         let bus = server.service.bus
