@@ -34,7 +34,7 @@ final class GSettingsFixture: Sendable {
         let compiled = try runCommand("glib-compile-schemas", [schemas.path])
         guard compiled.status == 0 else { throw FixtureError("glib-compile-schemas failed: \(compiled.stderr)") }
         try FileManager.default.createSymbolicLink(
-            at: modules.appendingPathComponent("libgioprefsd.so"), withDestinationURL: try Self.module())
+            at: modules.appendingPathComponent("libgioprefsd.so"), withDestinationURL: try BuiltGIOModule.url())
     }
 
     /// A fixture on `service`'s bus.
@@ -44,17 +44,6 @@ final class GSettingsFixture: Sendable {
 
     deinit {
         try? FileManager.default.removeItem(at: directory)
-    }
-
-    /// The module scripts/build-gio-module built (`$PREFSD_GIO_MODULE` overrides).
-    static func module() throws -> URL {
-        if let path = ProcessInfo.processInfo.environment["PREFSD_GIO_MODULE"] { return URL(fileURLWithPath: path) }
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        let module = root.appendingPathComponent(".build/gio-module/libgioprefsd.so")
-        guard FileManager.default.fileExists(atPath: module.path) else {
-            throw FixtureError("\(module.path) is missing: build it with scripts/build-gio-module (scripts/run-tests does)")
-        }
-        return module
     }
 
     /// What GLib programs run with: prefsd's backend, the test schemas, the private bus

@@ -44,18 +44,7 @@ final class GSettingsCommandFixture: Sendable {
         try Self.schemaXML.write(to: schemas.appendingPathComponent("org.example.Test.gschema.xml"), atomically: true, encoding: .utf8)
         let compiled = try runCommand("glib-compile-schemas", ["--strict", schemas.path])
         guard compiled.status == 0 else { throw FixtureError("glib-compile-schemas failed: \(compiled.stderr)") }
-        try FileManager.default.createSymbolicLink(at: modules.appendingPathComponent("libgioprefsd.so"), withDestinationURL: try Self.module())
-    }
-
-    /// The GIO module scripts/build-gio-module built (`$PREFSD_GIO_MODULE` overrides).
-    static func module() throws -> URL {
-        if let path = ProcessInfo.processInfo.environment["PREFSD_GIO_MODULE"] { return URL(fileURLWithPath: path) }
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        let module = root.appendingPathComponent(".build/gio-module/libgioprefsd.so")
-        guard FileManager.default.fileExists(atPath: module.path) else {
-            throw FixtureError("\(module.path) is missing: build it with scripts/build-gio-module (scripts/run-tests does)")
-        }
-        return module
+        try FileManager.default.createSymbolicLink(at: modules.appendingPathComponent("libgioprefsd.so"), withDestinationURL: try BuiltGIOModule.url())
     }
 
     /// What both programs run with: the test's schemas alone, prefsd's GIO module, the

@@ -18,24 +18,13 @@ struct SchemaPageTests {
             try FileManager.default.createDirectory(at: modules, withIntermediateDirectories: true)
             try FileManager.default.createSymbolicLink(
                 at: modules.appendingPathComponent("libgioprefsd.so"),
-                withDestinationURL: try Self.module())
+                withDestinationURL: try BuiltGIOModule.url())
             environment = [
                 "GSETTINGS_BACKEND": "prefsd", "GIO_EXTRA_MODULES": modules.path, "GIO_USE_VFS": "local",
                 "DBUS_SESSION_BUS_ADDRESS": session.fixture.bus.address,
                 "XDG_CONFIG_HOME": session.fixture.bus.directory.appendingPathComponent("config").path,
                 "XDG_DATA_DIRS": "/usr/local/share:/usr/share",
             ]
-        }
-
-        /// The module scripts/build-gio-module built (`$PREFSD_GIO_MODULE` overrides).
-        static func module() throws -> URL {
-            if let path = ProcessInfo.processInfo.environment["PREFSD_GIO_MODULE"] { return URL(fileURLWithPath: path) }
-            let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-            let module = root.appendingPathComponent(".build/gio-module/libgioprefsd.so")
-            guard FileManager.default.fileExists(atPath: module.path) else {
-                throw FixtureError("\(module.path) is missing: build it with scripts/build-gio-module (scripts/run-tests does)")
-            }
-            return module
         }
 
         /// `gsettings ARGUMENTS`, its standard output trimmed (or the failure).
