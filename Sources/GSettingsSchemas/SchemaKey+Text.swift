@@ -30,14 +30,6 @@ extension SchemaKey {
         return value
     }
 
-    /// Whether `value` is of the key's type and within its range: what GSettings reads
-    /// rather than the default (an alias of an enum nick aside, which GSettings reads as
-    /// the nick it stands for).
-    public func accepts(_ value: SchemaValue) -> Bool {
-        g_variant_is_of_type(value.variant, g_settings_schema_key_get_value_type(handle)) != 0
-            && g_settings_schema_key_range_check(handle, value.variant) != 0
-    }
-
     /// The value GVariant text `text` gives when read as the key's type, if the key takes
     /// it: `60` is `uint32 60` for a `u` key, `Adwaita` the string `'Adwaita'` for an `s`
     /// key (as `gsettings set` reads it). `nil` when the text is not of the key's type or
