@@ -91,8 +91,9 @@ enum GSettingsWriter {
         init(_ reason: String) { self.reason = reason }
     }
 
-    /// Sets the full keys `changes` (`nil`: reset) in prefsd. `locations` are their prefsd
-    /// domains and keys, in the same order.
+    /// Makes `changes` in prefsd: each key (its place under the path rule) set to its value,
+    /// or reset (`nil`). Through prefsd's interface, one `Apply` per domain; through dconf's,
+    /// one `Change`.
     func write(_ changes: [(location: GSettingsPath, value: SchemaValue?)], with client: PrefsClient) async throws(PrefsError) {
         switch self {
         case .preferences:
