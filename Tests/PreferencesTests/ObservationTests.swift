@@ -61,8 +61,8 @@ struct ObservationTests {
         try await client.write("com.example.Effective", "Global", .integer(1))  // same effective value
         try await client.write("com.example.Effective", "Global", .integer(2))  // changes it
         try await client.write("com.example.Effective", "Sentinel", .integer(1))  // last: everything before it is in
-        #expect(await eventually { seen.withLock { $0.last } == "Sentinel=integer(1)" })
-        #expect(seen.withLock { $0 } == ["Global=integer(1)", "Global=integer(2)", "Sentinel=integer(1)"])
+        #expect(await eventually { seen.withLock { $0.last } == "Sentinel=1" })
+        #expect(seen.withLock { $0 } == ["Global=1", "Global=2", "Sentinel=1"])
         _ = observations
     }
 
