@@ -12,15 +12,21 @@ enum DconfStoreMark {
     static let fileName = "dconf-mark"
 
     /// The mark of the store in `storeDirectory`: its identity read, or made when there is
-    /// none (or what is there is not one, or not a regular file of the user's: it is
-    /// replaced). When no identity can be read or made, a mark naming no store, and why.
+    /// none (or what is there is not one: other text, not a regular file, not the user's;
+    /// it is replaced). When the identity can be neither read nor made, a mark naming no
+    /// store, and why.
     static func load(storeDirectory: URL) -> (mark: DconfMirror.Mark, problem: String?) {
         let path = storeDirectory.appendingPathComponent(fileName).path
-        if let bytes = try? RegularFile.contents(atPath: path, limit: 64, followingSymlinks: false, owner: getuid()),
-            case let found = String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines),
-            DconfMirror.Mark.isIdentity(found)
-        {
-            return (DconfMirror.Mark(store: found), nil)
+        do {
+            let bytes = try RegularFile.contents(atPath: path, limit: 64, followingSymlinks: false, owner: getuid())
+            let found = String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+            if DconfMirror.Mark.isIdentity(found) { return (DconfMirror.Mark(store: found), nil) }
+        } catch {
+            switch error {
+            case .missing, .notRegular, .notOwned, .tooLarge: break
+            // Kept as it is: a file that cannot be read now may hold the identity still.
+            default: return (DconfMirror.Mark(store: nil), "cannot read \(path): \(error)")
+            }
         }
         // None, or not the store's identity: a new one is made in its place.
         unlink(path)
