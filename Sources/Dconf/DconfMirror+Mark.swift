@@ -13,7 +13,7 @@ extension DconfMirror {
     /// the store does not is kept aside before it is written again.
     public struct Mark: Sendable, Hashable {
         /// The identity of the store the file mirrors (32 lowercase hexadecimal digits); `nil`
-        /// for a mark that names no store, as prefsd wrote before its marks named one.
+        /// for a mark that names no store (the bare `prefsd` of prefsd 0.4 and earlier).
         public let store: String?
 
         /// The mark of the store `store` (`nil`: a mark naming no store).

@@ -31,8 +31,9 @@ public enum DconfMirror {
     }
 
     /// The name of the mark prefsd leaves in the files it writes (not a dconf key, so no
-    /// dconf client sees it); dconf-service drops it when it writes the file itself. A file
-    /// without it was written by someone else, and holds values to take in.
+    /// dconf client sees it; its value is a ``Mark``, naming the store); dconf-service drops
+    /// it when it writes the file itself. A file without it, or with another store's, was
+    /// written by someone else, and holds values to take in.
     public static let markName = ".prefsd-mirror"
 
     /// The database file of `values`, with prefsd's `mark`: every key and the directories

@@ -67,8 +67,8 @@ extension PreferencesService {
         } catch {
             return moveAside(files, at: time, because: "\(error)")
         }
-        // prefsd's own mirror (or one written before marks named the store): the store is the
-        // truth, and the file is made again from it.
+        // prefsd's own mirror (or one with the bare mark of prefsd 0.4 and earlier): the store
+        // is the truth, and the file is made again from it.
         if let found = DconfMirror.Mark(inFile: bytes), found.store == nil || found == mark {
             keepUnlessMirrored(read, bytes: bytes, files: files, at: time, store: store, committed: committed)
             return .nothing
