@@ -75,3 +75,23 @@ public func runCommand(
     let (out, err) = output.withLock { $0 }
     return (process.terminationStatus, String(decoding: out, as: UTF8.self), String(decoding: err, as: UTF8.self))
 }
+
+/// Starts `executable` (looked up on `PATH`) with `arguments`, ``helperEnvironment`` plus
+/// `environment` and no standard input, and returns at once: a long-running program (a
+/// monitor) whose standard output goes to the returned file, new in `directory`; its
+/// standard error is dropped.
+public func startCommand(
+    _ executable: String, _ arguments: [String], environment: [String: String] = [:], outputIn directory: URL
+) throws -> (Process, URL) {
+    let output = directory.appendingPathComponent("out-\(UUID().uuidString)")
+    _ = FileManager.default.createFile(atPath: output.path, contents: nil)
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: try findExecutable(executable))
+    process.arguments = arguments
+    process.environment = helperEnvironment.merging(environment) { $1 }
+    process.standardOutput = try FileHandle(forWritingTo: output)
+    process.standardError = FileHandle.nullDevice
+    process.standardInput = FileHandle.nullDevice
+    try process.run()
+    return (process, output)
+}

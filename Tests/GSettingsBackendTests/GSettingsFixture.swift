@@ -87,17 +87,7 @@ final class GSettingsFixture: Sendable {
     /// Starts a long-running program (a monitor) with the fixture's environment; its
     /// standard output goes to the returned file.
     func start(_ executable: String, _ arguments: [String]) throws -> (Process, URL) {
-        let output = directory.appendingPathComponent("out-\(UUID().uuidString)")
-        _ = FileManager.default.createFile(atPath: output.path, contents: nil)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: try findExecutable(executable))
-        process.arguments = arguments
-        process.environment = helperEnvironment.merging(environment) { $1 }
-        process.standardOutput = try FileHandle(forWritingTo: output)
-        process.standardError = FileHandle.nullDevice
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        return (process, output)
+        try startCommand(executable, arguments, environment: environment, outputIn: directory)
     }
 
     /// Starts `script` with Debian's python3 (`arguments` as `sys.argv[1:]`), a stand-in

@@ -80,17 +80,7 @@ final class GSettingsCommandFixture: Sendable {
     /// Starts `executable` with `arguments` and the fixture's environment in the
     /// background (a monitor); its standard output goes to the returned file.
     func start(_ executable: String, _ arguments: [String]) throws -> (Process, URL) {
-        let output = directory.appendingPathComponent("out-\(UUID().uuidString)")
-        _ = FileManager.default.createFile(atPath: output.path, contents: nil)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: try findExecutable(executable))
-        process.arguments = arguments
-        process.environment = helperEnvironment.merging(environment) { $1 }
-        process.standardOutput = try FileHandle(forWritingTo: output)
-        process.standardError = FileHandle.nullDevice
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        return (process, output)
+        try startCommand(executable, arguments, environment: environment, outputIn: directory)
     }
 
     /// Runs each of `commandLines` with `gsettings` and with `prefs gsettings`, in one shell
