@@ -162,7 +162,7 @@ public final class PreferencesService: Sendable {
                 committed = try store.loadAll()
             case .damaged(let aside, let reason):
                 logger.error(
-                    "dconf's database did not read as one and was moved aside; it is made again from the store",
+                    "what lies at dconf's database path is not a database prefsd can read (damaged, or not a regular file, or too large) and was moved aside; dconf's file is made again from the store",
                     metadata: ["file": "\(dconf.files.databasePath)", "movedTo": "\(aside)", "error": "\(reason)"])
             case .refused(let reason):
                 logger.error("prefsd does not serve dconf: \(reason)")
