@@ -76,15 +76,30 @@ struct SandboxDconfTests {
         var sandbox = try FlatpakSandbox(fixture: fixture, applicationID: "org.example.App")
         sandbox.talkNames = ["ca.desrt.dconf"]
         // Every signal of ca.desrt.dconf's owner: a match rule on its sender, as an app may add.
-        let monitor = try sandbox.start(["gdbus", "monitor", "--session", "--dest", "ca.desrt.dconf"])
-        defer { monitor.stop() }
-        try await monitor.waitForLine { $0.contains("is owned by") }
+        // Its output goes to a file (gdbus flushes each line), read as it grows.
+        let (monitor, output) = try startCommand(
+            "bwrap", try sandbox.commandLine(["gdbus", "monitor", "--session", "--dest", "ca.desrt.dconf"]), outputIn: fixture.bus.directory)
+        defer {
+            if monitor.isRunning { kill(monitor.processIdentifier, SIGKILL) }
+            _ = waitForExit(of: monitor)
+        }
+        func heard() -> String { (try? String(contentsOf: output, encoding: .utf8)) ?? "" }
+        func waitFor(_ text: String) async throws {
+            let deadline = ContinuousClock.now + .seconds(30)
+            while !heard().contains(text) {
+                guard ContinuousClock.now < deadline, monitor.isRunning else {
+                    throw FixtureError("the sandbox's gdbus monitor did not print \"\(text)\"; it printed: \(heard())")
+                }
+                try await Task.sleep(for: .milliseconds(10))
+            }
+        }
+        try await waitFor("is owned by")
         #expect(try fixture.prefs("write", "org.example.Other", "secret", "-string", "s3cret-value").status == 0)
         #expect(try fixture.prefs("write", "org.example.Third", "token", "-string", "t0ken-value").status == 0)
         // The sentinel: the last change's Notify.
         #expect(try fixture.prefs("write", "org.example.App", "sentinel", "-int", "1").status == 0)
-        try await monitor.waitForLine { $0.contains("/org/example/App/") }
-        let heard = monitor.lines.joined(separator: "\n")
+        try await waitFor("/org/example/App/")
+        let heard = heard()
         #expect(heard.contains("ca.desrt.dconf.Writer.Notify"), "\(heard)")
         #expect(heard.contains("/org/example/Other/"), "the other domain's Notify (as dconf-service sends it) did not come: \(heard)")
         #expect(!heard.contains("io.github.prefsd"), "the sandbox heard prefsd's own interface: \(heard)")
