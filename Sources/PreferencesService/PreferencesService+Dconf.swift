@@ -221,11 +221,7 @@ extension PreferencesService: DconfFrontService {
         let signal = DBusMessage.signal(
             path: DconfBus.writerPath(database: dconf.files.name), interface: DconfBus.writerInterface, member: DconfBus.notifySignal,
             body: [.string(notification.prefix), .stringArray(notification.changes), .string(tag)])
-        let size = DBusValue.structure(signal.body).marshalledSize
-        guard size <= configuration.limits.replyBytes else {
-            logger.error("a signal too large for the bus was not sent", metadata: ["member": "\(DconfBus.notifySignal)", "bytes": "\(size)"])
-            return
-        }
+        guard fitsOnBus(signal) else { return }
         send(signal, over: dconfServingConnection)
     }
 }

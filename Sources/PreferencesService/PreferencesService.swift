@@ -773,17 +773,24 @@ public final class PreferencesService: Sendable {
         {
             snapshots.invalidate(domain)
         }
-        let size = DBusValue.structure(signal.body).marshalledSize
-        guard size <= configuration.limits.replyBytes else {
-            logger.error("a signal too large for the bus was not sent", metadata: ["member": "\(signal.member ?? "")", "bytes": "\(size)"])
-            return
-        }
+        guard fitsOnBus(signal) else { return }
         if let encoded {
             do { try connection.send(encoded) } catch { send(signal) }
         } else {
             send(signal)
         }
         door?.forward(signal)
+    }
+
+    /// Whether `signal`'s body is within the bound on replies; a signal past it is logged,
+    /// not sent (sending it would get prefsd disconnected).
+    func fitsOnBus(_ signal: DBusMessage) -> Bool {
+        let size = DBusValue.structure(signal.body).marshalledSize
+        guard size <= configuration.limits.replyBytes else {
+            logger.error("a signal too large for the bus was not sent", metadata: ["member": "\(signal.member ?? "")", "bytes": "\(size)"])
+            return false
+        }
+        return true
     }
 
     func send(_ message: DBusMessage, over connection: (any ServiceConnection)? = nil) {

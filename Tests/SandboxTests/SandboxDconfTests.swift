@@ -8,11 +8,7 @@ import Testing
 struct SandboxDconfTests {
     @Test("dconf write from a sandbox: its own domain's keys change, another domain's are refused with AccessDenied and nothing changes; Blame is refused")
     func ownKeysOnly() async throws {
-        let fixture = try await ServiceFixture(arguments: ["--dconf"])
-        let deadline = ContinuousClock.now + .seconds(30)
-        while fixture.bus.processID(owning: "ca.desrt.dconf") != fixture.pid, ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(20))
-        }
+        let fixture = try await Self.servingDconf()
         var sandbox = try FlatpakSandbox(fixture: fixture, applicationID: "org.example.App")
         sandbox.talkNames = ["ca.desrt.dconf"]
         func dconf(_ arguments: String...) throws -> (status: Int32, stdout: String, stderr: String) {
