@@ -98,7 +98,7 @@ extension PreferencesService: DconfFrontService {
 
     /// `Change`: the changeset's keys as prefsd stores them, one batch per domain, committed
     /// together; forced keys and other applications' domains refused, the whole change then.
-    private func change(_ blob: [UInt8], for call: DBusMessage, as caller: CallerIdentity) {
+    func change(_ blob: [UInt8], for call: DBusMessage, as caller: CallerIdentity) {
         guard let dconf else { return }
         let tag = dconf.nextTag(uniqueName: dconfServingConnection.uniqueName)
         let request: DconfRequest
@@ -154,7 +154,7 @@ extension PreferencesService: DconfFrontService {
     /// ``DconfFront/prepare(_:)``). A change that only resets keys may use the store's
     /// reserve, as removals from the store do: on a full disk, the reserve is released for
     /// the file (written again without the keys) and it is tried again.
-    private func prepareFile(for request: DconfRequest, dconf: DconfFront) throws(DconfError) -> DconfAside? {
+    func prepareFile(for request: DconfRequest, dconf: DconfFront) throws(DconfError) -> DconfAside? {
         let values = request.fileValues(leavingOut: dconf.keepsOut)
         do {
             return try dconf.prepare(values)
@@ -166,7 +166,7 @@ extension PreferencesService: DconfFrontService {
 
     /// Stages every domain's part of `request`; if one is refused, the parts staged before
     /// it are dropped again and nothing is changed.
-    private func stage(_ request: DconfRequest, as application: String?) throws(PreferencesServiceError) -> (batches: [Batch], store: DomainStore) {
+    func stage(_ request: DconfRequest, as application: String?) throws(PreferencesServiceError) -> (batches: [Batch], store: DomainStore) {
         try acting(as: application) { domains, store in
             var batches: [Batch] = []
             do {
@@ -186,7 +186,7 @@ extension PreferencesService: DconfFrontService {
     /// `Blame`: the newest changes of dconf's keys in the history (looked for among its
     /// newest ``blameEntries`` entries), read once the changes accepted before the call
     /// are durable, on the store's history reader.
-    private func blame(for call: DBusMessage) {
+    func blame(for call: DBusMessage) {
         guard let dconf else { return }
         store().readRecentHistory(limit: Self.blameEntries, maxBytes: configuration.limits.replyBytes / 2) { [self] result in
             switch result {

@@ -132,7 +132,7 @@ extension PreferencesService {
 
     /// Moves what is at dconf's database path aside (`user.damaged-TIME`), as dconf-service
     /// moves a damaged database aside; the file is then made again from the store.
-    private func moveAside(_ files: DconfFiles, at time: String, because reason: String) -> DconfTakeIn {
+    func moveAside(_ files: DconfFiles, at time: String, because reason: String) -> DconfTakeIn {
         let aside = files.databasePath + ".damaged-" + time
         guard rename(files.databasePath, aside) == 0 else {
             return .refused("\(files.databasePath) is no dconf database (\(reason)) and could not be moved aside: \(String(cString: strerror(errno)))")
@@ -144,7 +144,7 @@ extension PreferencesService {
     /// when it holds a value the store does not (`user.replaced-TIME`): a mark can be copied
     /// into any file, and a crash can leave prefsd's own file behind the store, so before the
     /// file is made again from the store, nothing in it is lost unseen.
-    private func keepUnlessMirrored(
+    func keepUnlessMirrored(
         _ read: (values: [String: DconfValue], unreadable: [String: String]), bytes: [UInt8], files: DconfFiles, at time: String,
         store: DomainStore, committed: [DomainName: [String: PropertyListValue]]
     ) {
@@ -176,7 +176,7 @@ extension PreferencesService {
     /// such copy. Only a copy prefsd handed back for this store counts (a regular file, not
     /// a link, of this user's, carrying the store's `mark`): another is named in the log and
     /// left alone, and decides nothing.
-    private func keysResetUnderDconfService(_ files: DconfFiles, now values: [String: DconfValue], mark: DconfMirror.Mark) -> [String]? {
+    func keysResetUnderDconfService(_ files: DconfFiles, now values: [String: DconfValue], mark: DconfMirror.Mark) -> [String]? {
         let path = files.handedBackPath
         let bytes: [UInt8]
         do {
