@@ -86,9 +86,15 @@ let package = Package(
             name: "PreferencesInterface",
             swiftSettings: strict
         ),
+        // Files at paths someone else may control: read only when regular, never followed
+        // through a link where it matters, written whole beside the file they replace.
+        .target(
+            name: "RegularFiles",
+            swiftSettings: strict
+        ),
         .target(
             name: "PreferencesProtocol",
-            dependencies: ["DBus", "PreferencesInterface", "PreferencesModel"],
+            dependencies: ["DBus", "PreferencesInterface", "PreferencesModel", "RegularFiles"],
             swiftSettings: strict
         ),
         .target(
@@ -118,6 +124,7 @@ let package = Package(
                 "PreferencesProtocol",
                 "PreferencesRoaming",
                 "PreferencesStore",
+                "RegularFiles",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict,
@@ -222,10 +229,10 @@ let package = Package(
         ),
         // dconf's protocol and files as prefsd speaks them: changesets, notifications, values
         // with their GVariant types, the database file dconf's clients map (read as
-        // PreferencesProtocol's RegularFile reads a file someone else may control).
+        // RegularFiles reads a file someone else may control).
         .target(
             name: "Dconf",
-            dependencies: ["CGLib", "DBus", "GSettingsPaths", "GVDB", "GVariantCoding", "GVariantMapping", "PreferencesModel", "PreferencesProtocol"],
+            dependencies: ["CGLib", "DBus", "GSettingsPaths", "GVDB", "GVariantCoding", "GVariantMapping", "PreferencesModel", "RegularFiles"],
             swiftSettings: strict
         ),
         // The installed GSettings schemas through GIO's schema API (the settings app's schema

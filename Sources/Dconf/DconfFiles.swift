@@ -1,5 +1,5 @@
 import Glibc
-import PreferencesProtocol
+import RegularFiles
 
 /// Where a dconf database lives and how its readers are told it changed: the database file
 /// `$XDG_CONFIG_HOME/dconf/NAME` that dconf's clients map, and the invalidation file

@@ -1,4 +1,5 @@
 import Foundation
+import RegularFiles
 
 /// The application a Flatpak sandbox runs, from its `/.flatpak-info` file (a key file
 /// whose `[Application]` group has `name=APPID`).

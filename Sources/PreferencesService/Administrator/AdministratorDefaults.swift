@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import PreferencesModel
 import PreferencesProtocol
+import RegularFiles
 import Synchronization
 
 #if canImport(Glibc)

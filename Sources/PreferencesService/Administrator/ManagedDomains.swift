@@ -3,6 +3,7 @@ import Logging
 import PreferencesModel
 import PreferencesProtocol
 import PreferencesStore
+import RegularFiles
 
 #if canImport(Glibc)
     import Glibc

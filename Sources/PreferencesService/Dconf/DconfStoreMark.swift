@@ -1,6 +1,7 @@
 import Dconf
 import Foundation
 import PreferencesProtocol
+import RegularFiles
 
 /// The identity of a store that prefsd's mark in dconf's file names (``DconfMirror/Mark``):
 /// 32 random hexadecimal digits, made once and kept in the store's directory

@@ -5,6 +5,7 @@ import GSettingsPaths
 import PreferencesModel
 import PreferencesProtocol
 import PreferencesStore
+import RegularFiles
 import Synchronization
 
 /// The outcome of a commit waited for.
