@@ -235,6 +235,15 @@ let package = Package(
             dependencies: ["CGLib", "DBus", "GSettingsPaths", "GVDB", "GVariantCoding", "GVariantMapping", "PreferencesModel", "RegularFiles"],
             swiftSettings: strict
         ),
+        // xfconf's names, typed values and channel files as prefsd keeps them (no bus): channel
+        // C is the domain xfconf.C, property /a/b the key a/b, a value the property-list value
+        // and GVariant type of the one mapping (GVariantCoding); channel files parsed from and
+        // written to bytes (the service reads and writes the files).
+        .target(
+            name: "Xfconf",
+            dependencies: ["CGLib", "GVariantCoding", "PreferencesModel"],
+            swiftSettings: strict
+        ),
         // The installed GSettings schemas through GIO's schema API (the settings app's schema
         // pages, the schema types `prefs dconf-import` checks against).
         .target(
@@ -540,6 +549,11 @@ let package = Package(
             // (its window driven through AT-SPI) against a prefsd that serves dconf's name,
             // each on the test's private bus.
             dependencies: ["CGLib", "DesktopTestSupport", "Dconf", "GVDB", "PreferencesModel", "PrefsdTestSupport"],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "XfconfTests",
+            dependencies: ["GVariantCoding", "PreferencesModel", "Xfconf"],
             swiftSettings: strict
         ),
         .testTarget(
