@@ -24,64 +24,61 @@ extension PreferencesService {
     func start(store: DomainStore, holdingFullLoadUntil hold: DispatchSemaphore?) throws(StoreError) {
         // Watch before reading, so no change to the managed directory slips between the two.
         watchManagedDirectory()
-        let domains: DomainState
+        var domains: DomainState
         if dconf == nil {
             // Nothing reloads the administrator's settings until every domain is loaded: the
             // signals of a reload compare values of every domain it touches.
             administration.queue.suspend()
             domains = DomainState.loading(limits: configuration.limits)
         } else {
-            domains = try loadWhole(store)
+            domains = DomainState(committed: try store.loadAll(), limits: configuration.limits)
+            domains.leftOut = store.leftOutKeys
         }
-        start(domains, store: store, hold: hold)
-    }
-
-    /// The whole store as the running state, dconf's database taken in and dconf's file made
-    /// from it.
-    func loadWhole(_ store: DomainStore) throws(StoreError) -> DomainState {
-        var committed = try store.loadAll()
-        // A database a dconf-service wrote is taken in before anything else is written.
-        if let dconf {
-            switch takeInDconfDatabase(dconf.files, store: store, committed: committed) {
-            case .nothing:
-                break
-            case .taken(let keys, let removed, let aside):
-                logger.notice(
-                    "took in dconf's database",
-                    metadata: ["file": "\(dconf.files.databasePath)", "keys": "\(keys)", "removed": "\(removed)", "keptAside": "\(aside)"])
-                committed = try store.loadAll()
-            case .damaged(let aside, let reason):
-                logger.error(
-                    "what lies at dconf's database path is not a database prefsd can read (damaged, or not a regular file, or too large) and was moved aside; dconf's file is made again from the store",
-                    metadata: ["file": "\(dconf.files.databasePath)", "movedTo": "\(aside)", "error": "\(reason)"])
-            case .refused(let reason):
-                logger.error("prefsd does not serve dconf: \(reason)")
-                dconf.refuse(reason)
-            }
-        }
-        var domains = DomainState(committed: committed, limits: configuration.limits)
-        domains.leftOut = store.leftOutKeys
-        // dconf's file is made from the store before any call is answered.
-        if let dconf, !dconf.isRefused {
-            dconf.start(domains: domains.committed, types: try store.loadGVariantTypes(), service: self)
-        }
-        return domains
-    }
-
-    /// Puts `loading` (the whole store, or a state that loads it beside the calls) in force
-    /// with what the administrator forces and sets, and answers the calls.
-    func start(_ loading: DomainState, store: DomainStore, hold: DispatchSemaphore?) {
-        var domains = loading
         _ = domains.replaceForced(with: managed.load(previous: [:]))
         _ = domains.replaceAdministrator(with: loadAdministratorSettings())
         let whole = domains.isComplete
-        let count = domains.committed.count
         if whole { loaded.open(failure: nil) }
         state.withLock { state in
             state.domains = domains
             state.store = store
             state.readsServed = !whole
         }
+        // dconf's database taken in (through the gate, like any change) and dconf's file made
+        // from the store, before any call is answered.
+        if dconf != nil { try startDconf(store: store) }
+        serve(whole: whole, store: store, hold: hold)
+    }
+
+    /// With dconf's protocol: takes in a database a dconf-service wrote, before anything else
+    /// is written, then makes dconf's file from the store.
+    func startDconf(store: DomainStore) throws(StoreError) {
+        guard let dconf else { return }
+        switch takeInDconfDatabase(dconf.files, store: store) {
+        case .nothing:
+            break
+        case .taken(let keys, let removed, let leftOut, let aside):
+            logger.notice(
+                "took in dconf's database",
+                metadata: [
+                    "file": "\(dconf.files.databasePath)", "keys": "\(keys)", "removed": "\(removed)", "leftOut": "\(leftOut)",
+                    "keptAside": "\(aside)",
+                ])
+        case .damaged(let aside, let reason):
+            logger.error(
+                "what lies at dconf's database path is not a database prefsd can read (damaged, or not a regular file, or too large) and was moved aside; dconf's file is made again from the store",
+                metadata: ["file": "\(dconf.files.databasePath)", "movedTo": "\(aside)", "error": "\(reason)"])
+        case .refused(let reason):
+            logger.error("prefsd does not serve dconf: \(reason)")
+            dconf.refuse(reason)
+        }
+        guard !dconf.isRefused else { return }
+        dconf.start(domains: read(\.committed), types: try store.loadGVariantTypes(), service: self)
+    }
+
+    /// Answers the calls, the waiting ones first, once the running state is in force (the
+    /// whole store, or, not `whole`, a state that loads it beside the calls).
+    func serve(whole: Bool, store: DomainStore, hold: DispatchSemaphore?) {
+        let count = whole ? read(\.committed.count) : 0
         // Before any call is answered: what an earlier prefsd left is cleared first.
         snapshots?.start { [self] domain in snapshotBody(domain) }
         // The domains the last prefsd had snapshots of: written again now, off the reply path.

@@ -2,6 +2,7 @@ import Dconf
 import Foundation
 import GVDB
 import PreferencesModel
+import PreferencesProxy
 import PrefsdTestSupport
 import Testing
 
@@ -208,6 +209,45 @@ struct DconfTakeInTests {
             #expect(server.service.stopService() == 0)
         }
         #expect(!FileManager.default.fileExists(atPath: files.handedBackPath), "the copy used was not removed")
+    }
+
+    @Test(
+        "a take-in passes the gate every change passes: a key the administrator forces and keys past a domain's quota are left out and named, the rest taken in, and the change is in the history as dconf-service's"
+    )
+    func takeInThroughTheGate() async throws {
+        let managed = try ServiceFixture.managedDirectory(["org.example.app": ["forced": .string("by the administrator")]])
+        defer { try? FileManager.default.removeItem(at: managed) }
+        let server = try await DconfServer(startingPrefsd: false)
+        let keyfile = """
+            [org/example/app]
+            forced='mine'
+            kept='hello'
+
+            [org/example/full]
+            a=1
+            b=2
+            c=3
+            d=4
+
+            """
+        #expect(try server.dconf(["load", "/"], input: keyfile).status == 0)
+        server.stopDconfService()
+
+        try await server.startPrefsd(arguments: ["--managed-dir", managed.path, "--allow-unowned-managed-dir", "--max-keys-per-domain", "3"])
+        // The administrator's value is what readers see, and the user's was not stored under it.
+        #expect(try server.read("/org/example/app/forced") == "'by the administrator'")
+        #expect(try server.read("/org/example/app/kept") == "'hello'")
+        let proxy = try PreferencesProxy.connect(address: server.service.bus.address)
+        defer { proxy.close() }
+        #expect(try await proxy.history("org.example.app", key: "forced").isEmpty)
+        #expect(try await proxy.history("org.example.app", key: "kept").map(\.who) == ["dconf-service"])
+        // Three keys fit the domain; the fourth, in the order taken in, is left out.
+        let full = try await proxy.readDomain("org.example.full")
+        #expect(full.keys.sorted() == ["a", "b", "c"], "\(full)")
+        let log = server.service.log
+        #expect(log.contains("/org/example/app/forced: ") && log.contains("forced by the administrator"), "\(log.suffix(3000))")
+        #expect(log.contains("/org/example/full/d: ") && log.contains("--max-keys-per-domain"), "\(log.suffix(3000))")
+        #expect(log.contains("leftOut=2"), "\(log.suffix(3000))")
     }
 
     @Test("Blame of a change of 2,000 keys tells the keys the history it reads holds, and says the rest are not told")

@@ -9,6 +9,8 @@ enum HistoryOrigin {
     static let managed = "managed"
     /// A change made by `RevertTo` or `RevertKeyTo`.
     static let restore = "restore"
+    /// The values of a database dconf-service wrote, taken in when prefsd starts serving dconf.
+    static let dconfService = "dconf-service"
 }
 
 /// A `History` call: the entries of `domain` (every domain: `nil`), of `key` only when

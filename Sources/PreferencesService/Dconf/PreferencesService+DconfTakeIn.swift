@@ -17,6 +17,9 @@ private final class CommitOutcome: Sendable {
 /// a database file it did not write (no mark of this store's, see ``DconfMirror/Mark``),
 /// every value dconf reads in it goes into the store, with its GVariant type, as one change
 /// (who = `dconf-service`), before anything else is written; the file itself is kept aside.
+/// The values pass the gate every change passes, key by key: a key the administrator
+/// forces or locks, or one past a quota, is left out (named in the log) and the others are
+/// taken in; the change is then committed and told to its readers as any other is.
 /// Keys dconf-service's file lacks are left alone, except those that were in the copy this
 /// store's prefsd handed back (`prefs dconf-switch-back` keeps one): the user reset them
 /// under dconf-service, so they are removed here too.
@@ -29,8 +32,8 @@ extension PreferencesService {
     enum DconfTakeIn {
         /// Nothing to take in: no file, or prefsd's own mirror.
         case nothing
-        /// Values were taken in (the store changed).
-        case taken(keys: Int, removed: Int, keptAside: String)
+        /// Values were taken in (the store changed); `leftOut` keys could not be.
+        case taken(keys: Int, removed: Int, leftOut: Int, keptAside: String)
         /// The file does not read as a dconf database (a power cut, a stray write), or is not
         /// a regular file, or is larger than the store may hold: it was moved aside, as
         /// dconf-service moves a damaged database aside, and the file is made again from the
@@ -40,12 +43,24 @@ extension PreferencesService {
         case refused(String)
     }
 
+    /// A value of dconf-service's file on its way into the store.
+    struct TakenValue {
+        /// The dconf key.
+        var path: String
+        /// Where the key lives in prefsd.
+        var location: MappedKey
+        /// The value as prefsd stores it.
+        var value: PropertyListValue
+        /// The GVariant type dconf-service's file gave it.
+        var type: String
+    }
+
     /// The most left-out keys a log line names.
     static let namedLeftOutKeys = 20
 
-    /// Takes in dconf's database, if a dconf-service wrote it, given the store's `committed`
-    /// domains.
-    func takeInDconfDatabase(_ files: DconfFiles, store: DomainStore, committed: [DomainName: [String: PropertyListValue]]) -> DconfTakeIn {
+    /// Takes in dconf's database, if a dconf-service wrote it, into the running state (in
+    /// force, not answering calls yet) and `store`.
+    func takeInDconfDatabase(_ files: DconfFiles, store: DomainStore) -> DconfTakeIn {
         let path = files.databasePath
         let time = Date().ISO8601Format().replacingOccurrences(of: "-", with: "").replacingOccurrences(of: ":", with: "")
         let bytes: [UInt8]
@@ -71,15 +86,14 @@ extension PreferencesService {
         // prefsd's own mirror (or one with the bare mark of prefsd 0.4 and earlier): the store
         // is the truth, and the file is made again from it.
         if let found = DconfMirror.Mark(inFile: bytes), found.store == nil || found == mark {
-            keepUnlessMirrored(read, bytes: bytes, files: files, at: time, store: store, committed: committed)
+            keepUnlessMirrored(read, bytes: bytes, files: files, at: time, store: store, committed: self.read(\.committed))
             return .nothing
         }
         let reset = keysResetUnderDconfService(files, now: read.values, mark: mark)
         var leftOut = read.unreadable
-        var mutations: [StoreMutation] = []
-        var taken = 0
+        var values: [TakenValue] = []
         for (path, value) in read.values.sorted(by: { $0.key < $1.key }) {
-            guard let location = GSettingsPath(settingsKey: path), let domain = try? DomainName(location.domain) else {
+            guard let location = try? MappedKey.mapping(path) else {
                 leftOut[path] =
                     "prefsd cannot store the key: it would be empty, longer than \(PreferenceKey.maximumLength) bytes or not in Unicode normal form C"
                 continue
@@ -91,15 +105,7 @@ extension PreferencesService {
                 leftOut[path] = error.description
                 continue
             }
-            let type = value.type == DconfValue.naturalType(of: stored) ? nil : value.type
-            if committed[domain]?[location.key] != stored { mutations.append(.set(domain, key: location.key, value: stored)) }
-            mutations.append(.setGVariantType(domain, key: location.key, type: type))
-            taken += 1
-        }
-        for path in reset ?? [] {
-            guard let location = GSettingsPath(settingsKey: path), let domain = try? DomainName(location.domain) else { continue }
-            mutations.append(.remove(domain, key: location.key))
-            mutations.append(.setGVariantType(domain, key: location.key, type: nil))
+            values.append(TakenValue(path: path, location: location, value: stored, type: value.type))
         }
         let aside = files.takenInPath(at: time)
         do {
@@ -108,9 +114,13 @@ extension PreferencesService {
         } catch {
             return .refused("\(path) could not be kept aside before taking it in: \(error)")
         }
+        // Through the gate, key by key, as one change.
+        let (batches, types, refused) = stage(values, removing: reset ?? [])
+        let taken = values.filter { refused[$0.path] == nil }.count
+        leftOut.merge(refused) { first, _ in first }
         let done = DispatchSemaphore(value: 0)
         let outcome = CommitOutcome()
-        store.commit(mutations, who: "dconf-service") { result in
+        commit(batches, also: types, store: store, who: HistoryOrigin.dconfService, origin: .dconf) { result in
             outcome.result.withLock { $0 = result }
             done.signal()
         }
@@ -128,7 +138,42 @@ extension PreferencesService {
                     "keys": "\(named.joined(separator: "; "))\(leftOut.count > named.count ? "; …" : "")",
                 ])
         }
-        return .taken(keys: taken, removed: reset?.count ?? 0, keptAside: aside)
+        return .taken(keys: taken, removed: types.count - taken, leftOut: leftOut.count, keptAside: aside)
+    }
+
+    /// Stages the take-in's `values` (each with the GVariant type dconf-service's file gave
+    /// it) and the removal of the dconf keys `removing` in the running state, key by key, as
+    /// every change is staged: answers the batches, the GVariant types to keep beside them,
+    /// and each dconf key the gate refused, with why.
+    func stage(_ values: [TakenValue], removing: [String]) -> (batches: [Batch], types: [StoreMutation], refused: [String: String]) {
+        state.withLock { state in
+            var batches: [Batch] = []
+            var types: [StoreMutation] = []
+            var refused: [String: String] = [:]
+            func admit(
+                _ path: String, _ location: MappedKey, type: String?, _ change: (inout DomainState) throws(PreferencesServiceError) -> Effect
+            ) {
+                do {
+                    if case .persistent(let batch) = try change(&state.domains!) { batches.append(batch) }
+                    types.append(.setGVariantType(location.domain, key: location.key, type: type))
+                } catch {
+                    refused[path] = error.description
+                }
+            }
+            for taken in values {
+                let type = taken.type == DconfValue.naturalType(of: taken.value) ? nil : taken.type
+                admit(taken.path, taken.location, type: type) { (domains: inout DomainState) throws(PreferencesServiceError) in
+                    try domains.write(domain: taken.location.domain, key: taken.location.key, value: taken.value)
+                }
+            }
+            for path in removing {
+                guard let location = try? MappedKey.mapping(path) else { continue }
+                admit(path, location, type: nil) { (domains: inout DomainState) throws(PreferencesServiceError) in
+                    try domains.remove(domain: location.domain, key: location.key)
+                }
+            }
+            return (batches, types, refused)
+        }
     }
 
     /// Moves what is at dconf's database path aside (`user.damaged-TIME`), as dconf-service
