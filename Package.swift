@@ -125,6 +125,7 @@ let package = Package(
                 "PreferencesRoaming",
                 "PreferencesStore",
                 "RegularFiles",
+                "Xfconf",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict,

@@ -6,7 +6,9 @@
 ///   `io.github.prefsd.Portal`, whose `ExposedDomains` says which domains the Settings
 ///   portal serves to every sandboxed application);
 /// - `org.freedesktop.appearance`, which the Settings portal serves to every application as
-///   the desktop's colour scheme, accent colour, contrast and motion.
+///   the desktop's colour scheme, accent colour, contrast and motion;
+/// - xfconf's channels, `xfconf.` and any name after it (the channel `xsettings` is the
+///   domain `xfconf.xsettings`): Xfce's settings for the whole desktop.
 public enum ReservedDomains {
     /// The namespace of prefsd's own domains.
     public static let prefsdNamespace = "io.github.prefsd"
@@ -14,9 +16,12 @@ public enum ReservedDomains {
     public static let appearance = "org.freedesktop.appearance"
     /// The global domain.
     public static let global = "NSGlobalDomain"
+    /// What the domains of xfconf's channels start with.
+    public static let xfconfPrefix = "xfconf."
 
     /// Whether `domain` is reserved: no sandboxed application owns it.
     public static func contains(_ domain: String) -> Bool {
         domain == global || domain == appearance || domain == prefsdNamespace || domain.hasPrefix(prefsdNamespace + ".")
+            || domain.hasPrefix(xfconfPrefix)
     }
 }

@@ -46,6 +46,9 @@ public final class PreferencesService: Sendable {
     /// The connection that owns dconf's name and serves dconf's objects, when it is not
     /// `connection` (see `PreferencesService+Dconf.swift`).
     let dconfConnection: (any ServiceConnection)?
+    /// The connection that owns xfconf's name and serves xfconf's object, when it is not
+    /// `connection` (see `PreferencesService+Xfconf.swift`).
+    let xfconfConnection: (any ServiceConnection)?
     /// Who is behind each sender; every call waits for its sender to be known.
     let gate: CallerGate
     let configuration: ServiceConfiguration
@@ -66,6 +69,8 @@ public final class PreferencesService: Sendable {
     let snapshots: SnapshotKeeper?
     /// dconf's protocol and database file, when prefsd serves dconf (see `PreferencesService+Dconf.swift`).
     let dconf: DconfFront?
+    /// xfconf's protocol, when prefsd serves xfconf (see `PreferencesService+Xfconf.swift`).
+    let xfconf: XfconfFront?
     /// The sandboxed applications prefsd has served (see `SandboxedApplications.swift`).
     let applications: SandboxedApplications
     var managed: ManagedDomains {
@@ -77,22 +82,25 @@ public final class PreferencesService: Sendable {
         )
     }
 
-    /// Makes a service for `connection` (and `door`, for sandboxed applications, and
-    /// `dconfConnection` for dconf's name, when prefsd serves dconf: without it, dconf's
-    /// objects are served on `connection`). Call `register()` and then `start(store:)`.
+    /// Makes a service for `connection` (and `door`, for sandboxed applications,
+    /// `dconfConnection` for dconf's name, when prefsd serves dconf, and `xfconfConnection`
+    /// for xfconf's, when it serves xfconf: without them, their objects are served on
+    /// `connection`). Call `register()` and then `start(store:)`.
     public init(
         connection: any ServiceConnection, door: SandboxDoor? = nil, dconfConnection: (any ServiceConnection)? = nil,
-        configuration: ServiceConfiguration, logger: Logger
+        xfconfConnection: (any ServiceConnection)? = nil, configuration: ServiceConfiguration, logger: Logger
     ) {
         self.connection = connection
         self.door = door
         self.dconfConnection = dconfConnection
+        self.xfconfConnection = xfconfConnection
         // A sender that left before it was identified runs as the host's on the main name
         // only: no sandboxed application can reach that name (see `Identification`).
         gate = CallerGate(
             connection: connection, logger: logger, bounds: CallerGate.Bounds(configuration.limits),
             trustsDeparted: { call in
                 !(door?.serves(call) ?? false) && !Self.isForDconf(call, dconfConnection: dconfConnection)
+                    && !Self.isForXfconf(call, xfconfConnection: xfconfConnection)
             })
         self.configuration = configuration
         self.logger = logger
@@ -101,6 +109,7 @@ public final class PreferencesService: Sendable {
         let applications = SandboxedApplications(storeDirectory: configuration.storeDirectory)
         self.applications = applications
         dconf = configuration.dconf.map { DconfFront(files: $0, applications: applications, logger: logger) }
+        xfconf = configuration.xfconf ? XfconfFront() : nil
     }
 
     /// Exports the object on the connection. Calls that arrive before `start(store:)`
@@ -112,6 +121,7 @@ public final class PreferencesService: Sendable {
             path: PreferencesBus.objectPath, quickAnswer: { [self] call in quickRead(call) }, handler: { [self] call in receive(call) })
         try registerDoor()
         try registerDconf()
+        try registerXfconf()
     }
 
     /// Flips stale and removes the snapshots an earlier prefsd left on this bus (call before
@@ -144,5 +154,6 @@ public final class PreferencesService: Sendable {
         dconf?.finish()
         connection.flush()
         dconfConnection?.flush()
+        xfconfConnection?.flush()
     }
 }

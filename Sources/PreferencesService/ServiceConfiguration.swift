@@ -40,6 +40,9 @@ public struct ServiceConfiguration: Sendable {
     /// The dconf database prefsd serves as `ca.desrt.dconf` and keeps as a mirror of the
     /// store (`prefsd --dconf`); `nil`: prefsd does not speak dconf's protocol.
     public var dconf: DconfFiles?
+    /// Whether prefsd also serves xfconf's protocol as `org.xfce.Xfconf` (`prefsd --xfconf`),
+    /// channel `C` as the domain `xfconf.C`.
+    public var xfconf = false
     /// Run once the whole store is loaded (or has failed to load), on the thread that loaded
     /// it, before the service turns to what waits for the whole store: prefsd schedules there
     /// giving back what its start used.

@@ -42,17 +42,20 @@ final class Daemon: Sendable {
     private let doorConnection: DBusConnection
     /// The connection owning dconf's name, with `--dconf`.
     private let dconfConnection: DBusConnection?
+    /// The connection owning xfconf's name, with `--xfconf`.
+    private let xfconfConnection: DBusConnection?
     private let service: PreferencesService
     private let lock: StoreLock
     private let shutdown: Shutdown
 
     private init(
-        connection: DBusConnection, doorConnection: DBusConnection, dconfConnection: DBusConnection?, service: PreferencesService,
-        lock: StoreLock, shutdown: Shutdown
+        connection: DBusConnection, doorConnection: DBusConnection, dconfConnection: DBusConnection?, xfconfConnection: DBusConnection?,
+        service: PreferencesService, lock: StoreLock, shutdown: Shutdown
     ) {
         self.connection = connection
         self.doorConnection = doorConnection
         self.dconfConnection = dconfConnection
+        self.xfconfConnection = xfconfConnection
         self.service = service
         self.lock = lock
         self.shutdown = shutdown
@@ -67,6 +70,7 @@ final class Daemon: Sendable {
         let connection: DBusConnection
         let doorConnection: DBusConnection
         let dconfConnection: DBusConnection?
+        let xfconfConnection: DBusConnection?
         let environment = ProcessInfo.processInfo.environment
         // Started by bus activation: serve the bus that started us.
         let starter = environment["DBUS_STARTER_BUS_TYPE"] == "session" ? environment["DBUS_STARTER_ADDRESS"] : nil
@@ -84,6 +88,8 @@ final class Daemon: Sendable {
             // dconf's name likewise: a sandboxed application given it reaches nothing else
             // of prefsd's (see `PreferencesService+Dconf.swift`).
             dconfConnection = configuration.dconf == nil ? nil : try open()
+            // And xfconf's (see `PreferencesService+Xfconf.swift`).
+            xfconfConnection = configuration.xfconf ? try open() : nil
         } catch {
             throw StartupError.bus(error)
         }
@@ -106,8 +112,10 @@ final class Daemon: Sendable {
             connection: doorConnection, version: configuration.version, logger: logger,
             subscriptionsPerApplication: configuration.limits.applicationSubscriptions)
         let service = PreferencesService(
-            connection: connection, door: door, dconfConnection: dconfConnection, configuration: configuration, logger: logger)
+            connection: connection, door: door, dconfConnection: dconfConnection, xfconfConnection: xfconfConnection,
+            configuration: configuration, logger: logger)
         func closeAll() {
+            xfconfConnection?.close()
             dconfConnection?.close()
             doorConnection.close()
             connection.close()
@@ -167,14 +175,27 @@ final class Daemon: Sendable {
                 logger.error("could not take \(DconfBus.busName): \(error)")
             }
         }
+        // xfconf's name likewise once the store is loaded: its clients find every channel.
+        if let xfconfConnection {
+            do {
+                let reply = try await xfconfConnection.requestName(XfconfBus.busName, flags: flags)
+                if reply != NameReply.primaryOwner && reply != NameReply.alreadyOwner {
+                    logger.error(
+                        "another process owns \(XfconfBus.busName) (xfconfd?): xfconf's clients do not reach this prefsd; stop it and start prefsd again"
+                    )
+                }
+            } catch {
+                logger.error("could not take \(XfconfBus.busName): \(error)")
+            }
+        }
         if let recovered = store.recoveredFrom {
             logger.error(
                 "the store was damaged and has been moved aside; prefsd started with an empty store",
                 metadata: ["damagedCopy": "\(recovered.path)"])
         }
         return Daemon(
-            connection: connection, doorConnection: doorConnection, dconfConnection: dconfConnection, service: service, lock: lock,
-            shutdown: shutdown)
+            connection: connection, doorConnection: doorConnection, dconfConnection: dconfConnection,
+            xfconfConnection: xfconfConnection, service: service, lock: lock, shutdown: shutdown)
     }
 
     /// Waits until a signal, the bus or a replacement ends the service.
@@ -183,11 +204,12 @@ final class Daemon: Sendable {
     }
 
     /// Finishes every accepted write, answers it, and closes the store and the bus: dconf's
-    /// name is let go first, once dconf's file holds every change prefsd acknowledged, so
-    /// that the next owner of the name reads them all.
+    /// and xfconf's names are let go first, once dconf's file holds every change prefsd
+    /// acknowledged, so that the next owner of a name reads them all.
     func stop() {
         shutdown.cancel()
         service.stop()
+        xfconfConnection?.close()
         dconfConnection?.close()
         doorConnection.close()
         connection.close()

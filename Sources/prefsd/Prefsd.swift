@@ -112,6 +112,12 @@ struct Prefsd: AsyncParsableCommand {
         ))
     var dconf = false
 
+    @Flag(
+        help: ArgumentHelp(
+            "Also serve xfconf's protocol as org.xfce.Xfconf, in xfconfd's place: channel C is the domain xfconf.C, property /a/b its key a/b."
+        ))
+    var xfconf = false
+
     @Option(help: ArgumentHelp("Largest value, in bytes as marshalled on the bus.", valueName: "bytes"))
     var maxValueSize = ServiceLimits.default.valueBytes
 
@@ -319,6 +325,9 @@ struct Prefsd: AsyncParsableCommand {
         roaming.limits.fileBytes = maxRoamingFileSize
         configuration.roaming = roaming
         if dconf { configuration.dconf = DconfFiles(name: "user", environment: ProcessInfo.processInfo.environment) }
+        // Values of GSettings keys are held to the schemas GLib programs of this environment read.
+        configuration.readSchemas(environment: ProcessInfo.processInfo.environment)
+        configuration.xfconf = xfconf
         // What the start allocated and freed, and the code and read-only data it mapped, are
         // given back once it has settled: a little after the load, as what follows the load
         // (the administrator's settings read, roaming's first pass, the snapshots written

@@ -8,8 +8,8 @@ import PreferencesStore
 import Synchronization
 
 /// How a call reaches its handler: held while the store loads (within bounds), then admitted
-/// once its sender is known, and routed to the door, dconf's front, the standard interfaces
-/// or the preferences interface.
+/// once its sender is known, and routed to the door, dconf's front, xfconf's, the standard
+/// interfaces or the preferences interface.
 extension PreferencesService {
     func receive(_ call: DBusMessage) {
         if state.withLock({ $0.ready }) { return dispatch(call) }
@@ -58,6 +58,7 @@ extension PreferencesService {
             return send(answer, over: door.connection)
         }
         if isDconfCall(call) { return handleDconfCall(call, as: caller) }
+        if isXfconfCall(call) { return handleXfconfCall(call, as: caller) }
         if let answer = standardInterfaces.answer(call) {
             guard !call.noReplyExpected else { return }
             return send(answer)

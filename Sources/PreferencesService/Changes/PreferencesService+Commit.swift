@@ -155,13 +155,15 @@ extension PreferencesService {
     /// or `VolatileChanged`, its body bounded as the contract says (`encoded` is that signal
     /// encoded ahead, see ``EarlySignal``, if it was), the snapshots and the door's
     /// subscribers; for a persistent change, dconf's file and `Notify` and the roaming
-    /// folder, as its `origin` says.
+    /// folder, as its `origin` says, and xfconf's `PropertyChanged` and `PropertyRemoved`
+    /// when the domain is a channel's.
     func emit(_ change: Change, volatile: Bool, origin: ChangeOrigin = .local, encoded: EncodedMessage? = nil) {
         if !volatile, origin != .roaming { roaming.withLock { $0 }?.committed(change) }
         if !volatile, origin != .dconf, let dconf {
             dconf.enqueue(DconfFront.Job(touched: [change.domain: Array(change.changed.keys) + change.removed]))
         }
         emitSignal(encoded?.message ?? changedSignal(change, volatile: volatile), encoded: encoded)
+        if !volatile { emitXfconf(change) }
     }
 
     /// The `Changed` (or `VolatileChanged`) signal of `change`.

@@ -16,14 +16,14 @@ extension PreferencesService {
 
     /// Starts hearing of senders that come onto the bus and leave it: what is known of one
     /// that left (who it was, its subscriptions) is dropped in time. When prefsd serves
-    /// dconf, each new sender is identified as it appears, before it sends anything, so
-    /// that a dconf client that sends a change and leaves at once is still known (on
-    /// dconf's name, a caller that left unidentified is refused). Without a door, nothing
-    /// is followed.
+    /// dconf or xfconf, each new sender is identified as it appears, before it sends
+    /// anything, so that a client that sends a change and leaves at once is still known (on
+    /// dconf's and xfconf's names, a caller that left unidentified is refused). Without a
+    /// door, nothing is followed.
     public func followDepartures() async throws(DBusError) {
         guard let door else { return }
         let gate = gate
-        let identifyEarly = dconf != nil
+        let identifyEarly = dconf != nil || xfconf != nil
         let arrived: @Sendable (String) -> Void = { name in if identifyEarly { gate.prepare(name) } }
         try await door.followConnections(arrived: arrived) { name in gate.forget(name) }
     }
@@ -32,6 +32,7 @@ extension PreferencesService {
     func connection(answering call: DBusMessage) -> any ServiceConnection {
         if let door, door.serves(call) { return door.connection }
         if let dconfConnection, Self.isForDconf(call, dconfConnection: dconfConnection) { return dconfConnection }
+        if let xfconfConnection, Self.isForXfconf(call, xfconfConnection: xfconfConnection) { return xfconfConnection }
         return connection
     }
 }
