@@ -9,6 +9,10 @@ public enum SchemaError: Error, Sendable, Equatable, CustomStringConvertible {
     case outOfRange(key: String, allowed: String)
     /// A directory of compiled schemas GLib cannot read (GLib's reason).
     case unreadableDirectory(String, detail: String)
+    /// A value a schema key cannot hold: the key as the writer named it, the schema, the
+    /// key's GVariant type, what the key takes besides its type (`""`: any value of it), the
+    /// value given, and a value of the key's type that would do (`""`: none to suggest).
+    case notHeld(key: String, schema: String, type: String, allowed: String, given: String, suggestion: String)
 
     /// A sentence a person can act on.
     public var description: String {
@@ -21,6 +25,9 @@ public enum SchemaError: Error, Sendable, Equatable, CustomStringConvertible {
             "\(key) takes only \(allowed)"
         case .unreadableDirectory(let directory, let detail):
             "no compiled schemas can be read from \(directory): \(detail)"
+        case .notHeld(let key, let schema, let type, let allowed, let given, let suggestion):
+            "\(key) cannot hold \(given): the GSettings schema \(schema) gives it the type \(type) (\(KeyfileCheck.typeName(type)))"
+                + (allowed.isEmpty ? "" : " and it takes only \(allowed)") + (suggestion.isEmpty ? "" : "; \(suggestion) would do")
         }
     }
 }

@@ -143,7 +143,10 @@ public final class SchemaKey: @unchecked Sendable {
     }
 
     /// What the key allows, as the end of a sentence (`a number from 100 to 2500`).
-    public var allowedDescription: String {
+    public var allowedDescription: String { Self.allowed(choices, type: type) }
+
+    /// What a key of `type` with `choices` allows, as the end of a sentence.
+    static func allowed(_ choices: Choices, type: String) -> String {
         switch choices {
         case .any: "a GVariant of type \(type)"
         case .enumeration(let nicks): "one of " + nicks.joined(separator: ", ")
@@ -163,7 +166,8 @@ public final class SchemaKey: @unchecked Sendable {
         return variant
     }
 
-    private static func choices(of key: OpaquePointer) -> Choices {
+    /// The choices of the `GSettingsSchemaKey` `key`.
+    static func choices(of key: OpaquePointer) -> Choices {
         guard let range = g_settings_schema_key_get_range(key) else { return .any }
         defer { g_variant_unref(range) }
         // (sv): the kind ("type", "enum", "flags", "range") and its detail.

@@ -174,7 +174,8 @@ public final class SchemaSource: @unchecked Sendable {
         fixedByDomain[domain] ?? []
     }
 
-    private static func strings(_ list: UnsafeMutablePointer<UnsafeMutablePointer<gchar>?>?) -> [String] {
+    /// The strings of a `NULL`-ended list GLib gave.
+    static func strings(_ list: UnsafeMutablePointer<UnsafeMutablePointer<gchar>?>?) -> [String] {
         guard let list else { return [] }
         var result: [String] = []
         var index = 0
