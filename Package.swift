@@ -119,6 +119,7 @@ let package = Package(
                 "DBus",
                 "Dconf",
                 "GSettingsPaths",
+                "GSettingsSnapshots",
                 "GVariantCoding",
                 "PreferencesModel",
                 "PreferencesProtocol",
@@ -200,9 +201,17 @@ let package = Package(
             name: "GVDB",
             swiftSettings: strict
         ),
+        // The GSettings path rule: a GSettings key's prefsd domain and key, and back (also
+        // compiled into the GIO module).
         .target(
             name: "GSettingsPaths",
             dependencies: ["PreferencesModel"],
+            swiftSettings: strict
+        ),
+        // Where prefsd keeps GSettings snapshots and how a snapshot file is laid out: what the
+        // service writes and the GIO module (which compiles these sources) reads.
+        .target(
+            name: "GSettingsSnapshots",
             swiftSettings: strict
         ),
         // glibc's malloc extensions (malloc_trim), for ProcessMemory.
@@ -344,7 +353,7 @@ let package = Package(
                 "CGLib",
                 "DBus",
                 "Dconf",
-                "GSettingsPaths",
+                "GSettingsSnapshots",
                 "Preferences",
                 "PreferencesModel",
                 "PreferencesProtocol",
@@ -574,6 +583,11 @@ let package = Package(
             dependencies: ["GSettingsPaths"],
             swiftSettings: strict
         ),
+        .testTarget(
+            name: "GSettingsSnapshotsTests",
+            dependencies: ["GSettingsSnapshots"],
+            swiftSettings: strict
+        ),
         // The README's Swift program, built as it is shown there (DocumentationTests runs it).
         .executableTarget(
             name: "preferences-program",
@@ -600,8 +614,8 @@ let package = Package(
             name: "GSettingsBackendTests",
             // Drives libgioprefsd.so (built by scripts/build-gio-module, which scripts/run-tests
             // runs first) through gsettings and PyGObject; it does not link the module. It
-            // forges snapshots with their layout (GSettingsPaths).
-            dependencies: ["GSettingsPaths", "PreferencesModel", "PreferencesProxy", "PrefsdTestSupport"],
+            // forges snapshots with their layout (GSettingsSnapshots).
+            dependencies: ["GSettingsSnapshots", "PreferencesModel", "PreferencesProxy", "PrefsdTestSupport"],
             swiftSettings: strict
         ),
     ]

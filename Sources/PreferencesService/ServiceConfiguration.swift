@@ -1,6 +1,6 @@
 import Dconf
 import Foundation
-import GSettingsPaths
+import GSettingsSnapshots
 import PreferencesModel
 import PreferencesStore
 

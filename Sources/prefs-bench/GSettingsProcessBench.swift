@@ -1,7 +1,7 @@
 import BusTestSupport
 import DBus
 import Foundation
-import GSettingsPaths
+import GSettingsSnapshots
 
 #if canImport(Glibc)
     import Glibc

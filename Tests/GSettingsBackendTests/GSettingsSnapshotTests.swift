@@ -1,6 +1,6 @@
 import DBus
 import Foundation
-import GSettingsPaths
+import GSettingsSnapshots
 import PreferencesModel
 import PreferencesProtocol
 import PreferencesProxy

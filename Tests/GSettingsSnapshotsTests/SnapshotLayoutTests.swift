@@ -1,4 +1,4 @@
-import GSettingsPaths
+import GSettingsSnapshots
 import Testing
 
 @Suite("Snapshot layout: one directory per bus whatever the address's spelling, a checksum that sees a changed byte")

@@ -1,6 +1,6 @@
 import DBus
 import Dispatch
-import GSettingsPaths
+import GSettingsSnapshots
 import Glibc
 import Logging
 import PreferencesModel
