@@ -234,11 +234,13 @@ struct DconfTakeInTests {
         server.stopDconfService()
 
         try await server.startPrefsd(arguments: ["--managed-dir", managed.path, "--allow-unowned-managed-dir", "--max-keys-per-domain", "3"])
-        // The administrator's value is what readers see, and the user's was not stored under it.
-        #expect(try server.read("/org/example/app/forced") == "'by the administrator'")
-        #expect(try server.read("/org/example/app/kept") == "'hello'")
         let proxy = try PreferencesProxy.connect(address: server.service.bus.address)
         defer { proxy.close() }
+        // The administrator's value is what prefsd's readers see, and the user's was not
+        // stored under it: dconf's file holds no value for the key.
+        #expect(try await proxy.read("org.example.app", "forced") == .string("by the administrator"))
+        #expect(try server.read("/org/example/app/forced") == "")
+        #expect(try server.read("/org/example/app/kept") == "'hello'")
         #expect(try await proxy.history("org.example.app", key: "forced").isEmpty)
         #expect(try await proxy.history("org.example.app", key: "kept").map(\.who) == ["dconf-service"])
         // Three keys fit the domain; the fourth, in the order taken in, is left out.
