@@ -558,7 +558,7 @@ let package = Package(
             // Debian's dconf command, dconf-service, GSettings' dconf module and dconf-editor
             // (its window driven through AT-SPI) against a prefsd that serves dconf's name,
             // each on the test's private bus.
-            dependencies: ["CGLib", "DesktopTestSupport", "Dconf", "GVDB", "PreferencesModel", "PrefsdTestSupport"],
+            dependencies: ["CGLib", "DesktopTestSupport", "Dconf", "GVDB", "PreferencesModel", "PreferencesProxy", "PrefsdTestSupport"],
             swiftSettings: strict
         ),
         .testTarget(
