@@ -563,7 +563,9 @@ let package = Package(
         ),
         .testTarget(
             name: "XfconfTests",
-            dependencies: ["GVariantCoding", "PreferencesModel", "Xfconf"],
+            // Debian's xfconfd reads the channel files prefsd writes, on the test's private
+            // bus (GLib parses its answers).
+            dependencies: ["BusTestSupport", "CGLib", "GVariantCoding", "PreferencesModel", "Xfconf"],
             swiftSettings: strict
         ),
         .testTarget(

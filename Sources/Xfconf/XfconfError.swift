@@ -6,9 +6,9 @@ public enum XfconfError: Error, Sendable, Hashable, CustomStringConvertible {
     /// A property name xfconfd refuses, or one longer than prefsd's keys; `reason` says which
     /// rule it breaks. xfconfd answers both with `InvalidProperty`.
     case invalidProperty(String, reason: String)
-    /// A channel file that does not parse as xfconfd's format, or is too large or too deep;
+    /// A channel file that does not parse as xfconfd's format, or nests too deeply;
     /// `detail` says where and why.
-    case unreadableFile(path: String, detail: String)
+    case unparsableFile(detail: String)
 
     /// A sentence a person can act on.
     public var description: String {
@@ -17,8 +17,8 @@ public enum XfconfError: Error, Sendable, Hashable, CustomStringConvertible {
             "invalid xfconf channel name \(Self.quote(name)): \(reason); a channel name is 1–\(XfconfChannel.maximumLength) characters of A-Z a-z 0-9 . _ -"
         case .invalidProperty(let name, let reason):
             "invalid xfconf property name \(Self.quote(name)): \(reason); a property name is /, then names of A-Z a-z 0-9 _ - . , : | [ ] { } < > separated by /"
-        case .unreadableFile(let path, let detail):
-            "the xfconf channel file \(path) cannot be read: \(detail)"
+        case .unparsableFile(let detail):
+            "not an xfconf channel file as xfconfd reads them: \(detail)"
         }
     }
 

@@ -152,13 +152,13 @@ extension XfconfScalar {
     }
 
     /// The scalar of the stored `value`'s own shape, or `nil` when it is not a scalar xfconf
-    /// carries.
+    /// carries (xfconf's strings hold no NUL).
     init?(natural value: PropertyListValue) {
         switch value {
         case .boolean(let flag): self = .bool(flag)
         case .integer(let number): self = .int64(number)
         case .real(let number): self = .double(number)
-        case .string(let text): self = .string(text)
+        case .string(let text) where !text.utf8.contains(0): self = .string(text)
         default: return nil
         }
     }

@@ -1,7 +1,7 @@
 /// One value of a type xfconf carries: what a property holds, or an item of an array.
 ///
 /// Each case is one of xfconfd's value types, with the GVariant type xfconf's clients send
-/// and receive it as (``gvariantType``) and its name in channel files (``fileType``).
+/// and receive it as (``gvariantType``) and its type name in channel files (``fileType``).
 public enum XfconfScalar: Sendable, Hashable {
     /// `b`, `bool`.
     case bool(Bool)
@@ -19,7 +19,7 @@ public enum XfconfScalar: Sendable, Hashable {
     case string(String)
     /// `y`, `uchar`.
     case uchar(UInt8)
-    /// `n`, `int16` (channel files' `char` reads as this: xfconfd sends a `char` as `n`).
+    /// `n`, `int16` (a channel file's `char` reads as this: xfconfd sends a `char` as `n`).
     case int16(Int16)
     /// `q`, `uint16`.
     case uint16(UInt16)

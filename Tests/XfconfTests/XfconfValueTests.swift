@@ -12,7 +12,7 @@ struct XfconfValueTests {
             (.uint32(UInt32.max), "u", .integer(Int64(UInt32.max))),
             (.int64(Int64.min), "x", .integer(Int64.min)),
             (.uint64(UInt64(Int64.max)), "t", .integer(Int64.max)),
-            (.uint64(UInt64.max), "t", .string("@t 18446744073709551615")),
+            (.uint64(UInt64.max), "t", .string("@t uint64 18446744073709551615")),
             (.double(0.1), "d", .real(0.1)),
             (.double(-0.0), "d", .real(-0.0)),
             (.string("Adwaita"), "s", .string("Adwaita")),
