@@ -118,6 +118,7 @@ let package = Package(
             dependencies: [
                 "DBus",
                 "Dconf",
+                "DconfFormats",
                 "GSettingsPaths",
                 "GSettingsSnapshots",
                 "GVariantCoding",
@@ -196,9 +197,18 @@ let package = Package(
             pkgConfig: "glib-2.0",
             providers: [.apt(["libglib2.0-dev"])]
         ),
-        // GVDB files (dconf's databases) written and read in pure Swift: no GLib, no Foundation.
+        // GVDB files written and read in pure Swift, the format alone (as GLib's gvdb/): no
+        // GLib, no Foundation.
         .target(
             name: "GVDB",
+            swiftSettings: strict
+        ),
+        // dconf's file formats: its databases' rules on GVDB (keys, directories, locks, as
+        // dconf-service writes them), its keyfiles (dconf dump, system databases) and locks
+        // files. Pure Swift, no GLib.
+        .target(
+            name: "DconfFormats",
+            dependencies: ["GVDB"],
             swiftSettings: strict
         ),
         // The GSettings path rule: a GSettings key's prefsd domain and key, and back (also
@@ -242,7 +252,7 @@ let package = Package(
         // RegularFiles reads a file someone else may control).
         .target(
             name: "Dconf",
-            dependencies: ["CGLib", "DBus", "GSettingsPaths", "GVDB", "GVariantCoding", "GVariantMapping", "PreferencesModel", "RegularFiles"],
+            dependencies: ["CGLib", "DBus", "DconfFormats", "GSettingsPaths", "GVDB", "GVariantCoding", "GVariantMapping", "PreferencesModel", "RegularFiles"],
             swiftSettings: strict
         ),
         // xfconf's names, typed values and channel files as prefsd keeps them (no bus): channel
@@ -258,7 +268,7 @@ let package = Package(
         // pages, the schema types `prefs dconf-import` checks against).
         .target(
             name: "GSettingsSchemas",
-            dependencies: ["CGIO", "GSettingsPaths", "GVariantCoding", "GVariantMapping", "PreferencesModel"],
+            dependencies: ["CGIO", "DconfFormats", "GSettingsPaths", "GVariantCoding", "GVariantMapping", "PreferencesModel"],
             swiftSettings: strict
         ),
         // The GSettings backend itself (Sources/GSettingsBackend, the GIO module
@@ -298,6 +308,7 @@ let package = Package(
                 "CGIO",
                 "DBus",
                 "Dconf",
+                "DconfFormats",
                 "GSettingsPaths",
                 "GSettingsSchemas",
                 "GVariantCoding",
@@ -575,9 +586,16 @@ let package = Package(
         ),
         .testTarget(
             name: "GVDBTests",
+            // The format and damaged files (dconf's databases among the files read);
+            // PyGObject serialises the GVariant values.
+            dependencies: ["BusTestSupport", "DconfFormats", "GVDB"],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "DconfFormatsTests",
             // dconf's own reader (the dconf command) and dconf-service on a private bus judge
-            // the files; PyGObject serialises the GVariant values.
-            dependencies: ["BusTestSupport", "GVDB"],
+            // the databases; PyGObject serialises the GVariant values.
+            dependencies: ["BusTestSupport", "DconfFormats", "GVDB"],
             swiftSettings: strict
         ),
         .testTarget(

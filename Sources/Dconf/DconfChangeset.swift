@@ -1,5 +1,5 @@
 import CGLib
-import GVDB
+import DconfFormats
 
 /// A change dconf's writer is asked for (`ca.desrt.dconf.Writer.Change`): the serialised
 /// `a{smv}` dconf's engine sends, read as dconf-service reads it: each dconf key with the

@@ -1,3 +1,4 @@
+import DconfFormats
 import GVDB
 
 /// prefsd's mirror of dconf's user database between two writes: its values by dconf key, and

@@ -1,4 +1,4 @@
-import GVariantCoding
+import DconfFormats
 
 /// What GSettings makes of a dconf system database (the keyfiles of `/etc/dconf/db/NAME.d`
 /// and its `locks/`): each value and lock judged against the installed schemas, as

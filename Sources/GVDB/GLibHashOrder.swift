@@ -1,6 +1,6 @@
 /// The string hash both gvdb-builder (`djb_hash`) and GLib (`g_str_hash`) use: djb's
 /// `h * 33 + c` from 5381, each byte taken as a *signed* char.
-func djbHash(_ key: UnsafeBufferPointer<UInt8>) -> UInt32 {
+package func djbHash(_ key: UnsafeBufferPointer<UInt8>) -> UInt32 {
     var hash: UInt32 = 5381
     for byte in key {
         hash = hash &* 33 &+ UInt32(bitPattern: Int32(Int8(bitPattern: byte)))
@@ -9,12 +9,12 @@ func djbHash(_ key: UnsafeBufferPointer<UInt8>) -> UInt32 {
 }
 
 /// ``djbHash(_:)`` of the bytes `key`.
-func djbHash(_ key: [UInt8]) -> UInt32 {
+package func djbHash(_ key: [UInt8]) -> UInt32 {
     key.withUnsafeBufferPointer { djbHash($0) }
 }
 
 /// ``djbHash(_:)`` of the UTF-8 bytes of `key`.
-func djbHash(_ key: String) -> UInt32 {
+package func djbHash(_ key: String) -> UInt32 {
     var key = key
     return key.withUTF8 { djbHash($0) }
 }
@@ -27,7 +27,7 @@ func djbHash(_ key: String) -> UInt32 {
 /// bytes of the file depend on these orders, so a writer that wants GLib's bytes plays them
 /// out. This is GLib's open addressing (`(hash * 11) % prime` then triangular probing modulo
 /// a power of two) with its in-place resize at 15/16 occupancy, keyed by the caller's ids.
-struct GLibHashOrder {
+package struct GLibHashOrder {
     /// Each slot's hash: 0 for an empty slot (GLib's `UNUSED_HASH_VALUE`).
     private var hashes: [UInt32] = []
     /// Each slot's id, meaningful where the hash is not 0.
@@ -45,20 +45,20 @@ struct GLibHashOrder {
     ]
 
     /// An empty table (8 slots, as `g_hash_table_new`).
-    init() {
+    package init() {
         setShift(3)
         hashes = Array(repeating: 0, count: 8)
         ids = Array(repeating: 0, count: 8)
     }
 
     /// The ids in visiting order.
-    var order: [Int] {
+    package var order: [Int] {
         hashes.indices.filter { hashes[$0] >= 2 }.map { ids[$0] }
     }
 
     /// Inserts `id`, whose key hashes (with `g_str_hash`) to `hash`. The caller inserts each
     /// key at most once (GLib keeps a replaced key's slot, so a replacement is no insertion).
-    mutating func insert(hash keyHash: UInt32, id: Int) {
+    package mutating func insert(hash keyHash: UInt32, id: Int) {
         let hash = keyHash < 2 ? 2 : keyHash
         var index = Int((hash &* 11) % UInt32(mod))
         var step = 0

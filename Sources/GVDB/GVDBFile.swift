@@ -198,7 +198,7 @@ public struct GVDBFile: Sendable {
     }
 
     /// Every value of this table by name (an item whose name is taken twice gives the first).
-    func keyedValues() throws -> [String: GVDBValue] {
+    package func keyedValues() throws -> [String: GVDBValue] {
         var values: [String: GVDBValue] = [:]
         for (position, name) in try names().enumerated() where items[position].type == UInt8(ascii: "v") && values[name] == nil {
             values[name] = try value(of: items[position], named: name)

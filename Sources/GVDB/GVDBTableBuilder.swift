@@ -96,27 +96,27 @@ public struct GVDBTableBuilder: Sendable {
 }
 
 /// The constants and layout of GVDB's format (`gvdb-format.h`).
-enum GVDBFormat {
+package enum GVDBFormat {
     /// "GVariant" read as two little-endian 32-bit words.
-    static let signature: [UInt8] = Array("GVariant".utf8)
+    package static let signature: [UInt8] = Array("GVariant".utf8)
     /// The header: signature, version, options, root pointer.
-    static let headerSize = 24
+    package static let headerSize = 24
     /// A hash item: hash, parent, key start, key size (16 bits), type, unused, value pointer.
-    static let itemSize = 24
+    package static let itemSize = 24
     /// The parent of an item that has none.
-    static let noParent: UInt32 = 0xFFFF_FFFF
+    package static let noParent: UInt32 = 0xFFFF_FFFF
     /// The bloom filter's shift gvdb-builder writes (it writes no bloom words).
-    static let bloomShift: UInt32 = 5
+    package static let bloomShift: UInt32 = 5
 
     /// The header pointing at the root table `root`.
-    static func header(root: Range<UInt32>) -> [UInt8] {
+    package static func header(root: Range<UInt32>) -> [UInt8] {
         var header = signature
         header += le32(0) + le32(0) + le32(root.lowerBound) + le32(root.upperBound)
         return header
     }
 
     /// `value` in four little-endian bytes.
-    static func le32(_ value: UInt32) -> [UInt8] {
+    package static func le32(_ value: UInt32) -> [UInt8] {
         [
             UInt8(truncatingIfNeeded: value), UInt8(truncatingIfNeeded: value >> 8), UInt8(truncatingIfNeeded: value >> 16),
             UInt8(truncatingIfNeeded: value >> 24),

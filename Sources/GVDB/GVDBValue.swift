@@ -26,7 +26,7 @@ public struct GVDBValue: Hashable, Sendable {
     }
 
     /// The serialised variant (`v`) holding this value, as gvdb-builder stores it.
-    var variantBytes: [UInt8] {
+    package var variantBytes: [UInt8] {
         bytes + [0] + Array(typeString.utf8)
     }
 

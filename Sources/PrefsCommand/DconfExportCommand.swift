@@ -1,4 +1,5 @@
 import ArgumentParser
+import DconfFormats
 import Foundation
 import GSettingsPaths
 import GSettingsSchemas

@@ -1,7 +1,7 @@
 import ArgumentParser
+import DconfFormats
 import Foundation
 import GSettingsSchemas
-import GVariantCoding
 import PreferencesModel
 import PreferencesProxy
 

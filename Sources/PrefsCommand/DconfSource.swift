@@ -1,3 +1,4 @@
+import DconfFormats
 import Foundation
 import GSettingsPaths
 import GVariantCoding

@@ -1,4 +1,5 @@
 import BusTestSupport
+import DconfFormats
 import GVDB
 import Testing
 

@@ -1,3 +1,4 @@
+import DconfFormats
 import GSettingsPaths
 import GVariantCoding
 import PreferencesModel

@@ -1,4 +1,4 @@
-import GVariantCoding
+import DconfFormats
 
 /// The `locks/` files of a dconf system database (``DconfLocksFile``), each locked key
 /// mapped through the GSettings path rule.

@@ -1,3 +1,5 @@
+import BusTestSupport
+import DconfFormats
 import Foundation
 import GVDB
 import Testing
@@ -10,7 +12,7 @@ struct DconfReadsWriterTests {
         let samples = try sampleValues()
         let home = try DconfHome()
         defer { home.remove() }
-        try home.install(DconfDatabaseFile.file(Dictionary(uniqueKeysWithValues: samples.map { ($0.key, $0.variant.value) })))
+        try home.install(DconfDatabaseFile.file(Dictionary(uniqueKeysWithValues: try samples.map { ($0.key, try $0.variant.value()) })))
 
         for (key, variant) in samples {
             #expect(try home.dconf(["read", key]) == variant.printed + "\n", "dconf read \(key)")
@@ -41,7 +43,7 @@ struct DconfReadsWriterTests {
         var printed: [String: String] = [:]
         for index in 0..<2000 {
             let key = "/org/example/d\(index % 7)/e\(index % 13)/key-\(index)"
-            values[key] = value.value
+            values[key] = try value.value()
             printed[key] = value.printed
         }
         let home = try DconfHome()

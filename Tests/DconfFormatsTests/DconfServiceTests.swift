@@ -1,7 +1,9 @@
+import BusTestSupport
 import Foundation
+import GVDB
 import Testing
 
-@testable import GVDB
+@testable import DconfFormats
 
 /// Files the real `dconf-service` writes, read by this module's reader and compared byte for
 /// byte with what its writer makes of the same content.
@@ -17,7 +19,7 @@ struct DconfServiceTests {
         let written = try service.home.database()
 
         let read = try DconfDatabaseFile.values(in: written)
-        #expect(read == Dictionary(uniqueKeysWithValues: samples.map { ($0.key, $0.variant.value) }))
+        #expect(read == Dictionary(uniqueKeysWithValues: try samples.map { ($0.key, try $0.variant.value()) }))
         #expect(try DconfDatabaseFile.file(read) == written)
     }
 
@@ -47,7 +49,7 @@ struct DconfServiceTests {
         let written = try service.home.database()
         let read = try DconfDatabaseFile.values(in: written)
         let expected = try GLibVariant.parse(keys.indices.map { ("i", "\($0)") })
-        #expect(read == Dictionary(uniqueKeysWithValues: zip(keys, expected.map(\.value))))
+        #expect(read == Dictionary(uniqueKeysWithValues: zip(keys, try expected.map { try $0.value() })))
         let inOrder = try changeset.order.map { key in (key: key, value: try #require(read[key])) }
         #expect(try DconfDatabaseFile.file(inChangesetOrder: inOrder) == written)
         // The canonical file (all content as one change) holds the same; for one key it is
@@ -68,7 +70,7 @@ struct DconfServiceTests {
         let read = try DconfDatabaseFile.values(in: service.home.database())
         let kept = (0..<12).filter { $0 % 3 != 1 && $0 != 3 }
         let expected = try GLibVariant.parse(kept.map { ("i", "\($0)") })
-        #expect(read == Dictionary(uniqueKeysWithValues: zip(kept.map { "/org/example/group\($0 % 3)/key\($0)" }, expected.map(\.value))))
+        #expect(read == Dictionary(uniqueKeysWithValues: zip(kept.map { "/org/example/group\($0 % 3)/key\($0)" }, try expected.map { try $0.value() })))
         // No directory is left behind for the keys reset: dconf list no longer shows it.
         #expect(try service.home.dconf(["list", "/org/example/"]) == "group0/\ngroup2/\n")
         #expect(try GVDBFile(bytes: DconfDatabaseFile.file(read)).list("/org/example/") == ["group0/", "group2/"])
@@ -79,11 +81,11 @@ struct DconfServiceTests {
         let samples = try sampleValues()
         let service = try DconfService()
         defer { service.stop() }
-        let values = Dictionary(uniqueKeysWithValues: samples.map { ($0.key, $0.variant.value) })
+        let values = Dictionary(uniqueKeysWithValues: try samples.map { ($0.key, try $0.variant.value()) })
         try service.home.install(DconfDatabaseFile.file(values))
         try service.home.dconf(["write", "/com/example/added", "true"])
         var expected = values
-        expected["/com/example/added"] = try #require(try GLibVariant.parse([("b", "true")]).first).value
+        expected["/com/example/added"] = try #require(try GLibVariant.parse([("b", "true")]).first).value()
         #expect(try DconfDatabaseFile.values(in: service.home.database()) == expected)
     }
 }

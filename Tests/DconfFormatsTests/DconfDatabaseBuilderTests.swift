@@ -1,3 +1,4 @@
+import DconfFormats
 import GVDB
 import Testing
 
@@ -110,7 +111,7 @@ struct DconfDatabaseBuilderTests {
     func dconfReads() throws {
         let samples = try sampleValues()
         var database = DconfDatabaseBuilder()
-        for (key, variant) in samples { try database.setValue(variant.value, forKey: key) }
+        for (key, variant) in samples { try database.setValue(variant.value(), forKey: key) }
         try database.setAnnotation(string("mark"), named: ".mark")
         let home = try DconfHome()
         defer { home.remove() }

@@ -1,3 +1,5 @@
+import GVDB
+
 /// A dconf database held in memory and changed key by key, whose file is laid out anew in
 /// time linear in its size: what a writer that rewrites the whole file after every change
 /// (prefsd's mirror of dconf's user database) keeps between two writes.

@@ -1,3 +1,5 @@
+import GVDB
+
 /// dconf's databases in GVDB: what dconf-service writes to `$XDG_CONFIG_HOME/dconf/user`
 /// and what dconf's engine and `dconf_gvdb_utils_changeset_from_table` read from it.
 ///

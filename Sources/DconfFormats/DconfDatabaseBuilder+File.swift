@@ -1,3 +1,5 @@
+import GVDB
+
 extension DconfDatabaseBuilder {
     /// The bytes of the database's GVDB file (little-endian): the header, the root hash
     /// table (one bucket per item, as gvdb-builder sizes it; no bloom filter), then item by
