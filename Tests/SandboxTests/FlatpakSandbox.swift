@@ -108,52 +108,46 @@ struct FlatpakSandbox {
     }
 }
 
-/// A program running in a sandbox, with the lines it printed so far.
+/// A program running in a sandbox, with the lines it printed so far. Its output goes to
+/// files, read when asked: no handler runs on a dispatch source while the program is killed.
 final class SandboxedProcess: Sendable {
     private let process: Process
-    /// Standard output and standard error, read as they come.
-    private let readers: [FileHandle]
-    private let output = Locked<(lines: [String], partial: String)>(([], ""))
-    private let errors = Locked("")
+    /// Where its standard output and standard error go.
+    private let directory: URL
+    private var outputFile: URL { directory.appendingPathComponent("stdout") }
+    private var errorFile: URL { directory.appendingPathComponent("stderr") }
 
     init(_ executable: String, _ arguments: [String]) throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("sandboxed-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let process = Process()
         process.environment = helperEnvironment
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
-        let out = Pipe()
-        let err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
+        for file in [directory.appendingPathComponent("stdout"), directory.appendingPathComponent("stderr")] {
+            _ = FileManager.default.createFile(atPath: file.path, contents: nil)
+        }
+        process.standardOutput = try FileHandle(forWritingTo: directory.appendingPathComponent("stdout"))
+        process.standardError = try FileHandle(forWritingTo: directory.appendingPathComponent("stderr"))
         process.standardInput = FileHandle.nullDevice
         self.process = process
-        readers = [out.fileHandleForReading, err.fileHandleForReading]
-        let output = output
-        out.fileHandleForReading.readabilityHandler = { handle in
-            let text = String(decoding: handle.availableData, as: UTF8.self)
-            output.withLock { output in
-                var pieces = (output.partial + text).components(separatedBy: "\n")
-                output.partial = pieces.removeLast()
-                output.lines += pieces
-            }
-        }
-        let errors = errors
-        err.fileHandleForReading.readabilityHandler = { handle in
-            let text = String(decoding: handle.availableData, as: UTF8.self)
-            errors.withLock { $0 += text }
-        }
         try process.run()
     }
 
     deinit {
         stop()
+        try? FileManager.default.removeItem(at: directory)
     }
 
     /// The complete lines printed so far.
-    var lines: [String] { output.withLock { $0.lines } }
+    var lines: [String] {
+        var pieces = ((try? String(contentsOf: outputFile, encoding: .utf8)) ?? "").components(separatedBy: "\n")
+        pieces.removeLast()
+        return pieces
+    }
 
     /// What it printed on standard error so far.
-    var standardError: String { errors.withLock { $0 } }
+    var standardError: String { (try? String(contentsOf: errorFile, encoding: .utf8)) ?? "" }
 
     /// Waits until a printed line satisfies `condition` (at most `timeout`, a bound for a
     /// stalled machine, not a measure of speed).
@@ -177,9 +171,5 @@ final class SandboxedProcess: Sendable {
     func stop() {
         if process.isRunning { kill(process.processIdentifier, SIGKILL) }
         _ = waitForExit(of: process)
-        for reader in readers {
-            reader.readabilityHandler = nil
-            try? reader.close()
-        }
     }
 }
