@@ -10,10 +10,10 @@ import Synchronization
 /// Starting to serve: the store loaded (whole, or beside the calls), what the administrator
 /// forces and sets put in force, and the calls that waited answered in order.
 extension PreferencesService {
-    /// Starts answering, the waiting calls first. With dconf's protocol the whole store is
-    /// loaded first (dconf's file is made from every value); without it, the store loads
-    /// beside the calls, and a read of a domain not loaded yet reads that domain alone (see
-    /// `PreferencesService+Loading.swift`).
+    /// Starts answering, the waiting calls first. With dconf's or xfconf's protocol the whole
+    /// store is loaded first (dconf's file is made from every value, the user's channel files
+    /// are taken in); without them, the store loads beside the calls, and a read of a domain
+    /// not loaded yet reads that domain alone (see `PreferencesService+Loading.swift`).
     /// - Throws: `StoreError` when the store cannot be read.
     public func start(store: DomainStore) throws(StoreError) {
         try start(store: store, holdingFullLoadUntil: nil)
@@ -25,7 +25,9 @@ extension PreferencesService {
         // Watch before reading, so no change to the managed directory slips between the two.
         watchManagedDirectory()
         var domains: DomainState
-        if dconf == nil {
+        // With dconf's or xfconf's protocol the whole store is loaded first: their files are
+        // made from every value of theirs.
+        if dconf == nil && xfconf == nil {
             // Nothing reloads the administrator's settings until every domain is loaded: the
             // signals of a reload compare values of every domain it touches.
             administration.queue.suspend()
@@ -46,6 +48,8 @@ extension PreferencesService {
         // dconf's database taken in (through the gate, like any change) and dconf's file made
         // from the store, before any call is answered.
         if dconf != nil { try startDconf(store: store) }
+        // The user's channel files taken in likewise.
+        if xfconf != nil { takeInXfconfChannels(store: store) }
         serve(whole: whole, store: store, hold: hold)
     }
 

@@ -138,7 +138,8 @@ public final class PreferencesService: Sendable {
 
     /// Waits until every accepted write is durable and answered, then closes the store;
     /// dconf's calls are refused from the start, and dconf's file holds every change
-    /// accepted before, so the connection owning dconf's name can be closed after.
+    /// accepted before, as the user's xfconf channel files do, so the connections owning
+    /// dconf's and xfconf's names can be closed after.
     public func stop() {
         closeDconf()
         // The full load finishes first: it reads the store that is closed below.
@@ -149,7 +150,11 @@ public final class PreferencesService: Sendable {
         watcher.withLock { $0?.cancel() }
         stopRoaming()
         administration.stop()
+        // The types of xfconf's properties read while the store is open, for the channel files.
+        if let xfconf, state.withLock({ $0.store != nil }) { xfconf.start { loadXfconfTypes() } }
         state.withLock { $0.store }?.close()
+        // Every commit is done: the user's channel files are written from what it holds.
+        if xfconf != nil, state.withLock({ $0.domains != nil }) { writeXfconfChannels() }
         // The last commits' jobs are queued by now: dconf's file is left holding them.
         dconf?.finish()
         connection.flush()

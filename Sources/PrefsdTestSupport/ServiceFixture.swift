@@ -80,6 +80,9 @@ public final class ServiceFixture: Sendable {
         var environment = helperEnvironment
         environment["DBUS_SESSION_BUS_ADDRESS"] = bus.address
         environment["XDG_CONFIG_HOME"] = bus.directory.appendingPathComponent("config").path
+        // The administrator's configuration folders (xfconf's channel files among them): the
+        // fixture's, empty unless a test puts files there, never the machine's /etc/xdg.
+        environment["XDG_CONFIG_DIRS"] = systemConfigDirectory.path
         try FileManager.default.createDirectory(at: runtimeDirectory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         environment["XDG_RUNTIME_DIR"] = withoutRuntimeDirectory ? nil : runtimeDirectory.path
         // prefsd reads the settings bundles of the XDG data directories at start (which keys
@@ -104,6 +107,10 @@ public final class ServiceFixture: Sendable {
         self.process.withLock { $0 = process }
         if waitForName { try await waitUntilOwned() }
     }
+
+    /// The one folder of prefsd's `$XDG_CONFIG_DIRS` (where xfconf's administrator channel
+    /// files go, under `xfce4/xfconf/xfce-perchannel-xml`).
+    public var systemConfigDirectory: URL { bus.directory.appendingPathComponent("system-config", isDirectory: true) }
 
     /// The administrator's defaults directory, dconf profile and dconf database directory
     /// prefsd reads unless a test passes its own (`--defaults-dir`, `--dconf-profile`,

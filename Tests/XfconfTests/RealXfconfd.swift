@@ -23,9 +23,11 @@ final class RealXfconfd {
         return found
     }
 
-    init() throws {
+    /// An xfconfd on a bus of its own, its folders in `directory` (a new one in the bus's
+    /// folder by default: `config/` and `system/`).
+    init(directory: URL? = nil) throws {
         bus = try PrivateBus()
-        directory = bus.directory.appendingPathComponent("xfconf", isDirectory: true)
+        self.directory = directory ?? bus.directory.appendingPathComponent("xfconf", isDirectory: true)
         for folder in [userChannels, systemChannels] {
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         }
@@ -77,10 +79,16 @@ final class RealXfconfd {
     /// Every property of `channel` as xfconfd answers `GetAllProperties`, read through
     /// gdbus's GVariant text, each value with its type.
     func allProperties(_ channel: String) throws -> [String: XfconfValue] {
+        try Self.allProperties(channel, busAddress: bus.address)
+    }
+
+    /// Every property of `channel` as the xfconf daemon on the bus at `busAddress` answers
+    /// `GetAllProperties`, each value with its type.
+    static func allProperties(_ channel: String, busAddress: String) throws -> [String: XfconfValue] {
         let result = try runCommand(
             "gdbus",
             [
-                "call", "--address", bus.address, "--dest", "org.xfce.Xfconf", "--object-path", "/org/xfce/Xfconf", "--method",
+                "call", "--address", busAddress, "--dest", "org.xfce.Xfconf", "--object-path", "/org/xfce/Xfconf", "--method",
                 "org.xfce.Xfconf.GetAllProperties", channel, "/",
             ])
         guard result.status == 0 else { throw BusTestSupportError.processFailed("GetAllProperties failed: \(result.stderr)") }
