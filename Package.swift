@@ -110,7 +110,7 @@ let package = Package(
         // beyond the folder's files (no bus, no store): wired to both by the service.
         .target(
             name: "PreferencesRoaming",
-            dependencies: ["PreferencesModel"],
+            dependencies: ["PreferencesModel", "RegularFiles"],
             swiftSettings: strict
         ),
         .target(

@@ -1,4 +1,5 @@
 import Foundation
+import RegularFiles
 
 #if canImport(Glibc)
     import Glibc
@@ -101,34 +102,30 @@ public struct RoamingFolder: Sendable {
     /// Reads a file, refusing one larger than `limit` without reading it; `nil` when it
     /// does not exist.
     public static func readIfPresent(_ url: URL, limit: Int) throws(RoamingError) -> [UInt8]? {
-        guard FileManager.default.fileExists(atPath: url.path) else { return nil }
-        return try read(url, limit: limit)
+        do {
+            return try RegularFile.contents(atPath: url.path, limit: limit, followingSymlinks: false)
+        } catch .missing {
+            return nil
+        } catch {
+            throw failure(error, reading: url, limit: limit)
+        }
     }
 
+    /// Reads a regular file (not through a symbolic link), refusing one larger than `limit`.
     static func read(_ url: URL, limit: Int) throws(RoamingError) -> [UInt8] {
-        let descriptor = open(url.path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
-        guard descriptor >= 0 else { throw .io("cannot open \(url.path): \(String(cString: strerror(errno)))") }
-        defer { close(descriptor) }
-        var info = stat()
-        guard fstat(descriptor, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else {
-            throw .io("\(url.path) is not a regular file")
+        do {
+            return try RegularFile.contents(atPath: url.path, limit: limit, followingSymlinks: false)
+        } catch {
+            throw failure(error, reading: url, limit: limit)
         }
-        guard info.st_size <= limit else {
-            throw .overLimit("the file has \(info.st_size) bytes, over the \(limit) a roaming file may have")
+    }
+
+    /// Why the file at `url` was not read, as roaming says it.
+    private static func failure(_ error: RegularFile.Failure, reading url: URL, limit: Int) -> RoamingError {
+        if case .tooLarge(let size, _) = error {
+            return .overLimit("the file has \(size) bytes, over the \(limit) a roaming file may have")
         }
-        var bytes: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 65_536)
-        while true {
-            let count = buffer.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, $0.count) }
-            if count < 0 {
-                if errno == EINTR { continue }
-                throw .io("cannot read \(url.path): \(String(cString: strerror(errno)))")
-            }
-            if count == 0 { break }
-            bytes.append(contentsOf: buffer[0..<count])
-            if bytes.count > limit { throw .overLimit("the file has more than the \(limit) bytes a roaming file may have") }
-        }
-        return bytes
+        return .io("cannot read \(url.path): \(error)")
     }
 
     /// Writes this machine's file whole into the folder (temporary file in the local
@@ -190,36 +187,15 @@ public struct RoamingFolder: Sendable {
         }
     }
 
+    /// Writes `destination` whole: written and flushed aside in the local directory's `tmp`
+    /// (so that the sync engine never sees a part of it), renamed over it, the folder flushed.
     private func writeWhole(_ bytes: [UInt8], to destination: URL) throws(RoamingError) {
         let temporaryDirectory = localDirectory.appendingPathComponent("tmp", isDirectory: true)
-        try Self.ensureDirectory(temporaryDirectory)
-        let temporary = temporaryDirectory.appendingPathComponent("\(destination.lastPathComponent).\(getpid()).tmp")
-        let descriptor = open(temporary.path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else { throw .io("cannot create \(temporary.path): \(String(cString: strerror(errno)))") }
-        var written = 0
-        while written < bytes.count {
-            let count = bytes.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress! + written, bytes.count - written) }
-            if count < 0 {
-                if errno == EINTR { continue }
-                let message = String(cString: strerror(errno))
-                close(descriptor); unlink(temporary.path)
-                throw .io("cannot write \(temporary.path): \(message)")
-            }
-            written += count
+        do {
+            try ReplacementFile.replace(destination.path, with: bytes, asideIn: temporaryDirectory.path, synced: true)
+        } catch {
+            throw .io("\(error)")
         }
-        guard fsync(descriptor) == 0 else {
-            let message = String(cString: strerror(errno))
-            close(descriptor); unlink(temporary.path)
-            throw .io("cannot flush \(temporary.path): \(message)")
-        }
-        close(descriptor)
-        guard rename(temporary.path, destination.path) == 0 else {
-            let message = String(cString: strerror(errno))
-            unlink(temporary.path)
-            throw .io("cannot rename \(temporary.path) to \(destination.path): \(message) (the folder and \(localDirectory.path) must be on one filesystem)")
-        }
-        let folder = open(destination.deletingLastPathComponent().path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        if folder >= 0 { fsync(folder); close(folder) }
     }
 
     static func ensureDirectory(_ url: URL) throws(RoamingError) {

@@ -3,11 +3,12 @@
 #endif
 
 /// Reading a file at a path someone else may control (a client's `/.flatpak-info`, an
-/// administrator's managed file, dconf's database) without trusting what is there: only a
-/// regular file is opened, never a FIFO (whose `open` blocks until a writer comes), device
-/// or socket, and never more than a limit is read.
+/// administrator's managed file, dconf's database, a roaming file) without trusting what is
+/// there: only a regular file is opened, never a FIFO (whose `open` blocks until a writer
+/// comes), device or socket, and never more than a limit is read. Writing one is
+/// ``ReplacementFile``'s.
 public enum RegularFile {
-    /// Why a file was not read.
+    /// Why a file was not read or written.
     public enum Failure: Error, Sendable, Equatable, CustomStringConvertible {
         /// Nothing is at the path (`ENOENT`, or `ENOTDIR` on the way).
         case missing
@@ -22,6 +23,10 @@ public enum RegularFile {
         case cannotRead(String)
         /// The file belongs to another user (its owner's user ID) than the one asked for.
         case notOwned(owner: UInt32)
+        /// A file could not be written or put in place: what and why, in a sentence naming
+        /// the file; `lackOfRoom` when its disk is full or the user's quota spent (`ENOSPC`,
+        /// `EDQUOT`).
+        case cannotWrite(String, lackOfRoom: Bool)
 
         /// What went wrong, in words.
         public var description: String {
@@ -32,7 +37,13 @@ public enum RegularFile {
             case .tooLarge(let size, let limit): "it is \(size) bytes, over the limit of \(limit)"
             case .cannotRead(let reason): "cannot read it: \(reason)"
             case .notOwned(let owner): "it belongs to user \(owner), not to the user reading it"
+            case .cannotWrite(let sentence, _): sentence
             }
+        }
+
+        /// Whether a file could not be written for lack of room on its disk.
+        public var isLackOfRoom: Bool {
+            if case .cannotWrite(_, let lackOfRoom) = self { lackOfRoom } else { false }
         }
     }
 
@@ -82,14 +93,15 @@ public enum RegularFile {
     /// Throws unless `info` is a regular file of at most `limit` bytes (belonging to
     /// `owner`, when given).
     private static func check(_ info: stat, limit: Int, owner: uid_t?) throws(Failure) {
-        guard (info.st_mode & S_IFMT) == S_IFREG else { throw .notRegular(kind(info.st_mode)) }
+        guard (info.st_mode & S_IFMT) == S_IFREG else { throw .notRegular(kindName(info.st_mode)) }
         guard Int(info.st_size) <= limit else { throw .tooLarge(size: Int(info.st_size), limit: limit) }
         if let owner, info.st_uid != owner { throw .notOwned(owner: info.st_uid) }
     }
 
-    /// The kind of a file that is not a regular one, for messages.
-    private static func kind(_ mode: mode_t) -> String {
+    /// What a file of mode `mode` is, in words ("a FIFO"), for messages.
+    public static func kindName(_ mode: mode_t) -> String {
         switch mode & S_IFMT {
+        case S_IFREG: "a regular file"
         case S_IFDIR: "a directory"
         case S_IFIFO: "a FIFO"
         case S_IFCHR: "a character device"

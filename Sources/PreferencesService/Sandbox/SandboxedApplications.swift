@@ -1,7 +1,7 @@
-import Dconf
 import Dispatch
 import Foundation
 import PreferencesModel
+import RegularFiles
 import Synchronization
 
 /// The sandboxed applications prefsd has served, by application ID, kept beside the store
@@ -87,7 +87,7 @@ final class SandboxedApplications: Sendable {
         return writes.sync {
             let text = all.sorted().map { $0 + "\n" }.joined()
             do {
-                try DconfFiles.replace(path, with: Array(text.utf8), synced: true)
+                try ReplacementFile.replace(path, with: Array(text.utf8), synced: true)
                 return .added(failure: nil)
             } catch {
                 return .added(failure: "\(error)")

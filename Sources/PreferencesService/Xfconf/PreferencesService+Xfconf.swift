@@ -152,11 +152,12 @@ extension PreferencesService {
         }
     }
 
-    /// The value a reader of `property` sees, as xfconf carries it: `nil` when it has none,
-    /// or holds one xfconf cannot carry (written through prefsd's own interface).
+    /// The value a reader of `property` sees (once the changes accepted are durable: see
+    /// `DomainState+Xfconf.swift`), as xfconf carries it: `nil` when it has none, or holds one
+    /// xfconf cannot carry (written through prefsd's own interface).
     func xfconfValue(channel: XfconfChannel, property: XfconfProperty) throws(XfconfRefusal) -> XfconfValue? {
         try loadForXfconf([channel.domain])
-        guard let stored = read({ $0.value(domain: channel.domain, key: property.key) }) else { return nil }
+        guard let stored = read({ $0.projectedValue(domain: channel.domain, key: property.key) }) else { return nil }
         return XfconfValue(storedValue: stored, type: xfconf?.type(domain: channel.domain, key: property.key))
     }
 
@@ -165,7 +166,7 @@ extension PreferencesService {
     /// a property nor a branch above one.
     func xfconfProperties(channel: XfconfChannel, under base: XfconfProperty?) throws(XfconfRefusal) -> DBusValue {
         try loadForXfconf([channel.domain])
-        let entries = read { $0.entries(domain: channel.domain) } ?? [:]
+        let entries = read { $0.projectedReaderEntries(domain: channel.domain) }
         let types = xfconf?.types(domain: channel.domain) ?? [:]
         var found = base == nil
         var properties: [(DBusValue, DBusValue)] = []
@@ -184,11 +185,13 @@ extension PreferencesService {
         return .dictionary(key: .string, value: .variant, properties)
     }
 
-    /// `ListChannels`: every channel the store or an administrator has values in, by name.
+    /// `ListChannels`: every channel the store (once the changes accepted are durable) or an
+    /// administrator has values in, by name.
     func xfconfChannels() throws(XfconfRefusal) -> [XfconfChannel] {
         try loadForXfconf(nil)
         let domains = read { state in
-            var domains = Set(state.persistentDomainNamesUnsorted)
+            // The domains the changes accepted leave with values, and the administrator's.
+            var domains = Set(state.persistentDomainNamesUnsorted).union(state.staged.keys).filter(state.persistentDomainExists)
             domains.formUnion(state.administrator.defaults.keys)
             domains.formUnion(state.administrator.locks.keys)
             domains.formUnion(state.forced.keys)
