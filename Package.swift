@@ -574,9 +574,10 @@ let package = Package(
         ),
         .testTarget(
             name: "XfconfTests",
-            // Debian's xfconfd reads the channel files prefsd writes, on the test's private
-            // bus (GLib parses its answers).
-            dependencies: ["BusTestSupport", "CGLib", "GVariantCoding", "PreferencesModel", "Xfconf"],
+            // Besides the module's own tests: prefsd --xfconf beside Debian's xfconfd, each on
+            // the test's private bus, through xfconf-query, libxfconf (PyGObject) and GDBus;
+            // xfconfd reads the channel files prefsd writes (GLib parses its answers).
+            dependencies: ["BusTestSupport", "CGLib", "GVariantCoding", "PreferencesModel", "PrefsdTestSupport", "Xfconf"],
             swiftSettings: strict
         ),
         .testTarget(
