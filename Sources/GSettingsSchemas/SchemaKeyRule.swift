@@ -57,11 +57,18 @@ public final class SchemaKeyRule: @unchecked Sendable {
         if fits && (exactType == nil || exactType == type) { return nil }
         let choices = SchemaKey.choices(of: handle)
         let allowed = choices == .any ? "" : SchemaKey.allowed(choices, type: type)
-        var suggestion = ""
-        if fits, let variant = VariantCoding.variant(from: value, type: type) {
-            suggestion = VariantText.print(variant, annotated: true)
-            g_variant_unref(variant)
-        }
-        return .notHeld(key: key, schema: schema, type: type, allowed: allowed, given: given, suggestion: suggestion)
+        let suggestion = fits ? text(of: value) ?? "" : ""
+        // A value of another type is named with its type: GVariant text leaves out the
+        // common ones (`70` is an int32).
+        let named = exactType.map { "\(given) (\(KeyfileCheck.typeName($0)))" } ?? given
+        return .notHeld(key: key, schema: schema, type: type, allowed: allowed, given: named, suggestion: suggestion)
+    }
+
+    /// `value` as GVariant text of the key's type, with the annotations it needs
+    /// (`uint32 600`), as `dconf write` takes it; `nil` when it is not of the key's type.
+    public func text(of value: PropertyListValue) -> String? {
+        guard let variant = VariantCoding.variant(from: value, type: type) else { return nil }
+        defer { g_variant_unref(variant) }
+        return VariantText.print(variant, annotated: true)
     }
 }

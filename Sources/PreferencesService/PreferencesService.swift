@@ -73,6 +73,8 @@ public final class PreferencesService: Sendable {
     let xfconf: XfconfFront?
     /// The sandboxed applications prefsd has served (see `SandboxedApplications.swift`).
     let applications: SandboxedApplications
+    /// The installed GSettings schemas values are held to, followed live (see `SchemaWatch.swift`).
+    let schemas: SchemaWatch
     var managed: ManagedDomains {
         ManagedDomains(
             directory: configuration.managedDirectory,
@@ -109,6 +111,8 @@ public final class PreferencesService: Sendable {
         let applications = SandboxedApplications(storeDirectory: configuration.storeDirectory)
         self.applications = applications
         dconf = configuration.dconf.map { DconfFront(files: $0, applications: applications, logger: logger) }
+        schemas = SchemaWatch(directories: configuration.schemaDirectories, logger: logger)
+        schemas.start()
         xfconf = configuration.xfconf ? XfconfFront() : nil
     }
 
@@ -148,6 +152,7 @@ public final class PreferencesService: Sendable {
             logger.info("the list of domains to keep snapshots of could not be written", metadata: ["file": "\(snapshotDomains.path)"])
         }
         watcher.withLock { $0?.cancel() }
+        schemas.stop()
         stopRoaming()
         administration.stop()
         // The types of xfconf's properties read while the store is open, for the channel files.

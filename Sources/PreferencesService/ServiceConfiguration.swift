@@ -1,5 +1,6 @@
 import Dconf
 import Foundation
+import GSettingsSchemas
 import GSettingsSnapshots
 import PreferencesModel
 import PreferencesStore
@@ -37,6 +38,10 @@ public struct ServiceConfiguration: Sendable {
     /// Where the snapshots of loaded domains go, for GSettings programs to map
     /// (`SnapshotLayout.directory`: under `$XDG_RUNTIME_DIR`, named by the bus); `nil`: none.
     public var snapshotDirectory: String?
+    /// The directories of compiled GSettings schemas whose keys the service holds values to
+    /// (``GSettingsSchemas/SchemaDirectories``, highest precedence first), watched while it
+    /// runs; none: every key takes any value.
+    public var schemaDirectories: [String] = []
     /// The dconf database prefsd serves as `ca.desrt.dconf` and keeps as a mirror of the
     /// store (`prefsd --dconf`); `nil`: prefsd does not speak dconf's protocol.
     public var dconf: DconfFiles?
@@ -57,6 +62,12 @@ public struct ServiceConfiguration: Sendable {
             ?? SnapshotLayout.sessionBusAddress(
                 environmentAddress: environment["DBUS_SESSION_BUS_ADDRESS"], runtimeDirectory: runtime)
         snapshotDirectory = SnapshotLayout.directory(runtimeDirectory: runtime, busAddress: address)
+    }
+
+    /// Sets ``schemaDirectories`` to the directories GLib reads compiled schemas from for
+    /// `environment` (`$GSETTINGS_SCHEMA_DIR`, `$XDG_DATA_HOME`, `$XDG_DATA_DIRS`).
+    public mutating func readSchemas(environment: [String: String]) {
+        schemaDirectories = SchemaDirectories.glib(environment: environment)
     }
 
     /// The default directory of the administrator's defaults.
@@ -83,7 +94,8 @@ public struct ServiceConfiguration: Sendable {
     var administratorSources: AdministratorSources {
         AdministratorSources(
             defaultsDirectory: defaultsDirectory, dconfProfile: dconfProfile, dconfDatabaseDirectory: dconfDatabaseDirectory,
-            requireRootOwnership: requireRootOwnedManagedDirectory, environment: ProcessInfo.processInfo.environment
+            requireRootOwnership: requireRootOwnedManagedDirectory, environment: ProcessInfo.processInfo.environment,
+            xfconfDirectories: xfconf ? xfconfChannelFiles.systemDirectories : []
         )
     }
 

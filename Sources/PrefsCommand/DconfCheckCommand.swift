@@ -5,7 +5,7 @@ import GSettingsSchemas
 
 extension Prefs {
     /// `prefs dconf-check [DIR…]`.
-    public struct DconfCheck: ParsableCommand {
+    public struct DconfCheck: AsyncParsableCommand {
         /// The verb's name and help.
         public static let configuration = CommandConfiguration(
             commandName: "dconf-check",
@@ -22,6 +22,14 @@ extension Prefs {
                 system databases of the dconf profile ($DCONF_PROFILE, else \
                 /etc/dconf/profile/user): /etc/dconf/db/NAME.d for each system-db:NAME line.
 
+                With --store, checks instead the values prefsd stores (read over its \
+                interface) for the keys an installed schema describes: a value the key \
+                cannot hold (an older prefsd, a take-in of dconf's database, another \
+                machine's value or an earlier schema put it there; GSettings reads the \
+                default for it), and a value dconf's file of the user database gives with \
+                another type than the schema's (GSettings on dconf reads the default for \
+                it), each with how to mend it.
+
                 Exit status: 0 when GSettings reads everything, 1 when it would ignore \
                 anything, 74 when a directory cannot be read.
 
@@ -37,12 +45,20 @@ extension Prefs {
         @Argument(help: ArgumentHelp("Keyfile directories of dconf system databases (default: the profile's, /etc/dconf/db/NAME.d).", valueName: "dir"))
         var directories: [String] = []
 
+        /// Whether to check prefsd's stored values instead.
+        @Flag(help: "Check the values prefsd stores against the installed schemas instead of keyfile directories.")
+        var store = false
+
         /// Creates the verb (ArgumentParser fills in its arguments).
         public init() {}
 
         /// Checks each directory, prints what GSettings would ignore, and ends with status 1
         /// when there is anything.
-        public func run() throws {
+        public func run() async throws {
+            if store {
+                guard directories.isEmpty else { throw PrefsError.usage("--store checks prefsd's stored values: give no directory with it") }
+                return try await checkStore()
+            }
             let databases = try directories.isEmpty ? Self.profileDatabases() : directories.map { DconfSystemDatabase(path: $0) }
             if databases.isEmpty {
                 Output.line("the dconf profile names no system database (system-db:NAME); give the keyfile directories to check")

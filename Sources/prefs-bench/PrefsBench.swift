@@ -76,6 +76,12 @@ struct PrefsBench: ParsableCommand {
 
     @Flag(
         help:
+            "Measure only what holding values to the installed GSettings schemas costs: the check of a schema key's Write, reading the schemas, and prefsd's start and memory with them and without (needs gsettings-desktop-schemas)."
+    )
+    var onlySchemas = false
+
+    @Flag(
+        help:
             "Measure only prefsd --dconf beside dconf-service, each on its own bus: `dconf write` and `gsettings get` as whole processes, `Change` at 10,000 keys, and prefsd's Write with and without --dconf (needs dconf-cli, dconf-service and dconf-gsettings-backend)."
     )
     var onlyDconf = false
@@ -137,6 +143,7 @@ struct PrefsBench: ParsableCommand {
         if onlyColdStart { return try ColdStartBench(quick: quick, other: comparePrefsd, rounds: rounds ?? (quick ? 5 : 15)).run() }
         if onlyDconf { return try DconfBench(quick: quick).run() }
         if onlyRoaming { return try RoamingBench(quick: quick).run() }
+        if onlySchemas { return try SchemaBench(quick: quick).run() }
         try Benchmark(options: self).run()
     }
 }

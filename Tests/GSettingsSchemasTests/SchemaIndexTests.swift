@@ -45,7 +45,7 @@ struct SchemaIndexTests {
             idle.refusal(of: .integer(60), exactType: "i", key: "/org/gnome/desktop/session/idle-delay", given: "int32 60"))
         #expect(
             refusal.description
-                == "/org/gnome/desktop/session/idle-delay cannot hold int32 60: the GSettings schema org.gnome.desktop.session gives it the type u (a uint32); uint32 60 would do"
+                == "/org/gnome/desktop/session/idle-delay cannot hold int32 60 (an int32): the GSettings schema org.gnome.desktop.session gives it the type u (a uint32); uint32 60 would do"
         )
     }
 

@@ -71,7 +71,7 @@ extension PreferencesService {
         func change(
             answer: [DBusValue] = [], otherwise: [DBusValue] = [], _ body: (inout DomainState) throws -> Effect?
         ) throws(PreferencesServiceError) -> Outcome {
-            try self.change(as: application, answer: answer, otherwise: otherwise, body)
+            try self.change(as: application, typing: .enforced(schemas.current), answer: answer, otherwise: otherwise, body)
         }
         switch method {
         case .read:

@@ -31,11 +31,13 @@ extension PreferencesService {
     /// batches in flight are durable).
     ///
     /// `application` is the sandboxed application making the change (`nil` for the host):
-    /// its share of the limits is checked besides the global ones.
+    /// its share of the limits is checked besides the global ones. `typing` says how its
+    /// values meet the installed schemas.
     func change(
-        as application: String?, answer: [DBusValue], otherwise: [DBusValue], _ body: (inout DomainState) throws -> Effect?
+        as application: String?, typing: SchemaTyping, answer: [DBusValue], otherwise: [DBusValue],
+        _ body: (inout DomainState) throws -> Effect?
     ) throws(PreferencesServiceError) -> Outcome {
-        try acting(as: application) { domains, store in
+        try acting(as: application, typing: typing) { domains, store in
             guard let effect = try body(&domains) else {
                 // Declined, perhaps because of a change still on its way to disk: answer
                 // once what is in flight is durable, so a Read after the answer sees it
@@ -48,10 +50,10 @@ extension PreferencesService {
     }
 
     /// Runs `body` on the running state and the store, with `application` (`nil` for the
-    /// host) as the one acting, under the lock; an error that is not a refusal becomes
-    /// `InvalidArgs`.
+    /// host) as the one acting and its values meeting the schemas as `typing` says, under
+    /// the lock; an error that is not a refusal becomes `InvalidArgs`.
     func acting<Result: Sendable>(
-        as application: String?, _ body: (inout DomainState, DomainStore) throws -> Result
+        as application: String?, typing: SchemaTyping = .asGiven, _ body: (inout DomainState, DomainStore) throws -> Result
     ) throws(PreferencesServiceError) -> Result {
         try waitUntilLoaded()
         do {
@@ -61,7 +63,11 @@ extension PreferencesService {
                 }
                 if let application { state.domains!.followApplication(application) }
                 state.domains!.actingApplication = application
-                defer { state.domains!.actingApplication = nil }
+                state.domains!.schemaTyping = typing
+                defer {
+                    state.domains!.actingApplication = nil
+                    state.domains!.schemaTyping = .asGiven
+                }
                 return try body(&state.domains!, store)
             }
         } catch let error as PreferencesServiceError {
@@ -127,7 +133,8 @@ extension PreferencesService {
 
     /// The one path of a persistent change: commits `batches` (with `also`, mutations that
     /// change no value a reader sees, such as GVariant types) as one change by `who`, puts
-    /// the outcome in force, tells every reader of each change that changed something
+    /// the outcome in force (the GVariant types it records among them, for dconf's file),
+    /// tells every reader of each change that changed something
     /// (``emit(_:volatile:origin:encoded:)``, with `early`'s signal when it predicted it),
     /// and then runs `completion` with the outcome.
     func commit(
@@ -144,10 +151,22 @@ extension PreferencesService {
                     return []
                 }
             }
+            if case .success = result, let dconf {
+                let types = Self.gvariantTypes(in: batches.flatMap(\.mutations) + also)
+                if !types.isEmpty { dconf.setTypes(types) }
+            }
             for change in changes where !change.isEmpty {
                 emit(change, volatile: false, origin: origin, encoded: early?.take(for: change))
             }
             completion(result)
+        }
+    }
+
+    /// The GVariant types `mutations` record, in order.
+    static func gvariantTypes(in mutations: [StoreMutation]) -> [(domain: DomainName, key: String, type: String?)] {
+        mutations.compactMap { mutation in
+            guard case .setGVariantType(let domain, let key, let type) = mutation else { return nil }
+            return (domain, key, type)
         }
     }
 

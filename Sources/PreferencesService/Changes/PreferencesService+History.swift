@@ -81,7 +81,8 @@ extension PreferencesService {
                 } catch let error as StoreError {
                     throw PreferencesServiceError.storageFailed("the history of \(request.domain) could not be read: \(error)")
                 }
-                let outcome = try change(as: application, answer: [], otherwise: []) { state in
+                // What was stored then is put back even where a schema no longer takes it.
+                let outcome = try change(as: application, typing: .fitted(schemas.current), answer: [], otherwise: []) { state in
                     try state.revert(request.domain, key: request.key, to: targets)
                 }
                 switch outcome {

@@ -1,5 +1,6 @@
 import Dconf
 import GSettingsPaths
+import GSettingsSchemas
 import PreferencesModel
 
 /// A dconf `Change` as prefsd carries it out: each dconf key through the GSettings path rule
@@ -51,26 +52,37 @@ struct DconfRequest: Sendable {
     }
 
     /// Reads the serialised changeset `blob` for `caller`.
+    /// - Parameter schemas: the installed schemas: a value set at a key one describes must be
+    ///   of the key's own type (dconf's `Change` says the type; another is refused, not
+    ///   converted) and one the key takes.
     /// - Parameter storedKeys: every persistent domain with its keys (staged ones included),
     ///   asked for only when the changeset resets a directory.
     /// - Throws: ``PreferencesServiceError`` `InvalidArgs` for a changeset dconf's engine
-    ///   would not send, `InvalidName` for a key prefsd cannot store, `InvalidValue` or
+    ///   would not send, `InvalidName` for a key prefsd cannot store, `InvalidValue` for a
+    ///   value its schema key cannot hold (naming every such key) or one past the limits,
     ///   `QuotaExceeded` for a value past the limits, `AccessDenied` for a sandboxed caller
     ///   reaching past its own domains.
     init(
-        serialised blob: [UInt8], limits: ServiceLimits, caller: CallerIdentity, storedKeys: () -> [(DomainName, [String])]
+        serialised blob: [UInt8], limits: ServiceLimits, schemas: SchemaIndex, caller: CallerIdentity,
+        storedKeys: () -> [(DomainName, [String])]
     ) throws(PreferencesServiceError) {
         let changeset: DconfChangeset
         do { changeset = try DconfChangeset(serialised: blob) } catch { throw .invalidArguments(error.description) }
         var listed: [(DomainName, [String])]?
         // The type each key is set with (`nil`: its value's natural type).
         var given: [DomainName: [String: String?]] = [:]
+        var refusals: [String] = []
         for entry in changeset.entries {
             switch entry {
             case .set(let path, let value):
                 let (domain, key) = try Self.location(path, caller: caller)
                 let stored = value.storedValue
                 try limits.check(stored, subject: "the value of \(path)")
+                if let rule = schemas.rule(domain: domain.rawValue, key: key),
+                    let refusal = rule.refusal(of: stored, exactType: value.type, key: path, given: value.text)
+                {
+                    refusals.append(refusal.description)
+                }
                 let index = part(domain)
                 parts[index].set[key] = stored
                 given[domain, default: [:]][key] = .some(value.type == DconfValue.naturalType(of: stored) ? nil : value.type)
@@ -94,6 +106,7 @@ struct DconfRequest: Sendable {
                 }
             }
         }
+        guard refusals.isEmpty else { throw .invalidValue("the change was not made: " + refusals.sorted().joined(separator: "; ")) }
         // As dconf-service applies a changeset: a directory's reset comes before the keys
         // set in it, so a key both reset and set is set, with the type it is set with.
         for index in parts.indices {

@@ -104,7 +104,7 @@ extension PreferencesService: DconfFrontService {
         let request: DconfRequest
         do {
             request = try DconfRequest(
-                serialised: blob, limits: configuration.limits, caller: caller,
+                serialised: blob, limits: configuration.limits, schemas: schemas.current, caller: caller,
                 storedKeys: {
                     read { state in Set(state.committed.keys).union(state.staged.keys).map { ($0, Array(state.projectedEntries(domain: $0).keys)) } }
                 })
@@ -141,7 +141,6 @@ extension PreferencesService: DconfFrontService {
         ) { [self] result in
             switch result {
             case .success:
-                dconf.setTypes(request.types)
                 dconf.enqueue(job)
             case .failure:
                 dconf.discard(aside)

@@ -95,12 +95,14 @@ extension DomainState {
         _ domain: DomainName, set: [String: PropertyListValue], remove: [String], wholeDomain: Bool = false
     ) throws(PreferencesServiceError) -> Effect {
         try refuseForced(domain, set: set, remove: remove)
-        return try stage(domain, set: set, remove: remove, wholeDomain: wholeDomain)
+        let types = try schemaTypes(domain, set: set)
+        return try stage(domain, set: set, remove: remove, wholeDomain: wholeDomain, types: types)
     }
 
-    /// Stages a persistent change as the next batch.
+    /// Stages a persistent change as the next batch, each value set with its GVariant type
+    /// in `types` recorded beside it.
     private mutating func stage(
-        _ domain: DomainName, set: [String: PropertyListValue], remove: [String], wholeDomain: Bool
+        _ domain: DomainName, set: [String: PropertyListValue], remove: [String], wholeDomain: Bool, types: [String: String?]
     ) throws(PreferencesServiceError) -> Effect {
         let setting = set.filter { projected(domain: domain, key: $0.key) != $0.value }
         let removing = remove.filter { projected(domain: domain, key: $0) != nil }
@@ -161,6 +163,7 @@ extension DomainState {
         for (key, value) in setting.sorted(by: { $0.key < $1.key }) {
             staged[domain, default: [:]][key] = (value, sequence)
             mutations.append(.set(domain, key: key, value: value))
+            if let type = types[key] { mutations.append(.setGVariantType(domain, key: key, type: type)) }
         }
         domainBytes[domain] = newDomainBytes
         domainKeys[domain] = newKeys

@@ -47,6 +47,9 @@ struct DomainState: Sendable {
     /// The sandboxed application whose call is being carried out, whose share is checked
     /// besides the global limits (`nil` for the host).
     var actingApplication: String?
+    /// How the values of the change being carried out meet the installed schemas (see
+    /// `DomainState+Schemas.swift`).
+    var schemaTyping = SchemaTyping.asGiven
     /// The limits in force.
     let limits: ServiceLimits
 

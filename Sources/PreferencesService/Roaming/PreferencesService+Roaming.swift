@@ -51,9 +51,14 @@ extension PreferencesService: RoamingHost {
 
     func applyRoaming(_ request: RoamingApplyRequest, completion: @escaping @Sendable (RoamingApplyOutcome) -> Void) {
         let staged: (Effect, DomainStore)?
+        let schemas = schemas.current
         do {
             staged = try state.withLock { state -> (Effect, DomainStore)? in
                 guard state.domains != nil, let store = state.store else { return nil }
+                // Another machine's value is taken even where this machine's schema does
+                // not take it: a schema never stops a domain from roaming.
+                state.domains!.schemaTyping = .fitted(schemas)
+                defer { state.domains!.schemaTyping = .asGiven }
                 // Judged on the user's own values (committed and staged), as the plan was:
                 // an administrator's default neither roams nor stands in for a user's value.
                 let domains = state.domains!
