@@ -58,9 +58,15 @@ let package = Package(
             pkgConfig: "dbus-1",
             providers: [.apt(["libdbus-1-dev"])]
         ),
+        // Additions to the standard library's types that several modules need: a Duration in
+        // Dispatch's units, a string's UTF-8 bytes compared as bytes.
+        .target(
+            name: "StandardExtras",
+            swiftSettings: strict
+        ),
         .target(
             name: "DBus",
-            dependencies: ["CDBus"],
+            dependencies: ["CDBus", "StandardExtras"],
             swiftSettings: strict
         ),
 
@@ -78,6 +84,7 @@ let package = Package(
         // MARK: Preferences
         .target(
             name: "PreferencesModel",
+            dependencies: ["StandardExtras"],
             swiftSettings: strict
         ),
         // prefsd's names on the bus and what its error answers mean, in the Embedded Swift
@@ -128,6 +135,7 @@ let package = Package(
                 "PreferencesRoaming",
                 "PreferencesStore",
                 "RegularFiles",
+                "StandardExtras",
                 "Xfconf",
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -151,7 +159,7 @@ let package = Package(
         // The engine driven over the proxy: what every caching client of the bus uses.
         .target(
             name: "ClientDriver",
-            dependencies: ["PreferencesClient", "PreferencesModel", "PreferencesProxy"],
+            dependencies: ["PreferencesClient", "PreferencesModel", "PreferencesProxy", "StandardExtras"],
             swiftSettings: strict
         ),
         .target(
@@ -401,7 +409,7 @@ let package = Package(
         // private buses and services with the same code (it imports nothing from Tests/).
         .target(
             name: "BusTestSupport",
-            dependencies: [],
+            dependencies: ["StandardExtras"],
             swiftSettings: strict
         ),
         .target(
@@ -426,7 +434,7 @@ let package = Package(
         .target(
             name: "ServiceTestSupport",
             dependencies: [
-                "DBus", "Dconf", "PreferencesModel", "PreferencesService", "PreferencesStore",
+                "DBus", "Dconf", "PreferencesModel", "PreferencesService", "PreferencesStore", "StandardExtras",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict

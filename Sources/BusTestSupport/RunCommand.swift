@@ -1,4 +1,5 @@
 import Foundation
+import StandardExtras
 import Synchronization
 
 /// Errors of the test-support helpers.
@@ -60,8 +61,7 @@ public func runCommand(
         let data = errHandle.readDataToEndOfFile()
         output.withLock { $0.1 = data }
     }
-    let seconds = Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18
-    if exited.wait(timeout: .now() + seconds) == .timedOut {
+    if exited.wait(timeout: .now() + timeout.dispatchInterval) == .timedOut {
         kill(process.processIdentifier, SIGKILL)
         exited.wait()
     }

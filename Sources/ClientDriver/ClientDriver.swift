@@ -2,6 +2,7 @@ import Dispatch
 import PreferencesClient
 import PreferencesModel
 import PreferencesProxy
+import StandardExtras
 import Synchronization
 
 /// What a ``ClientDriver`` tells its owner: the engine's events, in the order it made them.
@@ -172,11 +173,7 @@ public final class ClientDriver: Sendable {
     /// queue that delivers the proxy's answers.
     public func loadBlocking(_ domains: [ClientDomain], timeout: Duration) -> Bool {
         for domain in domains { follow(domain) }
-        let deadline =
-            DispatchTime.now()
-            + .nanoseconds(
-                Int(timeout.components.seconds) * 1_000_000_000
-                    + Int(timeout.components.attoseconds / 1_000_000_000))
+        let deadline = DispatchTime.now() + timeout.dispatchInterval
         var loaded = true
         for domain in domains {
             let semaphore = DispatchSemaphore(value: 0)
@@ -194,11 +191,7 @@ public final class ClientDriver: Sendable {
     /// such as those of the values a signal left out), or `timeout` passed: whether none is.
     /// Never call it on the queue that delivers the proxy's answers.
     public func waitForLoads(timeout: Duration) -> Bool {
-        let deadline =
-            DispatchTime.now()
-            + .nanoseconds(
-                Int(timeout.components.seconds) * 1_000_000_000
-                    + Int(timeout.components.attoseconds / 1_000_000_000))
+        let deadline = DispatchTime.now() + timeout.dispatchInterval
         while engine.withLock({ $0.isLoading() }) {
             let semaphore = DispatchSemaphore(value: 0)
             loadWaiters.withLock { $0.append(semaphore) }
@@ -274,8 +267,7 @@ public final class ClientDriver: Sendable {
         }
         guard let wait else { return run { $0.flush(domain) } }
         guard wait > .zero else { return }
-        let nanoseconds = Int(wait.components.seconds) * 1_000_000_000 + Int(wait.components.attoseconds / 1_000_000_000)
-        DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(nanoseconds)) { [weak self] in
+        DispatchQueue.global().asyncAfter(deadline: .now() + wait.dispatchInterval) { [weak self] in
             guard let self else { return }
             lanes.withLock { lanes in
                 lanes.waiting.remove(domain)

@@ -1,4 +1,5 @@
 internal import CDBus
+import StandardExtras
 
 #if canImport(Glibc)
     import Glibc
@@ -167,9 +168,6 @@ public final class DBusConnection: Sendable {
     }
 
     static func milliseconds(_ duration: Duration) -> Int32 {
-        let (seconds, attoseconds) = duration.components
-        if seconds < 0 { return 0 }
-        if seconds >= Int64(Int32.max / 1000) { return Int32.max - 1 }
-        return Int32(seconds * 1000 + attoseconds / 1_000_000_000_000_000)
+        Int32(min(max(duration.wholeNanoseconds / 1_000_000, 0), Int(Int32.max) - 1))
     }
 }

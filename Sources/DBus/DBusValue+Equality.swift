@@ -1,3 +1,5 @@
+import StandardExtras
+
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Darwin)
@@ -23,7 +25,7 @@ extension DBusValue {
         case (.uint64(let a), .uint64(let b)): a == b
         case (.double(let a), .double(let b)): a.bitPattern == b.bitPattern
         case (.string(let a), .string(let b)), (.objectPath(let a), .objectPath(let b)), (.signature(let a), .signature(let b)):
-            sameBytes(a, b)
+            a.hasSameBytes(as: b)
         case (.unixFD, .unixFD): true
         case (.bytes(let a), .bytes(let b)): a == b
         case (.array(let elementA, let a), .array(let elementB, let b)): elementA == elementB && a == b
@@ -55,18 +57,6 @@ extension DBusValue {
         case .dictEntry(let key, let value): hasher.combine(15 as UInt8); hasher.combine(key); hasher.combine(value)
         case .structure(let fields): hasher.combine(16 as UInt8); hasher.combine(fields)
         case .variant(let inner): hasher.combine(17 as UInt8); hasher.combine(inner)
-        }
-    }
-
-    /// Whether two strings are the same UTF-8 bytes.
-    private static func sameBytes(_ a: String, _ b: String) -> Bool {
-        guard a.utf8.count == b.utf8.count else { return false }
-        var a = a, b = b
-        return a.withUTF8 { left in
-            b.withUTF8 { right in
-                guard let leftBase = left.baseAddress, let rightBase = right.baseAddress else { return left.count == right.count }
-                return memcmp(leftBase, rightBase, left.count) == 0
-            }
         }
     }
 

@@ -153,15 +153,6 @@ extension OpenStepPropertyList {
             return .data(data)
         }
 
-        private static func hexValue(_ byte: UInt8) -> UInt8? {
-            switch byte {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-            case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-            case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
-            default: nil
-            }
-        }
-
         private mutating func parseQuoted() throws(ParseError) -> String {
             let quote = bytes[position]
             position += 1
@@ -190,7 +181,7 @@ extension OpenStepPropertyList {
                 case UInt8(ascii: "U"), UInt8(ascii: "u"):
                     var value: UInt32 = 0
                     var digits = 0
-                    while digits < 4, position < bytes.count, let nibble = Self.hexValue(bytes[position]) {
+                    while digits < 4, position < bytes.count, let nibble = Character(Unicode.Scalar(bytes[position])).hexDigitValue {
                         value = value << 4 | UInt32(nibble)
                         position += 1
                         digits += 1

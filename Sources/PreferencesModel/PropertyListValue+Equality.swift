@@ -1,4 +1,5 @@
 import Foundation
+import StandardExtras
 
 /// Two values are equal when they are the same bytes (contract 0.3, "a write that changes
 /// nothing"): the same property-list type and the same bits. This is the one comparison
@@ -29,7 +30,7 @@ extension PropertyListValue {
     /// Whether two values are byte for byte the same: same type, same bits.
     public static func == (lhs: PropertyListValue, rhs: PropertyListValue) -> Bool {
         switch (lhs, rhs) {
-        case (.string(let a), .string(let b)): return sameBytes(a, b)
+        case (.string(let a), .string(let b)): return a.hasSameBytes(as: b)
         case (.integer(let a), .integer(let b)): return a == b
         case (.real(let a), .real(let b)): return a.bitPattern == b.bitPattern
         case (.boolean(let a), .boolean(let b)): return a == b
@@ -82,20 +83,6 @@ extension PropertyListValue {
         }
     }
 
-    /// Whether two strings are the same UTF-8 bytes.
-    static func sameBytes(_ a: String, _ b: String) -> Bool {
-        guard a.utf8.count == b.utf8.count else { return false }
-        var a = a, b = b
-        // Native strings are contiguous UTF-8: `withUTF8` copies nothing, and memcmp
-        // compares a 1 MiB value in microseconds.
-        return a.withUTF8 { left in
-            b.withUTF8 { right in
-                guard let leftBase = left.baseAddress, let rightBase = right.baseAddress else { return left.count == right.count }
-                return memcmp(leftBase, rightBase, left.count) == 0
-            }
-        }
-    }
-
     /// Whether two dictionaries hold the same keys, spelled with the same bytes, with equal
     /// values. A key of `a` is looked up in `b` under canonical equivalence (how `b` tells
     /// its keys apart, so at most one key of `b` matches) and then compared byte for byte.
@@ -104,7 +91,7 @@ extension PropertyListValue {
         for (key, value) in a {
             guard let index = b.index(forKey: key) else { return false }
             let other = b[index]
-            guard sameBytes(key, other.key), value == other.value else { return false }
+            guard key.hasSameBytes(as: other.key), value == other.value else { return false }
         }
         return true
     }

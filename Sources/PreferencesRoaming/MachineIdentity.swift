@@ -29,7 +29,8 @@ public struct MachineID: Sendable, Hashable, Comparable, CustomStringConvertible
     /// The 16 bytes the digits spell.
     var bytes: [UInt8] {
         let digits = Array(rawValue.utf8)
-        return stride(from: 0, to: 32, by: 2).map { hexValue(digits[$0]) << 4 | hexValue(digits[$0 + 1]) }
+        // Checked to be 32 hexadecimal digits when made.
+        return stride(from: 0, to: 32, by: 2).map { UInt8(String(decoding: digits[$0..<$0 + 2], as: UTF8.self), radix: 16) ?? 0 }
     }
 
     /// Makes an identity from its 16 bytes.
@@ -37,8 +38,6 @@ public struct MachineID: Sendable, Hashable, Comparable, CustomStringConvertible
         let digits = Array("0123456789abcdef".utf8)
         rawValue = String(decoding: bytes.flatMap { [digits[Int($0 >> 4)], digits[Int($0 & 15)]] }, as: UTF8.self)
     }
-
-    private func hexValue(_ digit: UInt8) -> UInt8 { digit <= 0x39 ? digit - 0x30 : digit - 0x61 + 10 }
 
     public var description: String { rawValue }
 

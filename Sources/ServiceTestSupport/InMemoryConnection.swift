@@ -2,6 +2,7 @@ import DBus
 import Dispatch
 import Foundation
 import PreferencesService
+import StandardExtras
 import Synchronization
 
 /// A ``ServiceConnection`` with no bus behind it: a test delivers method calls to the
@@ -225,9 +226,7 @@ public final class InMemoryConnection: ServiceConnection {
         let reply = await withCheckedContinuation { (continuation: CheckedContinuation<DBusMessage?, Never>) in
             state.withLock { $0.waiting[call.serial] = continuation }
             dispatch(call)
-            let (seconds, attoseconds) = timeout.components
-            let nanoseconds = Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000)
-            queue.asyncAfter(deadline: .now() + .nanoseconds(nanoseconds)) { [self] in
+            queue.asyncAfter(deadline: .now() + timeout.dispatchInterval) { [self] in
                 state.withLock { $0.waiting.removeValue(forKey: call.serial) }?.resume(returning: nil)
             }
         }

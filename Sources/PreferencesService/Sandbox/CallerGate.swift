@@ -2,6 +2,7 @@ import DBus
 import Dispatch
 import Foundation
 import Logging
+import StandardExtras
 import Synchronization
 
 /// Tells who is behind each sender before its calls run, without ever blocking the
@@ -263,9 +264,7 @@ final class CallerGate: Sendable {
             finish(sender, identification)
         }
         let timeout = bounds.readTimeout
-        let (seconds, attoseconds) = timeout.components
-        let nanoseconds = Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000)
-        DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(nanoseconds)) { [self] in
+        DispatchQueue.global().asyncAfter(deadline: .now() + timeout.dispatchInterval) { [self] in
             finish(
                 sender,
                 .identified(
