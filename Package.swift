@@ -591,6 +591,13 @@ let package = Package(
             swiftSettings: strict
         ),
         .testTarget(
+            name: "XfceDesktopTests",
+            // Debian's Xfce programs beyond xfconf-query against prefsd --xfconf: xfsettingsd
+            // publishing the xsettings channel as XSETTINGS on the test's own Xvfb display.
+            dependencies: ["DesktopTestSupport", "PrefsdTestSupport"],
+            swiftSettings: strict
+        ),
+        .testTarget(
             name: "ProcessMemoryTests",
             dependencies: ["ProcessMemory"],
             swiftSettings: strict
