@@ -58,13 +58,7 @@ struct DconfServiceTests {
         #expect(try server.dconf(["write", "/org/example/app/size", "42"]).status == 0)
         let seen = try WatchOutput(server)
         defer { seen.stop() }
-        // The watch is subscribed once it sees a change made after it started.
-        var subscribed = false
-        for attempt in 0..<200 where !subscribed {
-            #expect(try server.dconf(["write", "/org/example/probe", "\(attempt)"]).status == 0)
-            subscribed = seen.waitFor("/org/example/probe", timeout: 0.05)
-        }
-        #expect(subscribed, "dconf watch never saw a change")
+        #expect(try seen.waitUntilSubscribed(server), "dconf watch never saw a change")
 
         // A write through prefsd's own interface reaches dconf's file off its answer's path;
         // its `Notify` comes once the file holds it.
@@ -328,6 +322,16 @@ final class WatchOutput: Sendable {
 
     /// Everything printed so far.
     var text: String { (try? String(contentsOf: file, encoding: .utf8)) ?? "" }
+
+    /// Waits until the watch is subscribed: it sees a change made after it started (dconf
+    /// writes of `/org/example/probe`, tried until one shows). False if none shows.
+    func waitUntilSubscribed(_ server: DconfServer) throws -> Bool {
+        for attempt in 0..<200 {
+            guard try server.dconf(["write", "/org/example/probe", "\(attempt)"]).status == 0 else { return false }
+            if waitFor("/org/example/probe", timeout: 0.05) { return true }
+        }
+        return false
+    }
 
     /// Waits until the output holds `expected`, at most `timeout` seconds.
     func waitFor(_ expected: String, timeout: Double) -> Bool {

@@ -40,6 +40,32 @@ struct RoamingFolderTests {
 
         func value(_ key: String) async -> PropertyListValue? { try? await client.readValue(RoamingFolderTests.editor, key) }
 
+        /// The environment of a dconf client of this machine's prefsd (`--dconf`): its bus,
+        /// its dconf directories and a profile of the user database alone.
+        func dconfEnvironment() throws -> [String: String] {
+            let profile = root.appendingPathComponent("dconf-profile")
+            try "user-db:user\n".write(to: profile, atomically: true, encoding: .utf8)
+            return [
+                "DBUS_SESSION_BUS_ADDRESS": fixture.bus.address, "DCONF_PROFILE": profile.path,
+                "XDG_CONFIG_HOME": fixture.bus.directory.appendingPathComponent("config").path,
+                "XDG_RUNTIME_DIR": fixture.runtimeDirectory.path,
+            ]
+        }
+
+        /// What this machine's file in the folder says of each key of the editor domain:
+        /// its latest entry's value (`.some(nil)`: removed); empty while there is no file.
+        func published() -> [String: PropertyListValue?] {
+            let file = folder.appendingPathComponent(RoamingFolder.fileName(for: identity))
+            guard let bytes = try? [UInt8](Data(contentsOf: file)),
+                let decoded = try? RoamingFile.decode(bytes, limits: .default, now: RoamingFolderTests.now, checkValue: { _, _ in })
+            else { return [:] }
+            var latest: [String: PropertyListValue?] = [:]
+            for entry in decoded.entries where entry.key.domain.rawValue == RoamingFolderTests.editor {
+                latest.updateValue(entry.value, forKey: entry.key.key)
+            }
+            return latest
+        }
+
         /// Puts a file into the folder whole, as a sync engine does (written beside it, renamed in).
         func put(_ name: String, _ bytes: [UInt8]) throws {
             let temporary = root.appendingPathComponent(name + ".tmp")
@@ -111,13 +137,7 @@ struct RoamingFolderTests {
             notified.withLock { $0.append(prefix) }
         }
         try await listener.addMatch("type='signal',interface='ca.desrt.dconf.Writer'")
-        let profile = machine.root.appendingPathComponent("dconf-profile")
-        try "user-db:user\n".write(to: profile, atomically: true, encoding: .utf8)
-        let dconf = [
-            "DBUS_SESSION_BUS_ADDRESS": fixture.bus.address, "DCONF_PROFILE": profile.path,
-            "XDG_CONFIG_HOME": fixture.bus.directory.appendingPathComponent("config").path,
-            "XDG_RUNTIME_DIR": fixture.runtimeDirectory.path,
-        ]
+        let dconf = try machine.dconfEnvironment()
 
         try machine.put(MachineID(derivedFrom: "another machine"), ["FontSize": .integer(12)], wall: Self.now, name: "desktop")
         #expect(await eventually { await machine.value("FontSize") == .integer(12) }, "\(fixture.log)")

@@ -50,6 +50,26 @@ struct InProcessSignalTests {
             ])
     }
 
+    @Test("RevertKeyTo and RevertTo each emit one Changed with what they put back, before their reply")
+    func reverts() async throws {
+        let harness = try InProcessService()
+        defer { harness.stop() }
+        let client = InProcessClient(connection: harness.connection)
+        let domain = "com.example.Undone"
+        try await client.write(domain, "a", .integer(1))
+        try await client.write(domain, "b", .string("x"))
+        try await client.write(domain, "a", .integer(2))
+        let first = try #require(try await client.perform(PreferencesCall.history(domain)).first)
+        // The key as right after the first change; then the domain as before every change.
+        try await client.perform(PreferencesCall.revertKeyTo(domain, key: "a", sequence: first.sequence))
+        try await client.perform(PreferencesCall.revertTo(domain, sequence: 0))
+        #expect(
+            harness.connection.signals.compactMap(SentSignal.init).suffix(2) == [
+                SentSignal(changed: domain, ["a": .integer(1)]),
+                SentSignal(changed: domain, [:], removed: ["a", "b"]),
+            ])
+    }
+
     @Test("a write's Changed is sent before its reply")
     func signalBeforeReply() async throws {
         let harness = try InProcessService()
