@@ -44,7 +44,7 @@ public struct DconfChangeset: Sendable, Hashable {
             let boxed = g_variant_get_maybe(maybe)
             defer { if let boxed { g_variant_unref(boxed) } }
             guard seen.insert(path).inserted else { throw DconfError("the changeset names \(path) twice") }
-            if DconfDatabaseFile.isKey(path) {
+            if DconfPath.isKey(path) {
                 if let boxed {
                     let inner = g_variant_get_variant(boxed)!
                     defer { g_variant_unref(inner) }
@@ -52,22 +52,16 @@ public struct DconfChangeset: Sendable, Hashable {
                 } else {
                     entries.append(.reset(key: path))
                 }
-            } else if Self.isDirectory(path) {
+            } else if DconfPath.isDirectory(path) {
                 guard boxed == nil else { throw DconfError("the changeset sets the directory \(path) to a value; only keys hold values") }
                 entries.append(.resetDirectory(path))
             } else {
                 throw DconfError(
-                    "the changeset names \(path.debugDescription), which is neither a dconf key nor a directory (a path starts with /, has no //, and a directory ends with /)"
+                    "the changeset names \(path.debugDescription), which is neither a dconf key nor a directory: a dconf path \(DconfPath.whyNotKey(path) ?? "")"
                 )
             }
         }
         self.entries = entries
-    }
-
-    /// Whether `path` is a dconf directory, as `dconf_is_dir` decides: it starts and ends
-    /// with a slash and has no two consecutive slashes.
-    public static func isDirectory(_ path: String) -> Bool {
-        path == "/" || (path.hasSuffix("/") && DconfDatabaseFile.isKey(String(path.dropLast())))
     }
 }
 

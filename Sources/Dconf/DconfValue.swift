@@ -85,6 +85,13 @@ public struct DconfValue: Sendable, Hashable {
         return body(variant)
     }
 
+    /// The GVariant type to keep beside `stored`, the value prefsd stores for a value written
+    /// as a `type`: `nil` when `stored` reads back as that type anyway (its natural type),
+    /// else `type`.
+    public static func typeToKeep(_ type: String, storing stored: PropertyListValue) -> String? {
+        type == naturalType(of: stored) ? nil : type
+    }
+
     /// The GVariant type a stored value reads back as when no type was ever given for it:
     /// the type of its tagged text (`@(ii) (1, 2)` is a `(ii)`), else the canonical type of
     /// its shape (`s x d b ay (d) av a{sv}`).

@@ -47,9 +47,7 @@ public struct DconfDatabaseBuilder: Sendable {
     /// it leaves empty). Throws, changing nothing, if `key` is not a dconf key or a part of
     /// it passes GVDB's 65535 bytes.
     public mutating func setValue(_ value: GVDBValue?, forKey key: String) throws {
-        guard DconfDatabaseFile.isKey(key) else {
-            throw GVDBError(.invalidInput, "“\(key)” is not a dconf key: a key starts with “/”, does not end with one and has no “//”")
-        }
+        if let reason = DconfPath.whyNotKey(key) { throw GVDBError(.invalidInput, DconfFormatError.notAKey(key, reason: reason).description) }
         guard let value else {
             if let slot = slots[key] { remove(slot) }
             return
@@ -67,7 +65,7 @@ public struct DconfDatabaseBuilder: Sendable {
             nodes[slot].variant = value.variantBytes
             return
         }
-        guard let parentName = DconfDatabaseFile.parent(of: key) else { return }
+        guard let parentName = DconfPath.parent(of: key) else { return }
         let parent = directory(parentName)
         add(key, parent: parent, variant: value.variantBytes)
     }
@@ -92,7 +90,7 @@ public struct DconfDatabaseBuilder: Sendable {
     /// The slot of the directory `name`, made (with the directories above it) if missing.
     private mutating func directory(_ name: String) -> Int {
         if let slot = slots[name] { return slot }
-        let parent = DconfDatabaseFile.parent(of: name).map { directory($0) } ?? -1
+        let parent = DconfPath.parent(of: name).map { directory($0) } ?? -1
         return add(name, parent: parent, variant: nil)
     }
 

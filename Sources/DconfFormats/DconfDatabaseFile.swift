@@ -12,15 +12,6 @@ public enum DconfDatabaseFile {
     /// The name of the nested table of locked keys in a dconf database.
     public static let locksTableName = ".locks"
 
-    /// Whether `path` is a dconf key, as `dconf_is_key` decides: it starts with a slash, has
-    /// no two consecutive slashes and does not end with one (and, as a C string, holds no
-    /// zero byte).
-    public static func isKey(_ path: String) -> Bool {
-        let bytes = Array(path.utf8)
-        guard bytes.first == UInt8(ascii: "/"), bytes.last != UInt8(ascii: "/"), !bytes.contains(0) else { return false }
-        return !zip(bytes, bytes.dropFirst()).contains { $0 == UInt8(ascii: "/") && $1 == UInt8(ascii: "/") }
-    }
-
     /// The file dconf-service writes for `values` (keys to values): byte for byte the file it
     /// writes when the whole content reaches it as one change on an empty database (as
     /// `dconf load /` does). Every other history gives a file that dconf reads the same;
@@ -56,18 +47,16 @@ public enum DconfDatabaseFile {
     ) throws -> [UInt8] {
         var table = GVDBTableBuilder()
         for (key, value) in entries {
-            guard isKey(key) else {
-                throw GVDBError(.invalidInput, "“\(key)” is not a dconf key: a key starts with “/”, does not end with one and has no “//”")
-            }
+            if let reason = DconfPath.whyNotKey(key) { throw GVDBError(.invalidInput, DconfFormatError.notAKey(key, reason: reason).description) }
             guard !table.contains(key) else {
                 throw GVDBError(.invalidInput, "the key “\(key)” is given twice")
             }
             // The key first, then its missing directories from the innermost outwards.
-            try table.insert(key, value: value, parent: parent(of: key))
-            var directory = parent(of: key)
+            try table.insert(key, value: value, parent: DconfPath.parent(of: key))
+            var directory = DconfPath.parent(of: key)
             while let name = directory, !table.contains(name) {
-                try table.insertDirectory(name, parent: parent(of: name))
-                directory = parent(of: name)
+                try table.insertDirectory(name, parent: DconfPath.parent(of: name))
+                directory = DconfPath.parent(of: name)
             }
         }
         if !locks.isEmpty {
@@ -93,7 +82,7 @@ public enum DconfDatabaseFile {
     public static func values(in bytes: [UInt8]) throws -> [String: GVDBValue] {
         let file = try GVDBFile(bytes: bytes)
         try file.validate()
-        return try file.keyedValues().filter { isKey($0.key) }
+        return try file.keyedValues().filter { DconfPath.isKey($0.key) }
     }
 
     /// Every key of the database `bytes` with the serialised variant its item stores (not
@@ -106,7 +95,7 @@ public enum DconfDatabaseFile {
     /// or its names nest deeper than any database holds.
     public static func storedVariants(in bytes: [UInt8]) throws -> [String: Result<ArraySlice<UInt8>, GVDBError>] {
         var variants: [String: Result<ArraySlice<UInt8>, GVDBError>] = [:]
-        for (name, variant) in try GVDBFile(bytes: bytes).valueItems() where isKey(name) && variants[name] == nil {
+        for (name, variant) in try GVDBFile(bytes: bytes).valueItems() where DconfPath.isKey(name) && variants[name] == nil {
             variants[name] = variant
         }
         return variants
@@ -116,15 +105,6 @@ public enum DconfDatabaseFile {
     public static func locks(in bytes: [UInt8]) throws -> Set<String> {
         guard let locks = try GVDBFile(bytes: bytes).table(forKey: locksTableName) else { return [] }
         return Set(try locks.names())
-    }
-
-    /// The directory holding `path` (`/a/b/` for `/a/b/c` and for `/a/b/c/`), nil for `/`.
-    static func parent(of path: String) -> String? {
-        var bytes = Array(path.utf8)
-        guard bytes.count > 1 else { return nil }
-        if bytes.last == UInt8(ascii: "/") { bytes.removeLast() }
-        while let last = bytes.last, last != UInt8(ascii: "/") { bytes.removeLast() }
-        return String(decoding: bytes, as: UTF8.self)
     }
 }
 

@@ -97,18 +97,13 @@ public enum DconfKeyfile {
         }
     }
 
-    /// Checks that `path` is a dconf directory (`/`, `/org/gnome/`).
-    public static func validate(directory path: String) throws(DconfFormatError) {
-        guard path.hasPrefix("/"), path.hasSuffix("/"), !path.contains("//") else { throw .notADirectory(path) }
-    }
-
     /// The entries of `contents`, a keyfile dumped from the directory `path`, in file order:
     /// each group a directory below `path` (leading and trailing `/` of its name ignored).
     /// Values are taken raw, as `dconf load` takes them (GVariant text is one line).
     /// - Throws: ``DconfFormatError/keyfile(detail:)`` naming the first line that is not
     ///   usable: the whole file is refused, as `dconf load` refuses it.
     public static func entries(_ contents: String, under path: String) throws(DconfFormatError) -> [Entry] {
-        try validate(directory: path)
+        try DconfPath.checkDirectory(path)
         let (assignments, problems) = read(Array(contents.utf8))
         if let problem = problems.first { throw .keyfile(detail: "line \(problem.line): \(problem.message)") }
         return assignments.map { assignment in

@@ -38,7 +38,7 @@ extension Prefs {
         /// Reads the domains below PATH and prints the keyfile.
         public func run() async throws {
             do {
-                try DconfKeyfile.validate(directory: path)
+                try DconfPath.checkDirectory(path)
             } catch {
                 throw PrefsError.usage(error.description)
             }

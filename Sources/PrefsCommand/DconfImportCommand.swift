@@ -53,7 +53,7 @@ extension Prefs {
         public func run() async throws {
             let contents: String
             do {
-                try DconfKeyfile.validate(directory: path)
+                try DconfPath.checkDirectory(path)
             } catch {
                 throw PrefsError.usage(error.description)
             }

@@ -60,12 +60,17 @@ struct DconfHome {
             try input.write(to: file, atomically: true, encoding: .utf8)
             result = try runCommand("/bin/sh", ["-c", "exec dconf \"$@\" < \"\(file.path)\"", "dconf"] + arguments, environment: environment)
         } else {
-            result = try runCommand("dconf", arguments, environment: environment)
+            result = try run(arguments)
         }
         guard result.status == 0 else {
             throw BusTestSupportError.processFailed("dconf \(arguments.joined(separator: " ")) exited \(result.status): \(result.stderr)")
         }
         return result.stdout
+    }
+
+    /// Runs `dconf` with `arguments`: its exit status and output, whatever they are.
+    func run(_ arguments: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
+        try runCommand("dconf", arguments, environment: environment)
     }
 
     func remove() {

@@ -85,7 +85,7 @@ struct DconfRequest: Sendable {
                 }
                 let index = part(domain)
                 parts[index].set[key] = stored
-                given[domain, default: [:]][key] = .some(value.type == DconfValue.naturalType(of: stored) ? nil : value.type)
+                given[domain, default: [:]][key] = .some(DconfValue.typeToKeep(value.type, storing: stored))
             case .reset(let path):
                 // A key the path rule cannot reach is stored nowhere: nothing to reset.
                 guard GSettingsPath(settingsKey: path) != nil else { continue }
@@ -129,14 +129,10 @@ struct DconfRequest: Sendable {
 
     /// The domain and key of the dconf key `path`, which `caller` may change.
     private static func location(_ path: String, caller: CallerIdentity) throws(PreferencesServiceError) -> (DomainName, String) {
-        guard let location = GSettingsPath(settingsKey: path), let domain = try? DomainName(location.domain) else {
-            throw .invalidName(
-                "prefsd cannot store the dconf key \(path): its key would be empty, longer than \(PreferenceKey.maximumLength) bytes or not in Unicode normal form C"
-            )
+        let location = try MappedKey.mapping(path)
+        guard caller.mayWrite(location.domain.rawValue) else {
+            throw .accessDenied("\(caller) may not change \(path): it lies in \(location.domain), which is not its own")
         }
-        guard caller.mayWrite(domain.rawValue) else {
-            throw .accessDenied("\(caller) may not change \(path): it lies in \(domain), which is not its own")
-        }
-        return (domain, location.key)
+        return (location.domain, location.key)
     }
 }

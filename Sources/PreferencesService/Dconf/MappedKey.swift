@@ -1,3 +1,4 @@
+import DconfFormats
 import GSettingsPaths
 import PreferencesModel
 
@@ -12,15 +13,14 @@ struct MappedKey: Sendable, Hashable, Comparable {
         (lhs.domain.rawValue, lhs.key) < (rhs.domain.rawValue, rhs.key)
     }
 
-    /// Where the dconf key `path` lives in prefsd.
+    /// Where the dconf key `path` lives in prefsd: the one place a dconf key is mapped.
     /// - Throws: ``PreferencesServiceError/invalidName(_:)`` saying why it cannot be there.
     static func mapping(_ path: String) throws(PreferencesServiceError) -> MappedKey {
-        guard path.hasPrefix("/"), !path.hasSuffix("/"), !path.contains("//") else {
-            throw .invalidName("\(path) is not a dconf key (it starts with /, has no // and does not end with /)")
-        }
+        do { try DconfPath.checkKey(path) } catch { throw .invalidName(error.description) }
         guard let location = GSettingsPath(settingsKey: path), let domain = try? DomainName(location.domain) else {
             throw .invalidName(
-                "\(path) cannot be a GSettings key under prefsd (its prefsd key would break the limits on keys: 1–1024 bytes of UTF-8 in normal form C)")
+                "prefsd cannot store the dconf key \(path): its key would be empty, longer than \(PreferenceKey.maximumLength) bytes or not in Unicode normal form C"
+            )
         }
         return MappedKey(domain: domain, key: location.key)
     }

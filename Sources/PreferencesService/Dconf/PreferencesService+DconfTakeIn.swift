@@ -1,7 +1,6 @@
 import Dconf
 import Dispatch
 import Foundation
-import GSettingsPaths
 import PreferencesModel
 import PreferencesProtocol
 import PreferencesStore
@@ -161,7 +160,7 @@ extension PreferencesService {
                 }
             }
             for taken in values {
-                let type = taken.type == DconfValue.naturalType(of: taken.value) ? nil : taken.type
+                let type = DconfValue.typeToKeep(taken.type, storing: taken.value)
                 admit(taken.path, taken.location, type: type) { (domains: inout DomainState) throws(PreferencesServiceError) in
                     try domains.write(domain: taken.location.domain, key: taken.location.key, value: taken.value)
                 }
@@ -196,10 +195,8 @@ extension PreferencesService {
     ) {
         let types = (try? store.loadGVariantTypes()) ?? [:]
         let missing = read.values.filter { path, value in
-            guard let location = GSettingsPath(settingsKey: path), let domain = try? DomainName(location.domain),
-                let stored = committed[domain]?[location.key]
-            else { return true }
-            return DconfValue(storedValue: stored, writtenAs: types[domain]?[location.key]) != value
+            guard let location = try? MappedKey.mapping(path), let stored = committed[location.domain]?[location.key] else { return true }
+            return DconfValue(storedValue: stored, writtenAs: types[location.domain]?[location.key]) != value
         }
         let differing = Array(missing.keys) + Array(read.unreadable.keys)
         guard !differing.isEmpty else { return }
