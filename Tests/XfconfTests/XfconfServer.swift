@@ -24,9 +24,7 @@ final class XfconfServer: Sendable {
             service = try await ServiceFixture(arguments: ["--xfconf"] + arguments)
             try await waitForXfconfName()
         case .xfconfd:
-            guard let xfconfd = Self.xfconfd else {
-                throw FixtureError("Debian's xfconfd is not installed (/usr/lib/*/xfce4/xfconf/xfconfd, package xfconf); run scripts/install-dependencies test")
-            }
+            let xfconfd = try RealXfconfd.executable()
             service = try ServiceFixture(activatable: ())
             let file = """
                 [D-BUS Service]
@@ -37,14 +35,6 @@ final class XfconfServer: Sendable {
             try file.write(to: service.bus.serviceDirectory.appendingPathComponent("org.xfce.Xfconf.service"), atomically: true, encoding: .utf8)
         }
         try FileManager.default.createDirectory(at: configHome, withIntermediateDirectories: true)
-    }
-
-    /// Debian's xfconfd, under the machine's multiarch library directory.
-    static var xfconfd: String? {
-        let lib = URL(fileURLWithPath: "/usr/lib")
-        let triplets = (try? FileManager.default.contentsOfDirectory(atPath: lib.path)) ?? []
-        return triplets.map { lib.appendingPathComponent($0).appendingPathComponent("xfce4/xfconf/xfconfd").path }
-            .first { FileManager.default.isExecutableFile(atPath: $0) }
     }
 
     /// The daemons' and the tools' `XDG_CONFIG_HOME` (the fixture's).
