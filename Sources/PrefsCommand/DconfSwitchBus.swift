@@ -28,9 +28,9 @@ final class DconfSwitchBus: Sendable {
         /// Its process.
         let process: ProcessHandle
 
-        /// Whether the process is a prefsd serving dconf: one given `--dconf` (exactly that
-        /// argument; `--dconf-profile` is another option).
-        var servesDconf: Bool { process.arguments.dropFirst().contains("--dconf") }
+        /// Whether the process is a prefsd serving `service`: one given its flag (exactly
+        /// that argument: `--dconf-profile` is another option).
+        func serves(_ service: SwitchSetup.Service) -> Bool { process.arguments.dropFirst().contains(service.flag) }
 
         /// The process, for messages: its command line and PID.
         var description: String { "\(process.commandLine) (pid \(process.pid))" }
@@ -226,7 +226,7 @@ final class DconfSwitchBus: Sendable {
 
     /// The exit status of prefsd's unit's last run, when systemd started it and it failed.
     private static func unitExitStatus() -> Int32? {
-        systemctl(["show", "--property=ExecMainStatus", "--value", DconfSetup.unitName])
+        systemctl(["show", "--property=ExecMainStatus", "--value", SwitchSetup.unitName])
             .flatMap { Int32($0.trimmingCharacters(in: .whitespacesAndNewlines)) }.flatMap { $0 == 0 ? nil : $0 }
     }
 

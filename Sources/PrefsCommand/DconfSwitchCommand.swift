@@ -38,14 +38,14 @@ extension Prefs {
         /// when prefsd cannot serve.
         public func run() async throws {
             let environment = ProcessInfo.processInfo.environment
-            let setup = DconfSetup(prefsd: prefsd, environment: environment)
+            let setup = SwitchSetup(prefsd: prefsd, environment: environment).with(.dconf, on: true)
             try setup.checkPath()
             let files = DconfFiles(name: "user", environment: environment)
             let bus = try DconfSwitchBus()
             defer { bus.close() }
             let dconfOwner = try await bus.owner(of: DconfBus.busName)
             let prefsdOwner = try await bus.owner(of: PreferencesBus.busName)
-            let serving = dconfOwner?.servesDconf == true ? dconfOwner : nil
+            let serving = dconfOwner?.serves(.dconf) == true ? dconfOwner : nil
             try Self.checkStore(environment: environment, owners: [dconfOwner, prefsdOwner].compactMap { $0 })
 
             let takenInBefore = DconfCopies.takenIn(files)
@@ -79,7 +79,7 @@ extension Prefs {
         /// Refuses the switch, before anything is changed, when a prefsd that is not on this
         /// bus (not one of `owners`) serves the store the new prefsd would open: it would
         /// wait for the store and exit.
-        private static func checkStore(environment: [String: String], owners: [DconfSwitchBus.Owner]) throws(PrefsError) {
+        static func checkStore(environment: [String: String], owners: [DconfSwitchBus.Owner]) throws(PrefsError) {
             let store = StoreHolder.defaultDirectory(environment: environment)
             guard let holder = StoreHolder.process(holding: store), !owners.contains(where: { $0.process.pid == holder }) else { return }
             let commandLine = ProcessHandle(pid: holder)?.commandLine ?? "a process"
@@ -91,7 +91,7 @@ extension Prefs {
 
         /// Puts dconf-service back after `error` stopped the switch, saying what it did; returns
         /// the error to end with.
-        private static func undo(_ error: any Error, setup: DconfSetup, bus: DconfSwitchBus, files: DconfFiles) async -> PrefsError {
+        private static func undo(_ error: any Error, setup: SwitchSetup, bus: DconfSwitchBus, files: DconfFiles) async -> PrefsError {
             let reason = (error as? PrefsError)?.description ?? "\(error)"
             do {
                 for line in try await DconfSwitchBack.handBack(setup: setup, bus: bus, files: files) { Output.line(line) }
@@ -123,7 +123,7 @@ extension Prefs {
 
         /// Removes the files and hands the name back.
         public func run() async throws {
-            let setup = DconfSetup(prefsd: nil)
+            let setup = SwitchSetup(prefsd: nil)
             let bus = try DconfSwitchBus()
             defer { bus.close() }
             let files = DconfFiles(name: "user", environment: ProcessInfo.processInfo.environment)
@@ -132,8 +132,8 @@ extension Prefs {
 
         /// Removes the switch's files, stops the prefsd serving dconf (or started to) and
         /// keeps the copy of dconf's database it leaves; returns what it did, a line each.
-        static func handBack(setup: DconfSetup, bus: DconfSwitchBus, files: DconfFiles) async throws(PrefsError) -> [String] {
-            let removed = try setup.uninstall()
+        static func handBack(setup: SwitchSetup, bus: DconfSwitchBus, files: DconfFiles) async throws(PrefsError) -> [String] {
+            let removed = try setup.uninstall(.dconf)
             var lines = removed.isEmpty ? ["no service file of dconf-switch was left"] : removed
             try await bus.reload()
             var watch = MirrorWatch(files: files)
@@ -143,7 +143,7 @@ extension Prefs {
             // database in) owns prefsd's own name alone: the packaged service starts it
             // again without --dconf.
             for name in [DconfBus.busName, PreferencesBus.busName] {
-                guard let owner = try await bus.owner(of: name), owner.servesDconf else { continue }
+                guard let owner = try await bus.owner(of: name), owner.serves(.dconf) else { continue }
                 try await bus.stop(owner, owning: name, killing: false) { watch.look() }
                 if stopped.insert(owner.process.pid).inserted { lines.append("stopped \(owner.description) (it owned \(name))") }
             }

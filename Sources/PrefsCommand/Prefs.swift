@@ -30,7 +30,7 @@ public struct Prefs: AsyncParsableCommand {
         subcommands: [
             Read.self, ReadType.self, Write.self, Delete.self, Rename.self, Domains.self, Find.self,
             Export.self, Import.self, Monitor.self, IsForced.self, Volatile.self, DconfImport.self, DconfExport.self,
-            DconfSwitch.self, DconfSwitchBack.self,
+            DconfSwitch.self, DconfSwitchBack.self, XfconfSwitch.self, XfconfSwitchBack.self,
             History.self, Undo.self, Restore.self, Roaming.self, GSettingsCommand.self, DconfCheck.self,
         ]
     )

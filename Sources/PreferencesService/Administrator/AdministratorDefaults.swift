@@ -23,6 +23,9 @@ struct AdministratorSources: Sendable {
     var requireRootOwnership: Bool
     /// The environment dconf's profile is looked up with.
     var environment: [String: String]
+    /// The administrator's xfconf channel folders, the most important first (none without
+    /// `prefsd --xfconf`).
+    var xfconfDirectories: [String] = []
 }
 
 /// Reads the administrator's defaults and dconf's system databases into
@@ -63,6 +66,7 @@ final class AdministratorDefaults: Sendable {
             directories.append(database)
             directories.append(database.appendingPathComponent("locks", isDirectory: true))
         }
+        directories += sources.xfconfDirectories.map { URL(fileURLWithPath: $0, isDirectory: true) }
         var seen: Set<String> = []
         return directories.filter { seen.insert($0.standardizedFileURL.path).inserted }
     }
@@ -86,7 +90,14 @@ final class AdministratorDefaults: Sendable {
             }
         }
         cache.withLock { cache in cache = cache.filter { used.contains($0.key) } }
-        return (layer(databases, under: plistDefaults), profile, plistDefaults)
+        var settings = layer(databases, under: plistDefaults)
+        if !sources.xfconfDirectories.isEmpty {
+            let user = XfconfChannelsReader.currentUser()
+            let channels = XfconfChannelsReader.read(
+                directories: sources.xfconfDirectories, user: user.name, groups: user.groups, limit: limits.managedFileBytes, logger: logger)
+            settings.addXfconfChannels(channels)
+        }
+        return (settings, profile, plistDefaults)
     }
 
     /// The settings of the databases (in profile order) and the plist defaults, as dconf

@@ -2,9 +2,10 @@ import PreferencesModel
 import PreferencesStore
 
 /// What an administrator sets besides managed (forced) domains: **defaults**, which a
-/// user's own value overrides (`/etc/prefsd/defaults/<domain>.plist` and the values of
-/// dconf's system databases), and the keys dconf's system databases **lock**, which are
-/// forced like managed keys.
+/// user's own value overrides (`/etc/prefsd/defaults/<domain>.plist`, the values of
+/// dconf's system databases and of xfconf's administrator channel files), and the keys
+/// dconf's system databases and xfconf's `locked` lists **lock**, which are forced like
+/// managed keys.
 struct AdministratorSettings: Sendable, Equatable {
     /// A key a dconf system database locks, with the value it is locked to: the value of
     /// the database holding the lock, else of the first database after it in the profile
@@ -27,6 +28,15 @@ struct AdministratorSettings: Sendable, Equatable {
         var keys = defaults.mapValues { Set($0.keys) }
         for (domain, locked) in locks { keys[domain, default: []].formUnion(locked.keys) }
         return keys
+    }
+}
+
+extension AdministratorSettings {
+    /// Adds what the administrator's xfconf channel files set (a domain `xfconf.C` of its
+    /// own: no other source sets keys there but a managed or plist file, which go before).
+    mutating func addXfconfChannels(_ channels: XfconfChannelsReader.Settings) {
+        for (domain, values) in channels.defaults { defaults[domain, default: [:]].merge(values) { earlier, _ in earlier } }
+        for (domain, locked) in channels.locks { locks[domain, default: [:]].merge(locked) { earlier, _ in earlier } }
     }
 }
 

@@ -8,8 +8,9 @@ import Xfconf
 ///
 /// - The user's channels: `$XDG_CONFIG_HOME/xfce4/xfconf/xfce-perchannel-xml/C.xml`
 ///   (`~/.config/…` without it), which prefsd takes in at start and writes at stop.
-/// - The administrator's: the same folder under each of `$XDG_CONFIG_DIRS` (`/etc/xdg`
-///   without it), the first folder the most important, as xfconfd reads them.
+/// - The administrator's: the same folder under each of `$XDG_CONFIG_DIRS`, then under
+///   `/etc/xdg` (which xfconfd reads whatever the variable says), the first folder the most
+///   important, as xfconfd reads them.
 /// - prefsd's notes, `STORE/xfconf-channels/C.xml`: the bytes of each user's channel file as
 ///   the store last held it (taken in, or written at stop). A user's file that is the same is
 ///   not taken in again; one that differs was written by someone else (xfconfd, after
@@ -33,8 +34,9 @@ struct XfconfChannelFiles: Sendable {
         userDirectory = configHome + "/" + Self.subpath
         let configDirectories = (environment["XDG_CONFIG_DIRS"].flatMap { $0.isEmpty ? nil : $0 } ?? "/etc/xdg")
             .split(separator: ":").map(String.init).filter { $0.hasPrefix("/") }
+        // libxfce4util, which finds xfconfd's folders, reads /etc/xdg after them all.
         var seen: Set<String> = [userDirectory]
-        systemDirectories = configDirectories.map { $0 + "/" + Self.subpath }.filter { seen.insert($0).inserted }
+        systemDirectories = (configDirectories + ["/etc/xdg"]).map { $0 + "/" + Self.subpath }.filter { seen.insert($0).inserted }
         notesDirectory = storeDirectory.appendingPathComponent("xfconf-channels").path
     }
 
