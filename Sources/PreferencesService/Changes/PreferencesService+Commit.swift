@@ -152,7 +152,7 @@ extension PreferencesService {
                 }
             }
             if case .success = result, let dconf {
-                let types = Self.gvariantTypes(in: batches.flatMap(\.mutations) + also)
+                let types = Self.gvariantTypes(in: batches, also: also)
                 if !types.isEmpty { dconf.setTypes(types) }
             }
             for change in changes where !change.isEmpty {
@@ -162,12 +162,15 @@ extension PreferencesService {
         }
     }
 
-    /// The GVariant types `mutations` record, in order.
-    static func gvariantTypes(in mutations: [StoreMutation]) -> [(domain: DomainName, key: String, type: String?)] {
-        mutations.compactMap { mutation in
-            guard case .setGVariantType(let domain, let key, let type) = mutation else { return nil }
-            return (domain, key, type)
+    /// The GVariant types the mutations of `batches` and `also` record, in order (none
+    /// made for a change that records none).
+    static func gvariantTypes(in batches: [Batch], also: [StoreMutation]) -> [(domain: DomainName, key: String, type: String?)] {
+        var types: [(domain: DomainName, key: String, type: String?)] = []
+        for batch in batches {
+            for case .setGVariantType(let domain, let key, let type) in batch.mutations { types.append((domain, key, type)) }
         }
+        for case .setGVariantType(let domain, let key, let type) in also { types.append((domain, key, type)) }
+        return types
     }
 
     /// Tells the readers of `change`, committed (or, `volatile`, made in memory): `Changed`

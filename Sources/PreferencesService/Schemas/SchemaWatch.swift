@@ -10,27 +10,38 @@ import Synchronization
 /// (``ServiceConfiguration/schemaDirectories``, made or not), and when one changes reads
 /// the schemas again on its queue and puts the new index in place of the old. An index is
 /// never changed: a call takes the one in place, without holding any lock while it uses it.
+/// The first reading runs on the queue too, beside the rest of prefsd's start: only a
+/// change that comes before it is done waits for it.
 final class SchemaWatch: Sendable {
     /// The directories, highest precedence first.
     let directories: [String]
     private let logger: Logger
-    private let index: Mutex<SchemaIndex>
+    private let index = Mutex(SchemaIndex.empty)
+    /// Left once the first reading is done.
+    private let firstReading = DispatchGroup()
     private let watchers = Mutex<[DirectoryWatcher]>([])
     /// Whether a reading is scheduled and not yet begun.
     private let scheduled = Mutex(false)
     /// Reads the schemas again, one reading at a time.
     private let queue = DispatchQueue(label: "prefsd.schemas")
 
-    /// Reads the schemas of `directories` (none: an empty index, and nothing to watch).
+    /// Starts reading the schemas of `directories` (none: an empty index, and nothing to watch).
     init(directories: [String], logger: Logger) {
         self.directories = directories
         self.logger = logger
-        index = Mutex(directories.isEmpty ? .empty : SchemaIndex(directories: directories))
-        log(current, reason: "start")
+        guard !directories.isEmpty else { return }
+        firstReading.enter()
+        queue.async { [self] in
+            read(reason: "start")
+            firstReading.leave()
+        }
     }
 
-    /// The schemas in force.
-    var current: SchemaIndex { index.withLock { $0 } }
+    /// The schemas in force, once the first reading is done.
+    var current: SchemaIndex {
+        firstReading.wait()
+        return index.withLock { $0 }
+    }
 
     /// Starts watching the directories.
     func start() {
@@ -58,20 +69,20 @@ final class SchemaWatch: Sendable {
         else { return }
         queue.async { [self] in
             scheduled.withLock { $0 = false }
-            let read = SchemaIndex(directories: directories)
-            index.withLock { $0 = read }
-            log(read, reason: "a schema directory changed")
+            read(reason: "a schema directory changed")
         }
     }
 
-    private func log(_ read: SchemaIndex, reason: String) {
-        guard !directories.isEmpty else { return }
+    /// Reads the schemas, puts them in force and logs what was read (on the queue).
+    private func read(reason: String) {
+        let found = SchemaIndex(directories: directories)
+        index.withLock { $0 = found }
         logger.info(
             "read the installed GSettings schemas",
             metadata: [
-                "reason": "\(reason)", "schemas": "\(read.schemaCount)", "keys": "\(read.keyCount)", "from": "\(read.directories.joined(separator: ":"))",
+                "reason": "\(reason)", "schemas": "\(found.schemaCount)", "keys": "\(found.keyCount)", "from": "\(found.directories.joined(separator: ":"))",
             ])
-        for (directory, problem) in read.problems.sorted(by: { $0.key < $1.key }) {
+        for (directory, problem) in found.problems.sorted(by: { $0.key < $1.key }) {
             logger.warning(
                 "compiled GSettings schemas that GLib cannot read are left out; values of their keys are not checked",
                 metadata: ["directory": "\(directory)", "error": "\(problem)"])
