@@ -1,4 +1,3 @@
-import Dconf
 import Foundation
 import RegularFiles
 import Xfconf
@@ -63,10 +62,11 @@ struct XfconfChannelFiles: Sendable {
         try RegularFile.contents(atPath: path, limit: limit, followingSymlinks: true)
     }
 
-    /// Replaces the file at `path` with `bytes` durably: written beside it, synced, renamed
-    /// over it and the rename synced, so a crash leaves the old file or the new one.
-    static func write(_ bytes: [UInt8], to path: String) throws(DconfError) {
-        try DconfFiles.replace(path, with: bytes, synced: true)
+    /// Replaces the file at `path` with `bytes` durably (its folder made first): written
+    /// beside it, synced, renamed over it and the rename synced, so a crash leaves the old
+    /// file or the new one.
+    static func write(_ bytes: [UInt8], to path: String) throws(RegularFile.Failure) {
+        try ReplacementFile.replace(path, with: bytes, synced: true)
     }
 
     /// Moves what is at `path` aside, renaming it `PATH.KIND-TIME` beside it: the new path.
