@@ -88,6 +88,12 @@ struct PrefsBench: ParsableCommand {
 
     @Flag(
         help:
+            "Measure only prefsd --xfconf beside Debian's xfconfd, each on its own bus: GetProperty, SetProperty and a burst of 1,000 SetProperty at 10 and 10,000 properties (needs the xfconf package)."
+    )
+    var onlyXfconf = false
+
+    @Flag(
+        help:
             "Measure only the cold start: prefsd launched on a store of 100,000 keys in 1,000 domains to its first Read of a stored key answered, several rounds, beside `prefsd --version`."
     )
     var onlyColdStart = false
@@ -142,6 +148,7 @@ struct PrefsBench: ParsableCommand {
         if onlyMemory { return try MemoryBench(other: comparePrefsd, rounds: rounds ?? (quick ? 3 : 5)).run() }
         if onlyColdStart { return try ColdStartBench(quick: quick, other: comparePrefsd, rounds: rounds ?? (quick ? 5 : 15)).run() }
         if onlyDconf { return try DconfBench(quick: quick).run() }
+        if onlyXfconf { return try XfconfBench(quick: quick).run() }
         if onlyRoaming { return try RoamingBench(quick: quick).run() }
         if onlySchemas { return try SchemaBench(quick: quick).run() }
         try Benchmark(options: self).run()
