@@ -8,7 +8,7 @@ import Testing
 /// readers and prefsd's own subscribers hear them on a machine serving dconf: an undo and a
 /// restore, and the take-in of dconf-service's database at start.
 @Suite("Every source's change reaches dconf's readers", .serialized)
-struct ChangeReadersTests {
+struct DconfChangeReadersTests {
     @Test("an undo and a restore reach dconf's file and its clients' Notify, before a later dconf write's")
     func undoAndRestore() async throws {
         let server = try await DconfServer()

@@ -5,7 +5,7 @@ import Testing
 
 /// Which changes this machine publishes in its file of the roaming folder, whatever made
 /// them: a dconf client's `Change`, an undo, the take-in of dconf-service's database; and
-/// what it never publishes: a value an administrator forces.
+/// what it never publishes: what an administrator sets.
 @Suite("Every source's change roams, or not, as the contract says")
 struct RoamingChangeReadersTests {
     typealias Machine = RoamingFolderTests.Machine
@@ -67,21 +67,44 @@ struct RoamingChangeReadersTests {
         #expect(await published(machine, "FontSize", .integer(9)), "published: \(machine.published())\n\(fixture.log)")
     }
 
-    @Test("a value a managed file forces is never published: the user's value stays what the folder holds")
-    func forcedValue() async throws {
+    @Test(
+        "what an administrator sets is never published: a managed file's forced value, a dconf database's default and lock, a plist default; the user's value stays what the folder holds"
+    )
+    func administratorValues() async throws {
         let managed = try ServiceFixture.managedDirectory()
-        defer { try? FileManager.default.removeItem(at: managed) }
-        let machine = try await Machine(extra: ["--managed-dir", managed.path, "--allow-unowned-managed-dir"])
+        let files = try AdministratorFiles()
+        defer {
+            try? FileManager.default.removeItem(at: managed)
+            files.removeAll()
+        }
+        let machine = try await Machine(extra: ["--managed-dir", managed.path] + files.arguments)
         defer { try? FileManager.default.removeItem(at: machine.root) }
         try await machine.client.write(Self.editor, "FontSize", .integer(14))
-        #expect(await published(machine, "FontSize", .integer(14)), "published: \(machine.published())")
+        try await machine.client.write(Self.editor, "Theme", .string("mine"))
+        #expect(await published(machine, "Theme", .string("mine")), "published: \(machine.published())")
 
         try place(.dictionary(["FontSize": .integer(20)]), domain: Self.editor, in: managed)
-        #expect(await eventually { await machine.value("FontSize") == .integer(20) }, "\(machine.fixture.log)")
-        // A change published after the forced one was in force: the folder has it, and
-        // still the user's FontSize.
+        try files.keyfile("site", "00-site", "[com/example/Editor]\nTheme='site'\nSpacing=3\n")
+        try files.locks("site", "site", "/com/example/Editor/Theme\n")
+        try files.defaults(Self.editor, ["Accent": .string("system")])
+        let inForce = await eventually {
+            let values = (try? await machine.client.readDomain(Self.editor)) ?? [:]
+            return values["FontSize"] == .integer(20) && values["Theme"] == .string("site") && values["Spacing"] == .integer(3)
+                && values["Accent"] == .string("system")
+        }
+        #expect(inForce, "\(machine.fixture.log)")
+        // A change published after those were in force: the folder has it, and still only
+        // the user's values.
         try await machine.client.write(Self.editor, "Sentinel", .integer(1))
         #expect(await published(machine, "Sentinel", .integer(1)), "published: \(machine.published())")
-        #expect(machine.published()["FontSize"] == .some(.integer(14)), "published: \(machine.published())")
+        let published = machine.published()
+        #expect(published["FontSize"] == .some(.integer(14)) && published["Theme"] == .some(.string("mine")), "published: \(published)")
+        // An administrator's new default is a change readers see, and the roaming pass takes
+        // every key of such a change for one this machine changed: it publishes the user's
+        // value there, none, as a removal, which can win over another machine's value the
+        // folder has not brought in yet.
+        withKnownIssue("an administrator's default is published as the user's removal of the key") {
+            #expect(published["Spacing"] == nil && published["Accent"] == nil, "published: \(published)")
+        }
     }
 }
