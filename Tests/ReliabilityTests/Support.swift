@@ -80,6 +80,5 @@ func integrityCheck(_ database: URL) throws -> String {
 
 /// Milliseconds since `start`, for figures.
 func milliseconds(since start: ContinuousClock.Instant) -> Double {
-    let elapsed = (ContinuousClock.now - start).components
-    return Double(elapsed.seconds) * 1000 + Double(elapsed.attoseconds) / 1e15
+    (ContinuousClock.now - start) / .milliseconds(1)
 }
