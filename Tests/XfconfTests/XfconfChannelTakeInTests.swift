@@ -37,7 +37,7 @@ struct XfconfChannelTakeInTests {
     ]
 
     @Test(
-        "the files are taken in exactly, a damaged one, a FIFO and a channel prefsd cannot name left aside and named; at stop the files hold every value, and xfconfd serves them"
+        "the files are taken in exactly; a damaged one, a FIFO, links to one or to itself, 100 MB, billion laughs and a channel prefsd cannot name left aside and named; at stop the files hold every value, and xfconfd serves them"
     )
     func takeInAndWriteBack() async throws {
         let (service, folder) = try fixture()
@@ -51,6 +51,16 @@ struct XfconfChannelTakeInTests {
         try Data("<channel name=\"bad\" version=\"1.0\"><property name=\"a\" type=\"int\" value=\"x\"/></channel>".utf8)
             .write(to: folder.appendingPathComponent("bad.xml"))
         #expect(mkfifo(folder.appendingPathComponent("fifo.xml").path, 0o600) == 0)
+        // A link to a FIFO, a link that loops, a 100 MB file (sparse), billion laughs.
+        let outside = service.bus.directory.appendingPathComponent("a-fifo").path
+        #expect(mkfifo(outside, 0o600) == 0 && symlink(outside, folder.appendingPathComponent("link.xml").path) == 0)
+        #expect(symlink("loop.xml", folder.appendingPathComponent("loop.xml").path) == 0)
+        let huge = folder.appendingPathComponent("huge.xml").path
+        #expect(FileManager.default.createFile(atPath: huge, contents: nil) && truncate(huge, 100 << 20) == 0)
+        var laughs = "<?xml version=\"1.0\"?>\n<!DOCTYPE channel [\n<!ENTITY l0 \"lol\">\n"
+        for level in 1...9 { laughs += "<!ENTITY l\(level) \"" + String(repeating: "&l\(level - 1);", count: 10) + "\">\n" }
+        laughs += "]>\n<channel name=\"laughs\" version=\"1.0\"><property name=\"a\" type=\"string\" value=\"&l9;\"/></channel>\n"
+        try Data(laughs.utf8).write(to: folder.appendingPathComponent("laughs.xml"))
         let unnamed = Data("<channel name=\"a:b\" version=\"1.0\"/>".utf8)
         try unnamed.write(to: folder.appendingPathComponent("a:b.xml"))
 
@@ -61,7 +71,10 @@ struct XfconfChannelTakeInTests {
         let names = try FileManager.default.contentsOfDirectory(atPath: folder.path)
         #expect(names.contains { $0.hasPrefix("good.xml.taken-in-") })
         #expect(names.contains { $0.hasPrefix("bad.xml.damaged-") } && !names.contains("bad.xml"))
-        #expect(names.contains { $0.hasPrefix("fifo.xml.damaged-") } && !names.contains("fifo.xml"))
+        for name in ["fifo", "link", "loop", "huge", "laughs"] {
+            #expect(names.contains { $0.hasPrefix("\(name).xml.damaged-") } && !names.contains("\(name).xml"), "\(name): \(names)")
+            #expect(service.log.contains("\(name).xml"), "\(name)")
+        }
         #expect(try Data(contentsOf: folder.appendingPathComponent("a:b.xml")) == unnamed)
         #expect(service.log.contains("bad.xml") && service.log.contains("fifo.xml") && service.log.contains("a:b.xml"))
 
