@@ -104,13 +104,7 @@ struct SandboxDconfTests {
 
     /// A prefsd serving dconf, once it owns dconf's name.
     static func servingDconf() async throws -> ServiceFixture {
-        let fixture = try await ServiceFixture(arguments: ["--dconf"])
-        let deadline = ContinuousClock.now + .seconds(30)
-        while fixture.bus.processID(owning: "ca.desrt.dconf") != fixture.pid {
-            guard ContinuousClock.now < deadline else { throw FixtureError("prefsd did not own ca.desrt.dconf within 30 s: \(fixture.log)") }
-            try await Task.sleep(for: .milliseconds(20))
-        }
-        return fixture
+        try await ServiceFixture.serving("ca.desrt.dconf", arguments: ["--dconf"])
     }
 
     /// The bytes of a serialised dconf changeset setting `key` to the string `value`, as

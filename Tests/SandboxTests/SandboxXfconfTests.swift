@@ -59,12 +59,6 @@ struct SandboxXfconfTests {
 
     /// A prefsd serving xfconf's name on its own bus.
     static func servingXfconf() async throws -> ServiceFixture {
-        let fixture = try await ServiceFixture(arguments: ["--xfconf"])
-        let deadline = ContinuousClock.now + .seconds(30)
-        while fixture.bus.processID(owning: "org.xfce.Xfconf") != fixture.pid {
-            guard ContinuousClock.now < deadline else { throw FixtureError("prefsd did not own org.xfce.Xfconf within 30 s: \(fixture.log)") }
-            try await Task.sleep(for: .milliseconds(20))
-        }
-        return fixture
+        try await ServiceFixture.serving("org.xfce.Xfconf", arguments: ["--xfconf"])
     }
 }
