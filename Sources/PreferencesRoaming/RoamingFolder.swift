@@ -187,10 +187,21 @@ public struct RoamingFolder: Sendable {
         }
     }
 
-    /// Writes `destination` whole: written and flushed aside in the local directory's `tmp`
-    /// (so that the sync engine never sees a part of it), renamed over it, the folder flushed.
+    /// Where files are written before they are renamed into place: the local directory's
+    /// `tmp`, outside the folder (the sync engine never sees a part of a file), on its
+    /// filesystem.
+    var temporaryDirectory: URL { localDirectory.appendingPathComponent("tmp", isDirectory: true) }
+
+    /// Removes the files a writer that stopped midway left in ``temporaryDirectory``
+    /// (regular files and links, never opened); returns the entries it left alone, each with
+    /// what it is.
+    public func removeStaleTemporaries() -> [String] {
+        ReplacementFile.removeStale(in: temporaryDirectory.path)
+    }
+
+    /// Writes `destination` whole: written and flushed aside in ``temporaryDirectory``,
+    /// renamed over it, the folder flushed.
     private func writeWhole(_ bytes: [UInt8], to destination: URL) throws(RoamingError) {
-        let temporaryDirectory = localDirectory.appendingPathComponent("tmp", isDirectory: true)
         do {
             try ReplacementFile.replace(destination.path, with: bytes, asideIn: temporaryDirectory.path, synced: true)
         } catch {

@@ -93,14 +93,26 @@ public struct ReplacementFile: Sendable {
     /// are regular files or symbolic links (removed, never opened). Returns the entries of
     /// those names it left alone, each with what it is.
     public static func removeStale(of target: String, asideIn directory: String? = nil) -> [String] {
-        let folder = directory ?? Self.folder(of: target)
+        let prefix = name(of: target) + nameInfix
+        return removeEntries(in: directory ?? folder(of: target)) { $0 == prefix || $0.hasPrefix(prefix + "-") }
+    }
+
+    /// Removes every file written aside in `directory` that a writer which stopped midway
+    /// left (`….prefsd-new`, `….prefsd-new-…`), for a folder that holds nothing else, as
+    /// ``removeStale(of:asideIn:)`` does for one target.
+    public static func removeStale(in directory: String) -> [String] {
+        removeEntries(in: directory) { $0.hasSuffix(nameInfix) || $0.contains(nameInfix + "-") }
+    }
+
+    /// Removes the entries of `folder` whose names `matches` takes, when they are regular
+    /// files or symbolic links; the others it names, each with what it is.
+    private static func removeEntries(in folder: String, matching matches: (String) -> Bool) -> [String] {
         guard let listing = opendir(folder.isEmpty ? "/" : folder) else { return [] }
         defer { closedir(listing) }
-        let prefix = name(of: target) + nameInfix
         var left: [String] = []
         while let entry = readdir(listing) {
             let entryName = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-            guard entryName == prefix || entryName.hasPrefix(prefix + "-") else { continue }
+            guard matches(entryName) else { continue }
             let path = folder + "/" + entryName
             var info = stat()
             guard lstat(path, &info) == 0 else { continue }

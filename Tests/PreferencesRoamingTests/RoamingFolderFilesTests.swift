@@ -44,4 +44,23 @@ struct RoamingFolderFilesTests {
         #expect(try Data(contentsOf: victim) == Data("untouched".utf8))
         #expect(try folder.folder.read(name, limit: 1 << 20) == bytes)
     }
+
+    @Test("what a stopped writer left in the local tmp folder is removed at start: files and links, never opened; anything else is named and left")
+    func staleTemporaries() throws {
+        let folder = try FolderFixture()
+        let temporary = folder.folder.temporaryDirectory
+        try FileManager.default.createDirectory(at: temporary, withIntermediateDirectories: true)
+        let name = RoamingFolder.fileName(for: Fixture.machine(0))
+        let victim = folder.root.appendingPathComponent("victim")
+        try Data("untouched".utf8).write(to: victim)
+        try Data("half".utf8).write(to: temporary.appendingPathComponent(name + ".prefsd-new-1x2y"))
+        try FileManager.default.createSymbolicLink(
+            at: temporary.appendingPathComponent("adopted.prefsd-roaming.prefsd-new-3z"), withDestinationURL: victim)
+        let fifo = temporary.appendingPathComponent(name + ".prefsd-new-4w")
+        #expect(mkfifo(fifo.path, 0o600) == 0)
+        let left = folder.folder.removeStaleTemporaries()
+        #expect(left == ["\(fifo.path) (a FIFO)"])
+        #expect(try FileManager.default.contentsOfDirectory(atPath: temporary.path) == [fifo.lastPathComponent])
+        #expect(try Data(contentsOf: victim) == Data("untouched".utf8))
+    }
 }

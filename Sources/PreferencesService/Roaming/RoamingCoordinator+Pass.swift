@@ -15,6 +15,11 @@ extension RoamingCoordinator {
     // MARK: The pass
 
     func load() {
+        // Nothing is written before the load: what a writer left in the local tmp folder is
+        // a stopped prefsd's.
+        for entry in folder.removeStaleTemporaries() {
+            logger.warning("left alone in the roaming folder's temporary folder: not a file prefsd writes", metadata: ["entry": "\(entry)"])
+        }
         var reader = state.withLock { $0.reader }
         let loaded = reader.load(machine: machine, name: hostName, now: now())
         state.withLock { state in
