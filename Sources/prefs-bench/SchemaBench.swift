@@ -38,7 +38,13 @@ struct SchemaBench {
             "| prefsd's start to its first Read answered, with schemas / without, p50 | \(milliseconds(starts.withStart)) / \(milliseconds(starts.withoutStart)) (+\(milliseconds(starts.withStart - starts.withoutStart))) | ≤ 10 ms more |"
         )
         print(
-            "| prefsd's resident memory settled after start, with schemas / without, p50 | \(mebibytes(starts.withMemory)) / \(mebibytes(starts.withoutMemory)) (+\(kibibytes(starts.withMemory - starts.withoutMemory))) | ≤ 2 MiB more |"
+            "| prefsd's resident memory settled after start, with schemas / without, p50 | \(mebibytes(starts.withMemory.total)) / \(mebibytes(starts.withoutMemory.total)) (+\(kibibytes(starts.withMemory.total - starts.withoutMemory.total))) | ≤ 2 MiB more |"
+        )
+        print(
+            "| of which libraries and mapped files / heap and stacks, with schemas | \(mebibytes(starts.withMemory.libraries)) / \(mebibytes(starts.withMemory.other)) | |"
+        )
+        print(
+            "| of which libraries and mapped files / heap and stacks, without | \(mebibytes(starts.withoutMemory.libraries)) / \(mebibytes(starts.withoutMemory.other)) | |"
         )
         print()
         print("Load: \(loadBefore) before, \(Machine.load) after (1/5/15-minute load averages). \(Machine.description)")
@@ -66,7 +72,10 @@ struct SchemaBench {
 
     /// prefsd started with this machine's schemas and with none: seconds to its first `Read`
     /// answered and resident bytes once its start has settled, medians.
-    private func startCost(rounds: Int) throws -> (withStart: Double, withoutStart: Double, withMemory: Double, withoutMemory: Double) {
+    private func startCost(rounds: Int) throws -> (
+        withStart: Double, withoutStart: Double, withMemory: (total: Double, libraries: Double, other: Double),
+        withoutMemory: (total: Double, libraries: Double, other: Double)
+    ) {
         let work = try makeTemporaryDirectory("prefs-bench-schemas")
         defer { try? FileManager.default.removeItem(at: work) }
         let prefsd = try siblingExecutable("prefsd")
@@ -83,7 +92,7 @@ struct SchemaBench {
             base.merging(["XDG_DATA_HOME": empty, "XDG_DATA_DIRS": empty]) { $1 },
         ]
         var starts: [[Double]] = [[], []]
-        var memory: [[Double]] = [[], []]
+        var memory: [[ResidentMemory]] = [[], []]
         for round in 0..<rounds {
             for which in round % 2 == 0 ? [0, 1] : [1, 0] {
                 let store = work.appendingPathComponent("store-\(round)-\(which)")
@@ -94,11 +103,14 @@ struct SchemaBench {
                 starts[which].append(instance.startup)
                 // prefsd gives back its start's memory two seconds after its load.
                 usleep(3_000_000)
-                memory[which].append(Double(try ResidentMemory(pid: instance.child.process.processIdentifier, executable: prefsd).total))
+                memory[which].append(try ResidentMemory(pid: instance.child.process.processIdentifier, executable: prefsd))
             }
         }
         let median = { (samples: [Double]) in samples.sorted()[samples.count / 2] }
-        return (median(starts[0]), median(starts[1]), median(memory[0]), median(memory[1]))
+        let parts = { (samples: [ResidentMemory]) in
+            (median(samples.map { Double($0.total) }), median(samples.map { Double($0.libraries) }), median(samples.map { Double($0.other) }))
+        }
+        return (median(starts[0]), median(starts[1]), parts(memory[0]), parts(memory[1]))
     }
 
     private func timed(_ body: () -> Void) -> Double {
