@@ -274,7 +274,8 @@ let package = Package(
             swiftSettings: strict
         ),
         // The installed GSettings schemas through GIO's schema API (the settings app's schema
-        // pages, the schema types `prefs dconf-import` checks against).
+        // pages, the schema types `prefs dconf-import` checks against, and the index the
+        // service holds written values to).
         .target(
             name: "GSettingsSchemas",
             dependencies: ["CGIO", "DconfFormats", "GSettingsPaths", "GVariantCoding", "GVariantMapping", "PreferencesModel"],
