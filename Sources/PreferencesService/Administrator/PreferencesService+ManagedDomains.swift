@@ -56,7 +56,7 @@ extension PreferencesService {
                     member: PreferencesBus.forcedKeysChangedSignal, body: [.string(domain.rawValue), .stringArray(keys)]
                 ))
         }
-        for change in update.changes { emit(change, volatile: false) }
+        for change in update.changes { emit(change, volatile: false, origin: .administrator) }
         // The journal notes who changed what readers see (no stored value changes).
         if let store = state.withLock({ $0.store }) {
             for (_, notes) in update.notes.sorted(by: { $0.key < $1.key }) {

@@ -121,7 +121,7 @@ extension PreferencesService {
     /// whether a persistent one also goes to dconf's file and `Notify`, and whether it
     /// roams as this machine's.
     enum ChangeOrigin: Sendable, Equatable {
-        /// prefsd's own interface, undo and restore, the administrator's files: every reader.
+        /// prefsd's own interface, undo and restore: every reader.
         case local
         /// dconf's `Change`: its file is part of the commit and its front sends `Notify`.
         case dconf
@@ -129,6 +129,11 @@ extension PreferencesService {
         /// machine's (a pass that then read a later change of the key would take this one
         /// for this machine's and publish it over that later one).
         case roaming
+        /// What an administrator's file changed of what readers see (a managed domain, a
+        /// default, a lock): every reader, but not noted as this machine's change for the
+        /// roaming folder, since nothing an administrator sets roams (a pass is scheduled,
+        /// for what the new forced keys let through or hold back).
+        case administrator
     }
 
     /// The one path of a persistent change: commits `batches` (with `also`, mutations that
@@ -180,7 +185,13 @@ extension PreferencesService {
     /// folder, as its `origin` says, and xfconf's `PropertyChanged` and `PropertyRemoved`
     /// when the domain is a channel's.
     func emit(_ change: Change, volatile: Bool, origin: ChangeOrigin = .local, encoded: EncodedMessage? = nil) {
-        if !volatile, origin != .roaming { roaming.withLock { $0 }?.committed(change) }
+        if !volatile, let coordinator = roaming.withLock({ $0 }) {
+            switch origin {
+            case .local, .dconf: coordinator.committed(change)
+            case .administrator: coordinator.schedule()
+            case .roaming: break
+            }
+        }
         if !volatile, origin != .dconf, let dconf {
             dconf.enqueue(DconfFront.Job(touched: [change.domain: Array(change.changed.keys) + change.removed]))
         }
