@@ -324,6 +324,7 @@ let package = Package(
                 "GVariantCoding",
                 "PreferencesModel",
                 "PreferencesProxy",
+                "Xfconf",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import PreferencesProxy
+import Xfconf
 
 extension Prefs {
     /// `prefs xfconf-switch`: prefsd takes xfconfd's place for this user.
@@ -45,7 +46,7 @@ extension Prefs {
             let prefsdOwner = try await bus.owner(of: PreferencesBus.busName)
             let serving = xfconfOwner?.serves(.xfconf) == true ? xfconfOwner : nil
             try DconfSwitch.checkStore(environment: environment, owners: [xfconfOwner, prefsdOwner].compactMap { $0 })
-            let folder = XfconfSwitchBack.channelFolder(environment: environment)
+            let folder = XfconfFolders.user(environment: environment)
             let takenInBefore = Self.takenIn(folder)
             do {
                 let written = try setup.install()
@@ -137,7 +138,7 @@ extension Prefs {
                 if stopped.insert(owner.process.pid).inserted { lines.append("stopped \(owner.description) (it owned \(name))") }
             }
             lines.append(
-                "the channel files in \(channelFolder(environment: ProcessInfo.processInfo.environment)) hold every value; xfconfd starts on them when an xfconf client next calls"
+                "the channel files in \(XfconfFolders.user(environment: ProcessInfo.processInfo.environment)) hold every value; xfconfd starts on them when an xfconf client next calls"
             )
             return lines
         }
@@ -153,12 +154,6 @@ extension Prefs {
                 }
                 try? await Task.sleep(for: .milliseconds(20))
             }
-        }
-
-        /// The user's channel folder, `$XDG_CONFIG_HOME/xfce4/xfconf/xfce-perchannel-xml`.
-        static func channelFolder(environment: [String: String]) -> String {
-            let config = environment["XDG_CONFIG_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil } ?? ((environment["HOME"] ?? "") + "/.config")
-            return config + "/xfce4/xfconf/xfce-perchannel-xml"
         }
     }
 }

@@ -23,19 +23,13 @@ struct XfconfChannelFiles: Sendable {
     /// prefsd's notes of what the store holds, one file per channel.
     var notesDirectory: String
 
-    /// The folder of channel files under a configuration folder.
-    static let subpath = "xfce4/xfconf/xfce-perchannel-xml"
-
-    /// The folders of `environment` (as xfconfd finds them), the notes in `storeDirectory`.
+    /// The folders of `environment` (as xfconfd finds them, ``XfconfFolders``), the notes in
+    /// `storeDirectory`.
     init(environment: [String: String], storeDirectory: URL) {
-        let home = environment["HOME"] ?? NSHomeDirectory()
-        let configHome = environment["XDG_CONFIG_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil } ?? home + "/.config"
-        userDirectory = configHome + "/" + Self.subpath
-        let configDirectories = (environment["XDG_CONFIG_DIRS"].flatMap { $0.isEmpty ? nil : $0 } ?? "/etc/xdg")
-            .split(separator: ":").map(String.init).filter { $0.hasPrefix("/") }
-        // libxfce4util, which finds xfconfd's folders, reads /etc/xdg after them all.
-        var seen: Set<String> = [userDirectory]
-        systemDirectories = (configDirectories + ["/etc/xdg"]).map { $0 + "/" + Self.subpath }.filter { seen.insert($0).inserted }
+        var environment = environment
+        if environment["HOME"] == nil { environment["HOME"] = NSHomeDirectory() }
+        userDirectory = XfconfFolders.user(environment: environment)
+        systemDirectories = XfconfFolders.system(environment: environment)
         notesDirectory = storeDirectory.appendingPathComponent("xfconf-channels").path
     }
 
