@@ -174,14 +174,11 @@ final class DconfFront: Sendable {
     /// Whether dconf's file leaves `domain` out: what prefsd keeps from sandboxed
     /// applications, which any application allowed to read dconf's file would otherwise
     /// read. That is the domains of every sandboxed application prefsd has served (its
-    /// application ID and suites), the reserved domains and xfconf's channels (`xfconf.`).
+    /// application ID and suites) and the reserved domains, xfconf's channels (`xfconf.`)
+    /// among them.
     func keepsOut(_ domain: DomainName) -> Bool {
-        let name = domain.rawValue
-        return ReservedDomains.contains(name) || name.hasPrefix(Self.xfconfPrefix) || applications.owns(domain)
+        ReservedDomains.contains(domain.rawValue) || applications.owns(domain)
     }
-
-    /// The prefix of the domains of xfconf's channels.
-    static let xfconfPrefix = "xfconf."
 
     /// Takes the keys of a sandboxed application's domains out of the file, once prefsd
     /// has first served the application: `touched`, its stored keys.
