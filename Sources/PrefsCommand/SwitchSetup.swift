@@ -13,8 +13,9 @@ import PreferencesProxy
 /// does not read, and put back on the way back. The user's own systemd unit is never
 /// touched: a drop-in (`prefsd.service.d/`) carries what the switch needs. Each protocol's
 /// service file and the unit start that protocol's own daemon when prefsd is no longer
-/// installed. prefsd's own names start it with the flags of every protocol switched
-/// (`--dconf`, `--xfconf`), which the files of each protocol's service file tell.
+/// installed. Every file starts one prefsd with the flag of each protocol switched
+/// (`--dconf`, `--xfconf`); which are switched, the protocols' service files holding the
+/// mark tell.
 struct SwitchSetup {
     /// A protocol prefsd can take over for the user.
     enum Service: String, CaseIterable, Sendable {
@@ -40,7 +41,7 @@ struct SwitchSetup {
     private let environment: [String: String]
 
     /// The setup starting `prefsd` (default: the `prefsd` beside this `prefs`, else
-    /// `/usr/bin/prefsd`) for the protocols switched now (``switched``).
+    /// `/usr/bin/prefsd`) for the protocols whose service files hold the mark.
     init(prefsd: String?, environment: [String: String] = ProcessInfo.processInfo.environment) {
         self.environment = environment
         if let prefsd {
@@ -49,6 +50,7 @@ struct SwitchSetup {
             let beside = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent().appendingPathComponent("prefsd").path
             self.prefsd = FileManager.default.isExecutableFile(atPath: beside) ? beside : "/usr/bin/prefsd"
         }
+        // Set first, so that the setup's own paths can be asked for.
         protocols = []
         protocols = Service.allCases.filter { Self.text(of: serviceFile($0.busName))?.hasPrefix(Self.markPrefix) == true }
     }
