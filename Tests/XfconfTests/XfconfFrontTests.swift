@@ -300,6 +300,50 @@ struct XfconfFrontTests {
         #expect(monitor.waitFor("set: /general/size (13)\nset: /general/size (12)\n"), "\(monitor.text)")
     }
 
+    @Test("an administrator's channel file's values are answered with their own types, also once a user's value is reset over them")
+    func administratorTypes() async throws {
+        let server = try await XfconfServer(.prefsd)
+        let folder = server.service.systemConfigDirectory.appendingPathComponent("xfce4/xfconf/xfce-perchannel-xml")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let file = """
+            <?xml version="1.0" encoding="UTF-8"?>
+
+            <channel name="admin-test" version="1.0">
+              <property name="count" type="int" value="5"/>
+              <property name="list" type="array">
+                <value type="uint" value="2"/>
+                <value type="int16" value="-1"/>
+              </property>
+            </channel>
+
+            """
+        try file.write(to: folder.appendingPathComponent("admin-test.xml"), atomically: true, encoding: .utf8)
+        // prefsd follows the folder: the default is answered once it has read the file.
+        let read = [#"GetProperty ("admin-test", "/count")"#]
+        let seen = await eventually(timeout: .seconds(20)) { (try? server.call(read))?.first?.hasSuffix("ok (<5>,)") == true }
+        #expect(seen, "\((try? server.call(read)) ?? [])")
+        let answers = try server.call([
+            #"GetProperty ("admin-test", "/list")"#, #"SetProperty ("admin-test", "/count", <uint32 7>)"#,
+            #"GetProperty ("admin-test", "/count")"#, #"ResetProperty ("admin-test", "/count", false)"#,
+            #"GetProperty ("admin-test", "/count")"#, #"GetAllProperties ("admin-test", "/")"#,
+        ])
+        #expect(
+            answers.map { $0.split(separator: " => ").last.map(String.init) ?? $0 } == [
+                "ok (<[<uint32 2>, <int16 -1>]>,)", "ok ()", "ok (<uint32 7>,)", "ok ()", "ok (<5>,)",
+                "ok ({'/count': <5>, '/list': <[<uint32 2>, <int16 -1>]>},)",
+            ], "\(answers)")
+        // libxfconf's typed getter reads an administrator's int as an int (xfce4-session's
+        // failsafe session count is one).
+        let script = """
+            import gi
+            gi.require_version('Xfconf', '0')
+            from gi.repository import Xfconf
+            Xfconf.init()
+            print(Xfconf.Channel.get('admin-test').get_int('/count', -1))
+            """
+        #expect(try server.python(script).stdout == "5\n")
+    }
+
     @Test("a key an administrator forces is locked: IsPropertyLocked says so, SetProperty answers PermissionDenied, a reset leaves it")
     func forcedKeys() async throws {
         let managed = try ServiceFixture.managedDirectory(["xfconf.\(Self.channel)": ["locked/theme": .string("Adwaita")]])

@@ -19,6 +19,9 @@ struct AdministratorSettings: Sendable, Equatable {
     var defaults: [DomainName: [String: PropertyListValue]] = [:]
     /// Locked keys, per domain (never empty dictionaries).
     var locks: [DomainName: [String: Lock]] = [:]
+    /// The GVariant types of the values xfconf's channel files set, per domain: the types
+    /// xfconf's calls give those values back with (an `int` as `i`, not as an integer's `x`).
+    var xfconfTypes: [DomainName: [String: String]] = [:]
 
     /// Whether it sets nothing at all.
     var isEmpty: Bool { defaults.isEmpty && locks.isEmpty }
@@ -37,6 +40,7 @@ extension AdministratorSettings {
     mutating func addXfconfChannels(_ channels: XfconfChannelsReader.Settings) {
         for (domain, values) in channels.defaults { defaults[domain, default: [:]].merge(values) { earlier, _ in earlier } }
         for (domain, locked) in channels.locks { locks[domain, default: [:]].merge(locked) { earlier, _ in earlier } }
+        for (domain, types) in channels.types { xfconfTypes[domain, default: [:]].merge(types) { earlier, _ in earlier } }
     }
 }
 

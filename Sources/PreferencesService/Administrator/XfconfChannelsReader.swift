@@ -19,10 +19,11 @@ import Xfconf
 /// A channel xfconfd locks whole also hides the user's own values; prefsd locks the
 /// properties the files name, and the user's other properties of the channel stay theirs.
 enum XfconfChannelsReader {
-    /// What the files set: defaults and locked keys.
+    /// What the files set: defaults and locked keys, and the GVariant type of each value.
     struct Settings {
         var defaults: [DomainName: [String: PropertyListValue]] = [:]
         var locks: [DomainName: [String: AdministratorSettings.Lock]] = [:]
+        var types: [DomainName: [String: String]] = [:]
     }
 
     /// Reads the channel files of `directories` (the most important first) for the user
@@ -66,6 +67,7 @@ enum XfconfChannelsReader {
             let domain = channel.domain
             for (property, value) in values {
                 settings.defaults[domain, default: [:]][property.key] = value.storedValue
+                settings.types[domain, default: [:]][property.key] = value.storedType
             }
             for property in locked {
                 settings.locks[domain, default: [:]][property.key] = AdministratorSettings.Lock(value: values[property]?.storedValue)

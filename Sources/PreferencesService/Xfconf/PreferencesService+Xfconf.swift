@@ -157,8 +157,11 @@ extension PreferencesService {
     /// xfconf cannot carry (written through prefsd's own interface).
     func xfconfValue(channel: XfconfChannel, property: XfconfProperty) throws(XfconfRefusal) -> XfconfValue? {
         try loadForXfconf([channel.domain])
-        guard let stored = read({ $0.projectedValue(domain: channel.domain, key: property.key) }) else { return nil }
-        return XfconfValue(storedValue: stored, type: xfconf?.type(domain: channel.domain, key: property.key))
+        let (stored, administrators) = read {
+            ($0.projectedValue(domain: channel.domain, key: property.key), $0.administrator.xfconfTypes[channel.domain]?[property.key])
+        }
+        guard let stored else { return nil }
+        return XfconfValue(storedValue: stored, type: xfconf?.type(domain: channel.domain, key: property.key) ?? administrators)
     }
 
     /// `GetAllProperties`: every property of `channel` at or below `base` (all, when `nil`)
@@ -166,8 +169,10 @@ extension PreferencesService {
     /// a property nor a branch above one.
     func xfconfProperties(channel: XfconfChannel, under base: XfconfProperty?) throws(XfconfRefusal) -> DBusValue {
         try loadForXfconf([channel.domain])
-        let entries = read { $0.projectedReaderEntries(domain: channel.domain) }
-        let types = xfconf?.types(domain: channel.domain) ?? [:]
+        let (entries, administrators) = read {
+            ($0.projectedReaderEntries(domain: channel.domain), $0.administrator.xfconfTypes[channel.domain] ?? [:])
+        }
+        let types = (xfconf?.types(domain: channel.domain) ?? [:]).merging(administrators) { user, _ in user }
         var found = base == nil
         var properties: [(DBusValue, DBusValue)] = []
         properties.reserveCapacity(entries.count)
@@ -321,7 +326,8 @@ extension PreferencesService {
     func emitXfconf(_ change: Change) {
         guard let xfconf, let channel = XfconfChannel(domain: change.domain) else { return }
         xfconf.start { [self] in loadXfconfTypes() }
-        let types = xfconf.types(domain: change.domain)
+        let administrators = state.withLock { $0.domains?.administrator.xfconfTypes[change.domain] } ?? [:]
+        let types = xfconf.types(domain: change.domain).merging(administrators) { user, _ in user }
         for (key, stored) in change.changed.sorted(by: { $0.key < $1.key }) {
             guard let property = XfconfProperty(key: key) else { continue }
             if let value = XfconfValue(storedValue: stored, type: types[key]) {
