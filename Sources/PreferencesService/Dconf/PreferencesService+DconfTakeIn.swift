@@ -1,16 +1,9 @@
 import Dconf
-import Dispatch
 import Foundation
 import PreferencesModel
 import PreferencesProtocol
 import PreferencesStore
 import RegularFiles
-import Synchronization
-
-/// The outcome of a commit waited for.
-private final class CommitOutcome: Sendable {
-    let result = Mutex<Result<Void, StoreError>?>(nil)
-}
 
 /// Taking in the database a dconf-service left: when prefsd starts serving dconf and finds
 /// a database file it did not write (no mark of this store's, see ``DconfMirror/Mark``),
@@ -41,21 +34,6 @@ extension PreferencesService {
         /// The file cannot be taken in; prefsd must not serve dconf, and leaves it alone.
         case refused(String)
     }
-
-    /// A value of dconf-service's file on its way into the store.
-    struct TakenValue {
-        /// The dconf key.
-        var path: String
-        /// Where the key lives in prefsd.
-        var location: MappedKey
-        /// The value as prefsd stores it.
-        var value: PropertyListValue
-        /// The GVariant type dconf-service's file gave it.
-        var type: String
-    }
-
-    /// The most left-out keys a log line names.
-    static let namedLeftOutKeys = 20
 
     /// Takes in dconf's database, if a dconf-service wrote it, into the running state (in
     /// force, not answering calls yet) and `store`.
@@ -90,7 +68,7 @@ extension PreferencesService {
         }
         let reset = keysResetUnderDconfService(files, now: read.values, mark: mark)
         var leftOut = read.unreadable
-        var values: [TakenValue] = []
+        var changes: [TakenChange] = []
         for (path, value) in read.values.sorted(by: { $0.key < $1.key }) {
             guard let location = try? MappedKey.mapping(path) else {
                 leftOut[path] =
@@ -98,13 +76,13 @@ extension PreferencesService {
                 continue
             }
             let stored = value.storedValue
-            do {
-                try configuration.limits.check(stored, subject: "its value")
-            } catch {
-                leftOut[path] = error.description
-                continue
-            }
-            values.append(TakenValue(path: path, location: location, value: stored, type: value.type))
+            changes.append(
+                TakenChange(
+                    name: path, domain: location.domain, key: location.key, value: stored, type: DconfValue.typeToKeep(value.type, storing: stored)))
+        }
+        for path in reset ?? [] {
+            guard let location = try? MappedKey.mapping(path) else { continue }
+            changes.append(TakenChange(name: path, domain: location.domain, key: location.key, value: nil, type: nil))
         }
         let aside = files.takenInPath(at: time)
         do {
@@ -113,66 +91,19 @@ extension PreferencesService {
         } catch {
             return .refused("\(path) could not be kept aside before taking it in: \(error)")
         }
-        // Through the gate, key by key, as one change.
-        let (batches, types, refused) = stage(values, removing: reset ?? [])
-        let taken = values.filter { refused[$0.path] == nil }.count
+        let refused: [String: String]
+        switch takeIn(changes, who: HistoryOrigin.dconfService, origin: .dconf, store: store) {
+        case .success(let gateRefused): refused = gateRefused
+        case .failure(let error): return .refused("the values of \(path) could not be stored: \(error)")
+        }
         leftOut.merge(refused) { first, _ in first }
-        let done = DispatchSemaphore(value: 0)
-        let outcome = CommitOutcome()
-        commit(batches, also: types, store: store, who: HistoryOrigin.dconfService, origin: .dconf) { result in
-            outcome.result.withLock { $0 = result }
-            done.signal()
-        }
-        done.wait()
-        if case .failure(let error)? = outcome.result.withLock({ $0 }) {
-            return .refused("the values of \(path) could not be stored: \(error)")
-        }
         if reset != nil { unlink(files.handedBackPath) }
-        if !leftOut.isEmpty {
-            let named = leftOut.sorted { $0.key < $1.key }.prefix(Self.namedLeftOutKeys).map { "\($0.key): \($0.value)" }
-            logger.warning(
-                "keys of dconf's database left out of the take-in: prefsd cannot store them; the copy kept aside holds them",
-                metadata: [
-                    "file": "\(path)", "keptAside": "\(aside)", "leftOut": "\(leftOut.count)",
-                    "keys": "\(named.joined(separator: "; "))\(leftOut.count > named.count ? "; …" : "")",
-                ])
-        }
-        return .taken(keys: taken, removed: types.count - taken, leftOut: leftOut.count, keptAside: aside)
-    }
-
-    /// Stages the take-in's `values` (each with the GVariant type dconf-service's file gave
-    /// it) and the removal of the dconf keys `removing` in the running state, key by key, as
-    /// every change is staged: answers the batches, the GVariant types to keep beside them,
-    /// and each dconf key the gate refused, with why.
-    func stage(_ values: [TakenValue], removing: [String]) -> (batches: [Batch], types: [StoreMutation], refused: [String: String]) {
-        state.withLock { state in
-            var batches: [Batch] = []
-            var types: [StoreMutation] = []
-            var refused: [String: String] = [:]
-            func admit(
-                _ path: String, _ location: MappedKey, type: String?, _ change: (inout DomainState) throws(PreferencesServiceError) -> Effect
-            ) {
-                do {
-                    if case .persistent(let batch) = try change(&state.domains!) { batches.append(batch) }
-                    types.append(.setGVariantType(location.domain, key: location.key, type: type))
-                } catch {
-                    refused[path] = error.description
-                }
-            }
-            for taken in values {
-                let type = DconfValue.typeToKeep(taken.type, storing: taken.value)
-                admit(taken.path, taken.location, type: type) { (domains: inout DomainState) throws(PreferencesServiceError) in
-                    try domains.write(domain: taken.location.domain, key: taken.location.key, value: taken.value)
-                }
-            }
-            for path in removing {
-                guard let location = try? MappedKey.mapping(path) else { continue }
-                admit(path, location, type: nil) { (domains: inout DomainState) throws(PreferencesServiceError) in
-                    try domains.remove(domain: location.domain, key: location.key)
-                }
-            }
-            return (batches, types, refused)
-        }
+        logLeftOut(
+            leftOut, "keys of dconf's database left out of the take-in: prefsd cannot store them; the copy kept aside holds them", naming: "keys",
+            metadata: ["file": "\(path)", "keptAside": "\(aside)"])
+        let done = changes.filter { refused[$0.name] == nil }
+        let keys = done.filter { $0.value != nil }.count
+        return .taken(keys: keys, removed: done.count - keys, leftOut: leftOut.count, keptAside: aside)
     }
 
     /// Moves what is at dconf's database path aside (`user.damaged-TIME`), as dconf-service

@@ -1,8 +1,6 @@
-import Dispatch
 import Foundation
 import PreferencesModel
 import PreferencesStore
-import Synchronization
 import Xfconf
 
 extension HistoryOrigin {
@@ -94,22 +92,23 @@ extension PreferencesService {
             taken.append((name, bytes))
         }
         guard !taken.isEmpty else { return }
-        let (batches, types, refused) = stageXfconf(changes)
-        leftOut.merge(refused) { first, _ in first }
-        let done = DispatchSemaphore(value: 0)
-        let outcome = Mutex<Result<Void, StoreError>?>(nil)
-        commit(batches, also: types, store: store, who: HistoryOrigin.xfconfd, origin: .local) { result in
-            outcome.withLock { $0 = result }
-            done.signal()
+        let taking = changes.map { change in
+            TakenChange(
+                name: "\(change.channel) \(change.property)", domain: change.channel.domain, key: change.property.key,
+                value: change.value?.storedValue, type: change.value?.storedType)
         }
-        done.wait()
-        if case .failure(let error)? = outcome.withLock({ $0 }) {
+        let refused: [String: String]
+        switch takeIn(taking, who: HistoryOrigin.xfconfd, origin: .local, store: store) {
+        case .success(let gateRefused):
+            refused = gateRefused
+            leftOut.merge(refused) { first, _ in first }
+        case .failure(let error):
             logger.error(
                 "the values of the user's channel files could not be stored: \(error); the files are left as they are, and taken in at the next start",
                 metadata: ["channels": "\(taken.map(\.name).joined(separator: ", "))"])
             return
         }
-        for change in changes {
+        for (change, entry) in zip(changes, taking) where refused[entry.name] == nil {
             xfconf?.setType(change.value?.storedType, domain: change.channel.domain, key: change.property.key)
         }
         for (name, bytes) in taken { noteXfconfChannel(name, bytes: bytes, files: files) }
@@ -120,45 +119,9 @@ extension PreferencesService {
                 "folder": "\(files.userDirectory)", "channels": "\(taken.map(\.name).joined(separator: ", "))",
                 "properties": "\(values)", "removed": "\(changes.count - values)", "leftOut": "\(leftOut.count)",
             ])
-        if !leftOut.isEmpty {
-            let named = leftOut.sorted { $0.key < $1.key }.prefix(Self.namedLeftOutKeys).map { "\($0.key): \($0.value)" }
-            logger.warning(
-                "properties of the user's channel files left out of the take-in; the copies kept aside (C.xml.taken-in-\(time)) hold them",
-                metadata: [
-                    "folder": "\(files.userDirectory)", "leftOut": "\(leftOut.count)",
-                    "properties": "\(named.joined(separator: "; "))\(leftOut.count > named.count ? "; …" : "")",
-                ])
-        }
-    }
-
-    /// Stages the take-in's `changes` in the running state, key by key, as every change is
-    /// staged: answers the batches, the GVariant types to keep beside them, and each
-    /// property the gate refused (`channel /property`), with why.
-    private func stageXfconf(_ changes: [XfconfTaken]) -> (batches: [Batch], types: [StoreMutation], refused: [String: String]) {
-        let limits = configuration.limits
-        return state.withLock { state in
-            var batches: [Batch] = []
-            var types: [StoreMutation] = []
-            var refused: [String: String] = [:]
-            for change in changes {
-                let (domain, key) = (change.channel.domain, change.property.key)
-                do {
-                    let effect: Effect
-                    if let value = change.value {
-                        let stored = value.storedValue
-                        try limits.check(stored, subject: "its value")
-                        effect = try state.domains!.write(domain: domain, key: key, value: stored)
-                    } else {
-                        effect = try state.domains!.remove(domain: domain, key: key)
-                    }
-                    if case .persistent(let batch) = effect { batches.append(batch) }
-                    types.append(.setGVariantType(domain, key: key, type: change.value?.storedType))
-                } catch {
-                    refused["\(change.channel) \(change.property)"] = "\(error)"
-                }
-            }
-            return (batches, types, refused)
-        }
+        logLeftOut(
+            leftOut, "properties of the user's channel files left out of the take-in; the copies kept aside (C.xml.taken-in-\(time)) hold them",
+            naming: "properties", metadata: ["folder": "\(files.userDirectory)"])
     }
 
     /// Moves a user's channel file that cannot be taken in aside, naming it in the log.
