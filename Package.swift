@@ -601,7 +601,7 @@ let package = Package(
         ),
         .testTarget(
             name: "ProcessMemoryTests",
-            dependencies: ["ProcessMemory"],
+            dependencies: ["PreferencesModel", "PrefsdTestSupport", "ProcessMemory"],
             swiftSettings: strict
         ),
         .testTarget(
