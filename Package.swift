@@ -243,7 +243,7 @@ let package = Package(
         .systemLibrary(name: "CMalloc"),
         // What a long-running process gives back of its start's memory: the heap's free
         // blocks, the pages of the files it maps read-only (its code among them).
-        .target(name: "ProcessMemory", dependencies: ["CMalloc"], swiftSettings: strict),
+        .target(name: "ProcessMemory", dependencies: ["CMalloc", "StandardExtras"], swiftSettings: strict),
         // GLib alone, for the GVariant mapping; its module map serves scripts/build-gio-module too.
         .systemLibrary(
             name: "CGLib",

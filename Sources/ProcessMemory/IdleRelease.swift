@@ -1,4 +1,5 @@
 import Dispatch
+import StandardExtras
 import Synchronization
 
 /// Gives back what a service's work mapped each time the work is over: once no call has
@@ -14,8 +15,7 @@ import Synchronization
 /// minor fault per 64 KiB, when the next calls run that code again.
 public final class IdleRelease: Sendable {
     /// How long without a call before a release.
-    public let delay: DispatchTimeInterval
-    private let delayNanoseconds: UInt64
+    public let delay: Duration
     private let queue = DispatchQueue(label: "prefsd.idle-release", qos: .utility)
     private let release: @Sendable () -> Void
     private let state = Mutex(State())
@@ -34,28 +34,27 @@ public final class IdleRelease: Sendable {
     /// Releases with `release` (by default the freed heap and the unwritten file pages)
     /// once no call has come for `delay`.
     public init(
-        delay: DispatchTimeInterval,
+        delay: Duration,
         release: @escaping @Sendable () -> Void = {
             ProcessMemory.releaseFreedHeap()
             ProcessMemory.releaseFilePages()
         }
     ) {
         self.delay = delay
-        self.delayNanoseconds = Self.nanoseconds(delay)
         self.release = release
     }
 
     /// Makes the first release `settling` from now (put off while calls come), and lets
     /// every call after it schedule the next: the start's work, which goes on a while after
     /// the service answers, is over by then.
-    public func start(after settling: DispatchTimeInterval) {
+    public func start(after settling: Duration) {
         let first = state.withLock { state -> Bool in
             guard !state.started else { return false }
             state.started = true
             state.scheduled = true
             return true
         }
-        if first { schedule(at: DispatchTime.now() + settling) }
+        if first { schedule(at: DispatchTime.now() + settling.dispatchInterval) }
     }
 
     /// Tells it a call has come: a release follows once none has come for ``delay``. Quick
@@ -69,7 +68,7 @@ public final class IdleRelease: Sendable {
             state.scheduled = true
             return true
         }
-        if schedule { self.schedule(at: now + delay) }
+        if schedule { self.schedule(at: now + delay.dispatchInterval) }
     }
 
     /// The releases made so far.
@@ -84,7 +83,7 @@ public final class IdleRelease: Sendable {
     private func due() {
         let now = DispatchTime.now().uptimeNanoseconds
         let later = state.withLock { state -> UInt64? in
-            let quietFrom = state.lastCall &+ delayNanoseconds
+            let quietFrom = state.lastCall &+ UInt64(max(delay.wholeNanoseconds, 0))
             if state.lastCall != 0, quietFrom > now { return quietFrom }
             // A call from now on schedules the next release.
             state.scheduled = false
@@ -96,16 +95,5 @@ public final class IdleRelease: Sendable {
         }
         release()
         state.withLock { $0.releases += 1 }
-    }
-
-    private static func nanoseconds(_ interval: DispatchTimeInterval) -> UInt64 {
-        switch interval {
-        case .seconds(let value): UInt64(max(value, 0)) * 1_000_000_000
-        case .milliseconds(let value): UInt64(max(value, 0)) * 1_000_000
-        case .microseconds(let value): UInt64(max(value, 0)) * 1_000
-        case .nanoseconds(let value): UInt64(max(value, 0))
-        case .never: UInt64.max / 2
-        @unknown default: 1_000_000_000
-        }
     }
 }

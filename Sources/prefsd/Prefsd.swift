@@ -13,12 +13,12 @@ import SettingsBundle
 
 /// How long after its store is loaded prefsd gives back what its start used: what follows the
 /// load takes well under a second on a desktop's store.
-let startSettlingTime = DispatchTimeInterval.seconds(2)
+let startSettlingTime = Duration.seconds(2)
 
 /// How long without a call before prefsd gives back what its last calls used: a desktop's
 /// calls come in bursts (a program starting reads its domains, a settings panel writes a
 /// few keys) a few milliseconds apart, with seconds to hours between bursts.
-let idleReleaseDelay = DispatchTimeInterval.milliseconds(250)
+let idleReleaseDelay = Duration.milliseconds(250)
 
 /// `prefsd`: the session-bus preferences service.
 @main
