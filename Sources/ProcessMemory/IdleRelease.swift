@@ -16,7 +16,7 @@ import Synchronization
 public final class IdleRelease: Sendable {
     /// How long without a call before a release.
     public let delay: Duration
-    private let queue = DispatchQueue(label: "prefsd.idle-release", qos: .utility)
+    private let queue = DispatchQueue(label: "ProcessMemory.IdleRelease", qos: .utility)
     private let release: @Sendable () -> Void
     private let state = Mutex(State())
 

@@ -95,7 +95,9 @@ final class Daemon: Sendable {
         } catch {
             throw StartupError.bus(error)
         }
-        for served in [connection, doorConnection] + (dconfConnection.map { [$0] } ?? []) { served.setCallObserver(callCame) }
+        for served in [connection, doorConnection] + [dconfConnection, xfconfConnection].compactMap({ $0 }) {
+            served.setCallObserver(callCame)
+        }
         // Once there is a bus (without one, nothing is made on disk), the store is opened and
         // checked beside the rest of the bus setup when no other prefsd holds it; otherwise
         // after the name is taken, once a prefsd this one replaces has let it go.
