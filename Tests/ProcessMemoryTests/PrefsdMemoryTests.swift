@@ -24,9 +24,15 @@ struct PrefsdMemoryTests {
         // Two bursts, each given time to end: the second comes long after the start's own
         // release, so only a release after calls gives its pages back.
         for burst in 0..<2 {
-            for index in 0..<20 { try await client.write("com.example.Memory", "key\(index)", .integer(Int64(index + burst))) }
+            // The most mapped after any of its calls: on a loaded machine a release may come
+            // between two of them, and the calls after it map their code again.
+            var busy = 0
+            for index in 0..<20 {
+                try await client.write("com.example.Memory", "key\(index)", .integer(Int64(index + burst)))
+                busy = max(busy, try readOnlyPages(pid, executable))
+            }
             #expect(try await client.readDomain("com.example.Memory").count == 20)
-            let busy = try readOnlyPages(pid, executable)
+            busy = max(busy, try readOnlyPages(pid, executable))
             var idle = busy
             let deadline = ContinuousClock.now + .seconds(30)
             while idle * 2 >= busy, ContinuousClock.now < deadline {
@@ -35,7 +41,7 @@ struct PrefsdMemoryTests {
             }
             #expect(
                 idle * 2 < busy,
-                "burst \(burst): \(busy / 1024) KiB of prefsd's code and read-only data mapped after its calls, \(idle / 1024) KiB 30 s later")
+                "burst \(burst): up to \(busy / 1024) KiB of prefsd's code and read-only data mapped after its calls, \(idle / 1024) KiB 30 s later")
             #expect(try await client.readValue("com.example.Memory", "key3") == .integer(Int64(3 + burst)), "prefsd answers after giving its pages back")
         }
         #expect(fixture.isRunning)
