@@ -2,10 +2,6 @@ import Dispatch
 import StandardExtras
 import Synchronization
 
-#if canImport(Glibc)
-    import Glibc
-#endif
-
 /// Gives back what a service's work mapped each time the work is over: once no call has
 /// come for ``delay``, the heap's free blocks and the pages of the files it maps read-only
 /// (``ProcessMemory/releaseFreedHeap()`` and ``ProcessMemory/releaseFilePages()``), so that
@@ -15,20 +11,11 @@ import Synchronization
 ///
 /// Nothing runs while the service is idle: a release is scheduled by the first call after
 /// the last release, and put off while calls keep coming (a timer at most every ``delay``
-/// while they do). Work a service does on its own a while after its calls (a file written
-/// ahead, a checkpoint) maps pages again with no call to schedule a release: so ``delay``
-/// after each release the process's minor faults are counted, and when more than
-/// ``faultsLeftAlone`` came since, it releases again, up to ``followUps`` times. What a
-/// release gives up comes back from the kernel's page cache, with a minor fault per 64 KiB,
-/// when the next calls run that code again.
+/// while they do). What a release gives up comes back from the kernel's page cache, with a
+/// minor fault per 64 KiB, when the next calls run that code again.
 public final class IdleRelease: Sendable {
     /// How long without a call before a release.
     public let delay: Duration
-    /// Minor faults after a release that are no reason for another: an idle thread's
-    /// timer (libdispatch's, once a second) maps back the few pages of its own code.
-    static let faultsLeftAlone = 16
-    /// Releases at most after a release with no call between them.
-    static let followUps = 3
     private let queue = DispatchQueue(label: "ProcessMemory.IdleRelease", qos: .utility)
     private let release: @Sendable () -> Void
     private let state = Mutex(State())
@@ -106,27 +93,7 @@ public final class IdleRelease: Sendable {
             schedule(at: DispatchTime(uptimeNanoseconds: later))
             return
         }
-        releaseAndFollow(followUp: 0)
-    }
-
-    /// Releases, then checks ``delay`` later whether pages came back with no call (see the
-    /// type's comment).
-    private func releaseAndFollow(followUp: Int) {
         release()
         state.withLock { $0.releases += 1 }
-        let faults = Self.minorFaults()
-        guard followUp < Self.followUps else { return }
-        queue.asyncAfter(deadline: .now() + delay.dispatchInterval) { [self] in
-            // A call since has scheduled a release of its own.
-            guard !state.withLock({ $0.scheduled }), Self.minorFaults() - faults > Self.faultsLeftAlone else { return }
-            releaseAndFollow(followUp: followUp + 1)
-        }
-    }
-
-    /// The process's minor page faults so far (`getrusage`).
-    private static func minorFaults() -> Int {
-        var usage = rusage()
-        guard getrusage(RUSAGE_SELF.rawValue, &usage) == 0 else { return 0 }
-        return usage.ru_minflt
     }
 }
