@@ -7,6 +7,10 @@ let strict: [SwiftSetting] = [
     .enableUpcomingFeature("ExistentialAny")
 ]
 
+/// The linker script that moves the read-only data out of the writable `.rodata` section
+/// the Swift objects make (the script says why).
+let readOnlyDataScript = Context.packageDirectory + "/Sources/prefsd/read-only-data.ld"
+
 /// How prefsd and the benchmark's Swift floor are linked: the Swift runtime and Foundation
 /// linked in, by lld with packed relative relocations (DT_RELR, read by glibc 2.36 and
 /// later), whose 84,000 relocations take 16 KiB of the file instead of 2 MiB that every
@@ -14,10 +18,12 @@ let strict: [SwiftSetting] = [
 /// runs the dynamic linker's lookups again (docs/benchmarks.md, "prefsd's memory"). None of
 /// its own symbols is exported (the static runtime's link arguments ask for
 /// `-export-dynamic`): no library looks them up, and their table was 0.8 MB of the file.
+/// Its read-only data lies in a read-only segment (`readOnlyDataScript`), whose pages it
+/// can give back once it has used them.
 let serviceLinking: [LinkerSetting] = [
     .unsafeFlags([
         "-static-stdlib", "-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs", "-Xlinker", "-z", "-Xlinker", "now",
-        "-Xlinker", "--no-export-dynamic",
+        "-Xlinker", "--no-export-dynamic", "-Xlinker", readOnlyDataScript,
     ]),
     .linkedLibrary("CoreFoundation"), .linkedLibrary("_FoundationCollections"),
     .linkedLibrary("_FoundationCShims"), .linkedLibrary("_FoundationICU"), .linkedLibrary("swiftSynchronization"),
@@ -237,7 +243,7 @@ let package = Package(
         .systemLibrary(name: "CMalloc"),
         // What a long-running process gives back of its start's memory: the heap's free
         // blocks, the pages of the files it maps read-only (its code among them).
-        .target(name: "ProcessMemory", dependencies: ["CMalloc"], swiftSettings: strict),
+        .target(name: "ProcessMemory", dependencies: ["CMalloc", "StandardExtras"], swiftSettings: strict),
         // GLib alone, for the GVariant mapping; its module map serves scripts/build-gio-module too.
         .systemLibrary(
             name: "CGLib",
@@ -300,7 +306,7 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
-            exclude: ["symbol-order.txt"],
+            exclude: ["symbol-order.txt", "read-only-data.ld"],
             swiftSettings: strict,
             // Linked as a service is (`serviceLinking`), with the functions a call runs laid
             // out together, so that a call touches fewer pages of code. Symbols the list
@@ -601,7 +607,7 @@ let package = Package(
         ),
         .testTarget(
             name: "ProcessMemoryTests",
-            dependencies: ["ProcessMemory"],
+            dependencies: ["PreferencesModel", "PrefsdTestSupport", "ProcessMemory"],
             swiftSettings: strict
         ),
         .testTarget(

@@ -34,6 +34,8 @@ struct CoreState {
     var signalHandler: (@Sendable (DBusMessage) -> Void)?
     /// Receives the loss of the connection, once.
     var disconnectHandler: (@Sendable () -> Void)?
+    /// Told of every method call to a registered object, before its handler.
+    var callObserver: (@Sendable () -> Void)?
     /// Calls waiting for replies, by the serial of the call.
     var pendingCalls: [UInt32: PendingReply] = [:]
     /// The deadline the reply timer is armed for, nil when disarmed.
@@ -209,6 +211,7 @@ final class ConnectionCore: Sendable {
         state.withLock { state in
             state.signalHandler = nil
             state.disconnectHandler = nil
+            state.callObserver = nil
             // Their handlers may hold the connection's owner, which holds the connection.
             state.objects = []
         }

@@ -149,6 +149,15 @@ public final class DBusConnection: Sendable {
         core.state.withLock { $0.signalHandler = handler }
     }
 
+    /// Sets what is told of every method call to an object registered here (not of the
+    /// calls libdbus answers itself, such as `org.freedesktop.DBus.Peer.Ping`), on the
+    /// connection queue, before the object's quick answer or handler. It must be quick and
+    /// must not block: a process uses it to know when it has calls to answer and when it
+    /// has none.
+    public func setCallObserver(_ observer: @escaping @Sendable () -> Void) {
+        core.state.withLock { $0.callObserver = observer }
+    }
+
     /// Sets the handler called once, on the connection queue, when the connection is lost
     /// (`org.freedesktop.DBus.Local.Disconnected`). It is not called for ``close()``.
     public func setDisconnectHandler(_ handler: @escaping @Sendable () -> Void) {

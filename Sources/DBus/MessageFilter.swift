@@ -27,7 +27,8 @@ extension ConnectionCore {
     fileprivate func filter(_ message: OpaquePointer, on connection: OpaquePointer) -> Bool {
         let type = dbus_message_get_type(message)
         if type == CDBUS_MESSAGE_TYPE_METHOD_CALL {
-            guard let object = objectHandler(for: message) else { return false }
+            guard let (object, observer) = objectHandler(for: message) else { return false }
+            observer?()
             object.handle(message, on: connection, of: self)
             return true
         }

@@ -114,14 +114,15 @@ extension ConnectionCore {
         }
     }
 
-    /// The registered object a method call is for, found by its path as libdbus holds it.
+    /// The registered object a method call is for, found by its path as libdbus holds it,
+    /// and the call observer (``DBusConnection/setCallObserver(_:)``), read under the same lock.
     ///
     /// libdbus finds a call's object by splitting its path into newly allocated components
     /// and walking a tree of them, about a sixth of a `Read`'s cost (callgrind); the
     /// connection's filter, which libdbus runs first, compares the path with the few
     /// registered instead.
-    func objectHandler(for message: OpaquePointer) -> ObjectHandlerBox? {
+    func objectHandler(for message: OpaquePointer) -> (object: ObjectHandlerBox, observer: (@Sendable () -> Void)?)? {
         guard let path = dbus_message_get_path(message) else { return nil }
-        return state.withLock { state in state.objects.first { $0.isPath(path) } }
+        return state.withLock { state in state.objects.first { $0.isPath(path) }.map { ($0, state.callObserver) } }
     }
 }

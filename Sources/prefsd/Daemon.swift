@@ -63,9 +63,11 @@ final class Daemon: Sendable {
 
     /// Connects, exports the object, takes the bus name, then opens and loads the store.
     /// The object is exported before the name is taken, so calls that activated the
-    /// service wait for the store instead of finding no object.
+    /// service wait for the store instead of finding no object. `callCame` is told of every
+    /// call to prefsd's objects, on every connection.
     static func start(
-        configuration: ServiceConfiguration, busAddress: String?, replace: Bool, shutdown: Shutdown, logger: Logger
+        configuration: ServiceConfiguration, busAddress: String?, replace: Bool, shutdown: Shutdown,
+        callCame: @escaping @Sendable () -> Void, logger: Logger
     ) async throws -> Daemon {
         let connection: DBusConnection
         let doorConnection: DBusConnection
@@ -92,6 +94,9 @@ final class Daemon: Sendable {
             xfconfConnection = configuration.xfconf ? try open() : nil
         } catch {
             throw StartupError.bus(error)
+        }
+        for served in [connection, doorConnection] + [dconfConnection, xfconfConnection].compactMap({ $0 }) {
+            served.setCallObserver(callCame)
         }
         // Once there is a bus (without one, nothing is made on disk), the store is opened and
         // checked beside the rest of the bus setup when no other prefsd holds it; otherwise

@@ -13,7 +13,12 @@ import SettingsBundle
 
 /// How long after its store is loaded prefsd gives back what its start used: what follows the
 /// load takes well under a second on a desktop's store.
-let startSettlingTime = DispatchTimeInterval.seconds(2)
+let startSettlingTime = Duration.seconds(2)
+
+/// How long without a call before prefsd gives back what its last calls used: a desktop's
+/// calls come in bursts (a program starting reads its domains, a settings panel writes a
+/// few keys) a few milliseconds apart, with seconds to hours between bursts.
+let idleReleaseDelay = Duration.milliseconds(250)
 
 /// `prefsd`: the session-bus preferences service.
 @main
@@ -331,16 +336,15 @@ struct Prefsd: AsyncParsableCommand {
         // What the start allocated and freed, and the code and read-only data it mapped, are
         // given back once it has settled: a little after the load, as what follows the load
         // (the administrator's settings read, roaming's first pass, the snapshots written
-        // ahead) is start too (docs/benchmarks.md, "prefsd's memory").
-        configuration.afterLoad = {
-            DispatchQueue.global(qos: .utility).asyncAfter(deadline: .now() + startSettlingTime) {
-                ProcessMemory.releaseFreedHeap()
-                ProcessMemory.releaseFilePages()
-            }
-        }
+        // ahead) is start too; and then again whenever calls have stopped coming, so that
+        // an idle prefsd keeps only what its last calls touched (docs/benchmarks.md,
+        // "prefsd's memory").
+        let idleRelease = IdleRelease(delay: idleReleaseDelay)
+        configuration.afterLoad = { idleRelease.start(after: startSettlingTime) }
         do {
             let daemon = try await Daemon.start(
-                configuration: configuration, busAddress: busAddress, replace: replace, shutdown: shutdown, logger: logger
+                configuration: configuration, busAddress: busAddress, replace: replace, shutdown: shutdown,
+                callCame: { idleRelease.callCame() }, logger: logger
             )
             let reason = await daemon.waitForShutdown()
             logger.info("shutting down", metadata: ["reason": "\(reason)"])

@@ -28,4 +28,30 @@ struct ResidentMemoryTests {
         #expect(memory.libraries == (880 + 4) * 1024)
         #expect(memory.other == (132 + 16) * 1024)
     }
+
+    @Test("private pages: anonymous memory and the executable's pages, each counted once; a shared library's left out")
+    func privatePages() {
+        let smaps = """
+            55d4a0200000-55d4a0400000 r-xp 00200000 fd:01 1311 /usr/libexec/prefsd
+            Rss:                1024 kB
+            Anonymous:             0 kB
+            55d4a0400000-55d4a0410000 r--p 00400000 fd:01 1311 /usr/libexec/prefsd
+            Rss:                  64 kB
+            Anonymous:            48 kB
+            7f0000000000-7f0000021000 rw-p 00000000 00:00 0
+            Rss:                 132 kB
+            Anonymous:           132 kB
+            7f0000100000-7f0000200000 r-xp 00000000 fd:01 77 /usr/lib/x86_64-linux-gnu/libc.so.6
+            Rss:                 880 kB
+            Anonymous:             0 kB
+            7f0000200000-7f0000201000 rw-p 00100000 fd:01 77 /usr/lib/x86_64-linux-gnu/libc.so.6
+            Rss:                   4 kB
+            Anonymous:             4 kB
+
+            """
+        let memory = ResidentMemory(smaps: Array(smaps.utf8), executablePath: "/usr/libexec/prefsd")
+        #expect(memory.anonymous == (48 + 132 + 4) * 1024)
+        #expect(memory.executableAnonymous == 48 * 1024)
+        #expect(memory.privatePages == (1024 + 64 + 132 + 4) * 1024)
+    }
 }
