@@ -169,29 +169,11 @@ final class Daemon: Sendable {
         // dconf's name once the store is loaded and dconf's file made from it: a dconf client
         // that finds prefsd there reads a file that holds everything.
         if service.servesDconf, let dconfConnection {
-            do {
-                let reply = try await dconfConnection.requestName(DconfBus.busName, flags: flags)
-                if reply != NameReply.primaryOwner && reply != NameReply.alreadyOwner {
-                    logger.error(
-                        "another process owns \(DconfBus.busName) (dconf-service?): dconf's clients do not reach this prefsd; stop it and start prefsd again"
-                    )
-                }
-            } catch {
-                logger.error("could not take \(DconfBus.busName): \(error)")
-            }
+            await take(DconfBus.busName, on: dconfConnection, flags: flags, usualOwner: "dconf-service", clients: "dconf's clients", logger: logger)
         }
         // xfconf's name likewise once the store is loaded: its clients find every channel.
         if let xfconfConnection {
-            do {
-                let reply = try await xfconfConnection.requestName(XfconfBus.busName, flags: flags)
-                if reply != NameReply.primaryOwner && reply != NameReply.alreadyOwner {
-                    logger.error(
-                        "another process owns \(XfconfBus.busName) (xfconfd?): xfconf's clients do not reach this prefsd; stop it and start prefsd again"
-                    )
-                }
-            } catch {
-                logger.error("could not take \(XfconfBus.busName): \(error)")
-            }
+            await take(XfconfBus.busName, on: xfconfConnection, flags: flags, usualOwner: "xfconfd", clients: "xfconf's clients", logger: logger)
         }
         if let recovered = store.recoveredFrom {
             logger.error(
@@ -201,6 +183,22 @@ final class Daemon: Sendable {
         return Daemon(
             connection: connection, doorConnection: doorConnection, dconfConnection: dconfConnection,
             xfconfConnection: xfconfConnection, service: service, lock: lock, shutdown: shutdown)
+    }
+
+    /// Takes a protocol's bus name (dconf's, xfconf's) on the connection that serves it; a
+    /// name another process holds (`usualOwner`, most likely) is logged, not fatal: prefsd
+    /// serves its own name whatever becomes of that one.
+    private static func take(
+        _ name: String, on connection: DBusConnection, flags: UInt32, usualOwner: String, clients: String, logger: Logger
+    ) async {
+        do {
+            let reply = try await connection.requestName(name, flags: flags)
+            if reply != NameReply.primaryOwner && reply != NameReply.alreadyOwner {
+                logger.error("another process owns \(name) (\(usualOwner)?): \(clients) do not reach this prefsd; stop it and start prefsd again")
+            }
+        } catch {
+            logger.error("could not take \(name): \(error)")
+        }
     }
 
     /// Waits until a signal, the bus or a replacement ends the service.
