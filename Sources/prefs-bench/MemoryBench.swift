@@ -8,7 +8,8 @@ import ProcessMemory
 /// prefsd's memory beside the least its dependencies cost: each service started afresh and
 /// left to settle, then given one durable `Write`, its resident memory read from
 /// /proc/PID/smaps once it is idle again and how often it is woken after that
-/// (``idleSample(_:of:pid:executable:)``); several rounds, taking turns. Beside prefsd (and
+/// (``idleSample(_:of:pid:executable:)``), and the most it held at any moment since its
+/// start (its start, the write); several rounds, taking turns. Beside prefsd (and
 /// another build, `--compare-prefsd`): the Swift floor (prefs-bench-floor: libdbus, GRDB,
 /// the Swift runtime and Foundation linked as prefsd is, nothing else), the store floor (the
 /// same in C on libdbus and SQLite) and dconf-service, when installed.
@@ -188,21 +189,26 @@ private func idleSample(_ probe: DBusConnection, of name: String, pid: Int32, ex
     usleep(500_000)
     _ = try probe.callBlocking(Calls.ping(name))
     let memory = try ResidentMemory(pid: pid, executable: executable)
+    guard let peak = procStatus("/proc/\(pid)/status").flatMap({ procStatusNumber("VmHWM", in: $0) }) else {
+        throw BenchError("cannot read /proc/\(pid)/status: the process has exited")
+    }
     let before = contextSwitches(pid)
     usleep(useconds_t(wakeupWindow * 1_000_000))
     let after = contextSwitches(pid)
     // A thread started in the window counts whole; one that ended in it is not counted.
     let woken = after.reduce(0) { $0 + $1.value - (before[$1.key] ?? 0) }
-    return IdleSample(memory: memory, wakeups: Double(woken) / wakeupWindow)
+    return IdleSample(memory: memory, peak: peak * 1024, wakeups: Double(woken) / wakeupWindow)
 }
 
 /// Seconds over which an idle service's wakeups are counted.
 private let wakeupWindow = 3.0
 
-/// What one start of a service gave: its memory, idle after one write, and its wakeups per
+/// What one start of a service gave: its memory, idle after one write, the most it held
+/// resident before (`VmHWM`, in bytes: its start's peak or the write's), and its wakeups per
 /// second after that.
 struct IdleSample {
     var memory: ResidentMemory
+    var peak: Int
     var wakeups: Double
 }
 
@@ -257,12 +263,16 @@ struct MemoryTable {
     static let privateLimit = 8 * 1_048_576
     /// The most prefsd's stripped executable may weigh.
     static let strippedLimit = 32_900_000
+    /// How far above dconf-service's median peak prefsd's worst peak may lie: what the
+    /// whole GNOME session's summed peak may add (scripts/gnome-session-bench), all of
+    /// which is the service's own.
+    static let peakAboveDconf = 5 * 1_048_576
 
     func render() -> String {
         var table = MarkdownTable(header: [
             "service, idle after one durable write", "RSS, p50 (worst)", "private: anonymous + own executable, p50 (worst)",
             "its own executable's pages", "shared libraries", "heap, stacks and other anonymous memory", "executable, stripped",
-            "wakeups/s idle, p50 (min–max)", "starts",
+            "peak since the start, p50 (worst)", "wakeups/s idle, p50 (min–max)", "starts",
         ])
         for row in rows {
             func median(_ part: (ResidentMemory) -> Int) -> String {
@@ -271,6 +281,8 @@ struct MemoryTable {
             func worst(_ part: (ResidentMemory) -> Int) -> String {
                 mebibytes(row.samples.map { part($0.memory) }.max() ?? 0)
             }
+            let peaks = row.samples.map(\.peak)
+            let peak = Summary(peaks.map(Double.init)).map { "\(mebibytes(Int($0.median))) (\(mebibytes(peaks.max() ?? 0)))" }
             let wakeups = row.samples.map(\.wakeups)
             let woken = Summary(wakeups).map {
                 "\(Format.format1($0.median)) (\(Format.format1(wakeups.min() ?? 0))–\(Format.format1(wakeups.max() ?? 0)))"
@@ -278,11 +290,14 @@ struct MemoryTable {
             table.add([
                 row.what, "\(median(\.total)) (\(worst(\.total)))", "\(median(\.privatePages)) (\(worst(\.privatePages)))",
                 median(\.executable), median(\.libraries), median(\.other),
-                row.stripped.map { "\(Format.format1(Double($0) / 1_000_000)) MB" } ?? "–", woken ?? "–", "\(row.samples.count)",
+                row.stripped.map { "\(Format.format1(Double($0) / 1_000_000)) MB" } ?? "–", peak ?? "–", woken ?? "–",
+                "\(row.samples.count)",
             ])
         }
         var text = table.render()
-        let dconf = rows.first { $0.kind == .dconfService }.flatMap { Summary($0.samples.map { Double($0.memory.total) }) }
+        let dconfRow = rows.first { $0.kind == .dconfService }
+        let dconf = dconfRow.flatMap { Summary($0.samples.map { Double($0.memory.total) }) }
+        let dconfPeak = dconfRow.flatMap { Summary($0.samples.map { Double($0.peak) }) }
         let floor = rows.first { $0.kind == .swiftFloor }
         for row in rows where row.kind == .prefsd || row.kind == .prefsdDconf {
             guard let worstTotal = row.samples.map(\.memory.total).max(), let worstPrivate = row.samples.map(\.memory.privatePages).max()
@@ -298,6 +313,11 @@ struct MemoryTable {
                 privatePart += " (the Swift floor's \(mebibytes(Int(floorPrivate.median))))"
             }
             parts.append(privatePart)
+            if let dconfPeak, let worstPeak = row.samples.map(\.peak).max() {
+                let limit = Int(dconfPeak.median) + Self.peakAboveDconf
+                parts.append(
+                    "peak, worst start \(mebibytes(worstPeak)) ≤ dconf-service's \(mebibytes(Int(dconfPeak.median))) + 5 MiB: \(verdict(worstPeak, limit))")
+            }
             if row.kind == .prefsd, let stripped = row.stripped {
                 parts.append("stripped \(Format.format1(Double(stripped) / 1_000_000)) MB ≤ 32.9 MB: \(verdict(stripped, Self.strippedLimit))")
             }
