@@ -76,10 +76,10 @@ let package = Package(
             swiftSettings: strict
         ),
 
-        // ICU's data for Foundation, English and the root locale only (scripts/icu-data
-        // writes it from the toolchain's), in place of all of ICU's (34 MB) wherever the
-        // Swift runtime is linked in: prefsd, and prefs and prefsd-portal as the packages
-        // build them. The Settings app shows dates in the user's language: not there.
+        // ICU's data for Foundation, English and the root locale only, without collation
+        // (scripts/icu-data writes it from the toolchain's), in place of all of ICU's (34 MB)
+        // wherever the Swift runtime is linked in: prefsd, and prefs and prefsd-portal as the
+        // packages build them. The Settings app shows dates in the user's language: not there.
         // Its one source, icu-data.S, includes the file with `.incbin`, found through the
         // include path: the data folder is the target's public headers folder.
         .target(
