@@ -75,17 +75,11 @@ public final class SchemaIndex: Sendable {
         }
         // Every key holds a reference to its schema, and every schema to its source.
         defer { g_settings_schema_source_unref(source) }
-        var fixedIDs: UnsafeMutablePointer<UnsafeMutablePointer<gchar>?>?
-        var relocatableIDs: UnsafeMutablePointer<UnsafeMutablePointer<gchar>?>?
-        g_settings_schema_source_list_schemas(source, 1, &fixedIDs, &relocatableIDs)
-        defer {
-            g_strfreev(fixedIDs)
-            g_strfreev(relocatableIDs)
-        }
+        let ids = SchemaSource.ids(in: source)
         var domains: [String: DomainKeys] = [:]
         var schemaCount = 0
         var keyCount = 0
-        for id in SchemaSource.strings(fixedIDs).sorted() {
+        for id in ids.fixed.sorted() {
             guard let schema = g_settings_schema_source_lookup(source, id, 1) else { continue }
             defer { g_settings_schema_unref(schema) }
             guard let pathText = g_settings_schema_get_path(schema) else { continue }
@@ -99,7 +93,7 @@ public final class SchemaIndex: Sendable {
                 keyCount += 1
             }
         }
-        let relocatable = Set(SchemaSource.strings(relocatableIDs))
+        let relocatable = Set(ids.relocatable)
         for place in RelocatedPaths.knownPlaces where relocatable.contains(place.schema) {
             guard let domain = Self.domain(ofPattern: place.pattern), let schema = g_settings_schema_source_lookup(source, place.schema, 1)
             else { continue }

@@ -98,15 +98,22 @@ public final class SchemaSource: @unchecked Sendable {
     /// (`gsettings list-schemas`, `list-relocatable-schemas`), without reading the schemas.
     public var ids: (fixed: [String], relocatable: [String]) {
         guard let handle else { return ([], []) }
+        let listed = Self.ids(in: handle)
+        let order: (String, String) -> Bool = { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+        return (listed.fixed.sorted(by: order), listed.relocatable.sorted(by: order))
+    }
+
+    /// The ids of the fixed and of the relocatable schemas of the GLib schema source
+    /// `source` and its parents, in GLib's order, without reading the schemas.
+    static func ids(in source: OpaquePointer) -> (fixed: [String], relocatable: [String]) {
         var fixedIDs: UnsafeMutablePointer<UnsafeMutablePointer<gchar>?>?
         var relocatableIDs: UnsafeMutablePointer<UnsafeMutablePointer<gchar>?>?
-        g_settings_schema_source_list_schemas(handle, 1, &fixedIDs, &relocatableIDs)
+        g_settings_schema_source_list_schemas(source, 1, &fixedIDs, &relocatableIDs)
         defer {
             g_strfreev(fixedIDs)
             g_strfreev(relocatableIDs)
         }
-        let order: (String, String) -> Bool = { $0.utf8.lexicographicallyPrecedes($1.utf8) }
-        return (Self.strings(fixedIDs).sorted(by: order), Self.strings(relocatableIDs).sorted(by: order))
+        return (strings(fixedIDs), strings(relocatableIDs))
     }
 
     /// The installed schema `id` when it has a fixed path, looked up alone (without loading
