@@ -108,20 +108,23 @@ private final class ParseState {
         }
     }
 
-    private func channel(_ attributes: [(name: String, value: String)]) -> String? {
-        var name: String?
-        var version: String?
-        var locked: String?
-        var unlocked: String?
+    /// The attributes of `element` by name (a later one of the same name wins, as in
+    /// xfconfd), or xfconfd's refusal of the first one that is not among `known`.
+    private func named(
+        _ attributes: [(name: String, value: String)], of element: String, known: Set<String>
+    ) -> (values: [String: String], refusal: String?) {
+        var values: [String: String] = [:]
         for (attribute, value) in attributes {
-            switch attribute {
-            case "name": name = value
-            case "version": version = value
-            case "locked": locked = value
-            case "unlocked": unlocked = value
-            default: return "Unknown attribute in <channel>: \(attribute)"
-            }
+            guard known.contains(attribute) else { return (values, "Unknown attribute in <\(element)>: \(attribute)") }
+            values[attribute] = value
         }
+        return (values, nil)
+    }
+
+    private func channel(_ attributes: [(name: String, value: String)]) -> String? {
+        let (values, refusal) = named(attributes, of: "channel", known: ["name", "version", "locked", "unlocked"])
+        if let refusal { return refusal }
+        let (name, version, locked, unlocked) = (values["name"], values["version"], values["locked"], values["unlocked"])
         guard let name, !name.isEmpty, let version, !version.isEmpty else {
             return "Element <channel> requires both name and version attributes"
         }
@@ -139,21 +142,10 @@ private final class ParseState {
     }
 
     private func property(_ attributes: [(name: String, value: String)], parent: String) -> String? {
-        var name: String?
-        var type: String?
-        var text: String?
-        var locked: String?
-        var unlocked: String?
-        for (attribute, value) in attributes {
-            switch attribute {
-            case "name": name = value
-            case "type": type = value
-            case "value": text = value
-            case "locked": locked = value
-            case "unlocked": unlocked = value
-            default: return "Unknown attribute in <property>: \(attribute)"
-            }
-        }
+        let (values, refusal) = named(attributes, of: "property", known: ["name", "type", "value", "locked", "unlocked"])
+        if let refusal { return refusal }
+        let (name, type, text) = (values["name"], values["type"], values["value"])
+        let (locked, unlocked) = (values["locked"], values["unlocked"])
         guard let name, !name.isEmpty, let type, !type.isEmpty else {
             return "Element <property> requires both name and type attributes"
         }
@@ -184,15 +176,9 @@ private final class ParseState {
     }
 
     private func value(_ attributes: [(name: String, value: String)]) -> String? {
-        var type = ""
-        var text: String?
-        for (attribute, value) in attributes {
-            switch attribute {
-            case "type": type = value
-            case "value": text = value
-            default: return "Unknown attribute in <value>: \(attribute)"
-            }
-        }
+        let (values, refusal) = named(attributes, of: "value", known: ["type", "value"])
+        if let refusal { return refusal }
+        let (type, text) = (values["type"] ?? "", values["value"])
         if type == "array" { return "The type attribute of <value> cannot be an array" }
         guard XfconfScalar.isFileType(type) else { return "Invalid type for <value>: \"\(type)\"" }
         guard let scalar = XfconfScalar(fileType: type, text: text ?? "") else {
